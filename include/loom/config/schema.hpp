@@ -1,0 +1,124 @@
+// Parameter descriptors: each config section is a typed struct plus one Schema that declares its fields once.
+// That declaration drives parsing (with JSON Pointers in every error), defaults, `loom list` and the JSON schema.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "loom/base/units.hpp"
+
+namespace loom::config {
+
+using Json = nlohmann::json;
+
+// Collects every problem found in a config; each message starts with its JSON Pointer
+// ("/phold/lps: expected integer in 1..16777216, got 0"). Parsing never stops at the first error.
+class Errors {
+public:
+    void add(const std::string& pointer, const std::string& message);
+    bool empty() const { return messages_.empty(); }
+    const std::vector<std::string>& messages() const { return messages_; }
+    // Throws loom::ConfigError with all messages (in the order found) if there are any.
+    void throw_if_any() const;
+
+private:
+    std::vector<std::string> messages_;
+};
+
+// Extends a JSON Pointer by one key or index, escaping '~' and '/' as RFC 6901 requires.
+std::string child_pointer(const std::string& parent, const std::string& key);
+std::string child_pointer(const std::string& parent, std::size_t index);
+
+// The kinds of value a field can hold; unit kinds are written as unit strings in JSON ("722ns").
+enum class Kind { Integer, Number, Boolean, String, Duration, Size, Rate, Frequency, Choice, Section, List, IntegerList };
+const char* kind_name(Kind k);  // "integer", "duration", ... (as shown by `loom list`)
+
+// What `loom list` shows about one field (nested sections are flattened to dotted keys by the caller).
+struct FieldInfo {
+    std::string key;
+    Kind kind = Kind::Integer;
+    std::string doc;
+    Json default_value;                // as it would be written in a config
+    std::string range;                 // "1..145", ">= 1ps", "" when unconstrained
+    std::vector<std::string> choices;  // for Kind::Choice
+    std::vector<FieldInfo> children;   // for Kind::Section and Kind::List (the element's fields)
+};
+
+template <class T>
+class Schema;
+
+// One declared field of struct T. Builders return *this so constraints chain:
+//   s.field("lps", &PholdConfig::lps, "logical processes").range(1, 1 << 24);
+template <class T>
+class Field {
+public:
+    // Integer/number/unit range, inclusive; shown by `loom list` and checked when parsing.
+    Field& range(double lo, double hi);
+    Field& at_least(double lo);
+    // Range for unit kinds in the kind's base unit (ps, bytes, bit/s, Hz).
+    Field& range(std::int64_t lo, std::int64_t hi);
+    Field& at_least(std::int64_t lo);
+    // The field must be present (no default).
+    Field& required();
+
+    // --- used by Schema; not for model code ---
+    struct Impl;
+    explicit Field(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+    const std::shared_ptr<Impl>& impl() const { return impl_; }
+
+private:
+    std::shared_ptr<Impl> impl_;
+};
+
+// The field list of one config section (a JSON object) that fills a T.
+template <class T>
+class Schema {
+public:
+    explicit Schema(std::string doc = {}) : doc_(std::move(doc)) {}
+
+    // Scalars and units. V is one of: std::int64_t, std::int32_t, double, bool, std::string,
+    // Time, Bytes, Bandwidth, Frequency, std::vector<std::int64_t>. The member's value in a
+    // default-constructed T is the default.
+    template <class V>
+    Field<T> field(std::string key, V T::*member, std::string doc);
+
+    // A string that selects one of a fixed set of values.
+    template <class E>
+    Field<T> choice(std::string key, E T::*member, std::vector<std::pair<std::string, E>> choices, std::string doc);
+
+    // A nested object parsed by another schema.
+    template <class S>
+    Field<T> section(std::string key, S T::*member, const Schema<S>& schema, std::string doc);
+
+    // An array of objects, each parsed by another schema.
+    template <class S>
+    Field<T> list(std::string key, std::vector<S> T::*member, const Schema<S>& schema, std::string doc);
+
+    // A check across fields after all fields parsed; return an error message or nullopt.
+    // The message is reported at `pointer` + "/" + `key` (key may be empty for the section itself).
+    void check(std::string key, std::function<std::optional<std::string>(const T&)> rule);
+
+    // Parses `value` (must be an object) at JSON Pointer `pointer` into `out`, which starts from defaults.
+    // Unknown keys, wrong types, out-of-range values and missing required keys go to `errors`.
+    void parse(const Json& value, const std::string& pointer, T& out, Errors& errors) const;
+    // The defaults written as a config object.
+    Json defaults() const;
+    std::vector<FieldInfo> describe() const;
+    const std::string& doc() const { return doc_; }
+
+private:
+    std::string doc_;
+    std::vector<std::shared_ptr<typename Field<T>::Impl>> fields_;
+    std::vector<std::pair<std::string, std::function<std::optional<std::string>(const T&)>>> checks_;
+};
+
+}  // namespace loom::config
+
+#include "loom/config/schema_impl.hpp"  // template definitions
