@@ -1,0 +1,81 @@
+// Packets and their pool: a packet is a small fixed header plus a typed payload slot that a model fills with
+// its own struct (a TSP vector's value, an IP header); it lives in a pool and travels through events as a
+// 32-bit handle, never as a pointer or shared_ptr.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "loom/base/assert.hpp"
+#include "loom/base/units.hpp"
+
+namespace loom::net {
+
+// Index of a packet in its pool. kNone marks "no packet".
+struct PacketHandle {
+    std::uint32_t index = kNone;
+    static constexpr std::uint32_t kNone = 0xffff'ffffU;
+    constexpr bool valid() const { return index != kNone; }
+    constexpr bool operator==(const PacketHandle&) const = default;
+};
+
+// What every packet carries, whatever the model.
+struct PacketHeader {
+    std::uint64_t id = 0;        // unique per pool: allocation counter (deterministic)
+    std::uint32_t src = 0;       // source endpoint id (model-defined numbering)
+    std::uint32_t dst = 0;       // destination endpoint id
+    std::int64_t bytes = 0;      // payload bytes (framing is the link's business)
+    Time created;                // when the source made it
+    std::uint32_t flow = 0;      // model-defined: transfer, connection or flow number
+    std::uint32_t seq = 0;       // position within the flow
+};
+
+// A packet with a model's payload. Payload must be trivially copyable so pools stay flat arrays.
+template <class Payload>
+struct Packet {
+    static_assert(std::is_trivially_copyable_v<Payload>, "packet payloads are plain data");
+    PacketHeader header;
+    Payload payload;
+};
+
+// A free-list pool of packets of one payload type. Handles stay valid until released; storage grows in place
+// (handles, not pointers, survive growth). Single-threaded, like the component that owns it.
+template <class Payload>
+class PacketPool {
+public:
+    PacketHandle allocate() {
+        std::uint32_t i;
+        if (free_.empty()) {
+            LOOM_ASSERT(slots_.size() < PacketHandle::kNone, "packet pool exhausted");
+            i = static_cast<std::uint32_t>(slots_.size());
+            slots_.emplace_back();
+        } else {
+            i = free_.back();
+            free_.pop_back();
+        }
+        slots_[i] = Packet<Payload>{};
+        slots_[i].header.id = next_id_++;
+        ++live_;
+        return PacketHandle{i};
+    }
+    void release(PacketHandle h) {
+        LOOM_DEBUG_ASSERT(h.valid() && h.index < slots_.size(), "release of an invalid packet handle");
+        free_.push_back(h.index);
+        --live_;
+    }
+    Packet<Payload>& operator[](PacketHandle h) { return slots_[h.index]; }
+    const Packet<Payload>& operator[](PacketHandle h) const { return slots_[h.index]; }
+
+    std::uint64_t live() const { return live_; }           // allocated and not released
+    std::uint64_t allocated_total() const { return next_id_; }
+    std::size_t capacity() const { return slots_.size(); }
+
+private:
+    std::vector<Packet<Payload>> slots_;
+    std::vector<std::uint32_t> free_;
+    std::uint64_t next_id_ = 0;
+    std::uint64_t live_ = 0;
+};
+
+}  // namespace loom::net

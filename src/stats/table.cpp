@@ -1,0 +1,127 @@
+#include "loom/stats/table.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "loom/base/assert.hpp"
+
+namespace loom::stats {
+namespace {
+
+struct Row {
+    std::string path, name, value;
+};
+
+enum class Style { Table, Csv };
+
+std::string compact_json(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// One leaf's value as text: the table shows doubles to 4 significant digits, the CSV in full.
+std::string format_value(const Json& v, Style style) {
+    switch (v.type()) {
+    case Json::value_t::number_float:
+        return style == Style::Table ? fmt::format("{:.4g}", v.get<double>()) : compact_json(v);
+    case Json::value_t::string:
+        return v.get<std::string>();
+    default:  // integers, booleans, null, arrays, empty objects
+        return compact_json(v);
+    }
+}
+
+// Whether `obj` is a histogram (Histogram::to_json): it has "count" and a key "p50" or "p50_<unit>". If so,
+// `suffix` receives the unit suffix ("" or "_ps").
+bool histogram_suffix(const Json& obj, std::string& suffix) {
+    if (!obj.contains("count")) return false;
+    for (const auto& [key, value] : obj.items()) {
+        if (key == "p50" || key.starts_with("p50_")) {
+            suffix = key.substr(3);
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string histogram_summary(const Json& obj, const std::string& suffix) {
+    std::string out;
+    const auto part = [&](const std::string& key) {
+        const auto it = obj.find(key);
+        if (it == obj.end()) return;
+        if (!out.empty()) out += ' ';
+        out += key + "=" + format_value(*it, Style::Table);
+    };
+    part("count");
+    for (const char* key : {"mean", "p50", "p99", "max"}) part(key + suffix);
+    return out;
+}
+
+void collect(const std::string& path, const std::string& name, const Json& v, Style style, std::vector<Row>& rows) {
+    if (v.is_object() && !v.empty()) {
+        std::string suffix;
+        if (style == Style::Table && histogram_suffix(v, suffix)) {
+            rows.push_back({path, name, histogram_summary(v, suffix)});
+            return;
+        }
+        for (const auto& [key, child] : v.items()) collect(path, name.empty() ? key : name + "." + key, child, style, rows);
+        return;
+    }
+    rows.push_back({path, name, format_value(v, style)});
+}
+
+std::vector<Row> leaves(const Json& stats, Style style) {
+    LOOM_ASSERT(stats.is_object(), "render: the stats value must be a JSON object {path: {name: value}}");
+    std::vector<Row> rows;
+    for (const auto& [path, group] : stats.items()) {
+        if (group.is_object()) {
+            for (const auto& [name, v] : group.items()) collect(path, name, v, style, rows);
+        } else {
+            rows.push_back({path, "", format_value(group, style)});
+        }
+    }
+    return rows;
+}
+
+std::string csv_field(std::string_view s) {
+    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+    return out;
+}
+
+}  // namespace
+
+std::string render_table(const Json& stats) {
+    std::vector<Row> rows = leaves(stats, Style::Table);
+    std::size_t path_w = 4, name_w = 4;  // "path", "name"
+    for (const Row& r : rows) {
+        path_w = std::max(path_w, r.path.size());
+        name_w = std::max(name_w, r.name.size());
+    }
+    std::string out;
+    const auto line = [&](std::string_view path, std::string_view name, std::string_view value) {
+        std::string text = fmt::format("{:<{}}  {:<{}}  {}", path, path_w, name, name_w, value);
+        text.erase(text.find_last_not_of(' ') + 1);  // no trailing blanks (an empty value or name)
+        out += text;
+        out += '\n';
+    };
+    line("path", "name", "value");
+    line(std::string(path_w, '-'), std::string(name_w, '-'), "-----");
+    for (const Row& r : rows) line(r.path, r.name, r.value);
+    return out;
+}
+
+std::string render_csv(const Json& stats) {
+    std::string out = "path,name,value\n";
+    for (const Row& r : leaves(stats, Style::Csv)) {
+        out += csv_field(r.path) + "," + csv_field(r.name) + "," + csv_field(r.value) + "\n";
+    }
+    return out;
+}
+
+}  // namespace loom::stats

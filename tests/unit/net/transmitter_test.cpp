@@ -1,0 +1,77 @@
+#include <catch2/catch.hpp>
+
+#include "loom/net/transmitter.hpp"
+
+using namespace loom::literals;
+using loom::Time;
+using loom::net::Transmitter;
+
+namespace {
+loom::LinkTiming c2c() {
+    loom::LinkTiming lt;
+    lt.rate = loom::Bandwidth::bps(103'125'000'000);  // 4 x 25.78125 Gbps
+    lt.latency_parts = {{"serdes_fec", 150_ns}, {"cable", 4_ns}};
+    return lt;
+}
+}  // namespace
+
+TEST_CASE("A single unit arrives after serialization plus latency, not a picosecond earlier") {
+    Transmitter tx(c2c(), 1);
+    const auto t = tx.send(1_us);
+    const Time expect = 1_us + Time::ps(25'445) + 154_ns;
+    CHECK(t.arrival == expect);
+    CHECK(t.arrival - Time::ps(1) < expect);
+    CHECK(t.sent == 1_us + Time::ps(25'445));
+    CHECK(tx.free_at() == t.sent);
+}
+
+TEST_CASE("Back-to-back units form one train timed from its start") {
+    Transmitter one_by_one(c2c(), 1), as_train(c2c(), 1);
+    loom::net::Transmission last{};
+    for (int i = 0; i < 1000; ++i) last = one_by_one.send(Time::zero());  // each ready at 0: queued behind
+    const auto train = as_train.send(Time::zero(), 1000);
+    CHECK(last.sent == train.sent);
+    CHECK(last.arrival == train.arrival);
+    // exact: ceil(1000 * 2624e12 / 103.125e9) = 25444849, not 1000 * 25445
+    CHECK(train.sent == Time::ps(25'444'849));
+    CHECK(one_by_one.units_sent() == 1000);
+}
+
+TEST_CASE("A unit ready exactly when the link frees continues the train, one later starts a new one") {
+    Transmitter tx(c2c(), 1);
+    const auto a = tx.send(Time::zero());
+    const auto b = tx.send(a.sent);  // ready exactly when the link frees: continues the train
+    CHECK(b.sent == Time::ps(50'890));  // ceil(2 * 25444.848..) from train start 0, not 2 * 25445
+    const auto c = tx.send(b.sent + 1_ns);          // idle gap: new train
+    CHECK(c.start == b.sent + 1_ns);
+    CHECK(c.sent == c.start + Time::ps(25'445));
+}
+
+TEST_CASE("Jitter delays arrivals within the bound and never reorders them") {
+    auto lt = c2c();
+    lt.jitter = 20_ns;
+    Transmitter tx(lt, 5);
+    Time prev;
+    bool late = false;
+    for (int i = 0; i < 2000; ++i) {
+        const auto t = tx.send(Time::zero());
+        const Time nominal = t.sent + lt.latency();
+        REQUIRE(t.arrival >= nominal);
+        REQUIRE(t.arrival >= prev);
+        late |= t.arrival > nominal;
+        prev = t.arrival;
+    }
+    CHECK(late);
+}
+
+TEST_CASE("A train and the same units one by one see the same FEC outcomes") {
+    auto lt = c2c();
+    lt.bit_error_rate = 1e-4;
+    lt.fec_correctable_bits = 1;
+    Transmitter a(lt, 42), b(lt, 42);
+    for (int i = 0; i < 500; ++i) a.send(Time::zero());
+    b.send(Time::zero(), 500);
+    CHECK(a.corrected() == b.corrected());
+    CHECK(a.uncorrectable() == b.uncorrectable());
+    CHECK(a.corrected() > 0);
+}
