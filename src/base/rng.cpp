@@ -1,7 +1,5 @@
 #include "loom/base/rng.hpp"
 
-#include <cmath>
-
 #include "loom/base/assert.hpp"
 
 namespace loom {
@@ -24,19 +22,16 @@ Rng::Rng(std::uint64_t seed) {
     }
 }
 
-std::uint64_t Rng::uniform(std::uint64_t n) {
+std::uint64_t Rng::uniform_rejecting(std::uint64_t n, std::uint64_t high, std::uint64_t low) {
     LOOM_DEBUG_ASSERT(n > 0, "uniform(0)");
     __extension__ using u128 = unsigned __int128;
-    u128 m = static_cast<u128>(next_u64()) * n;
-    auto low = static_cast<std::uint64_t>(m);
-    if (low < n) {
-        const std::uint64_t threshold = (0 - n) % n;
-        while (low < threshold) {
-            m = static_cast<u128>(next_u64()) * n;
-            low = static_cast<std::uint64_t>(m);
-        }
+    const std::uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+        const u128 m = static_cast<u128>(next_u64()) * n;
+        low = static_cast<std::uint64_t>(m);
+        high = static_cast<std::uint64_t>(m >> 64);
     }
-    return static_cast<std::uint64_t>(m >> 64);
+    return high;
 }
 
 std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
@@ -44,10 +39,6 @@ std::int64_t Rng::uniform_int(std::int64_t lo, std::int64_t hi) {
     const auto span = static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo) + 1;
     if (span == 0) return static_cast<std::int64_t>(next_u64());  // the full 64-bit range
     return lo + static_cast<std::int64_t>(uniform(span));
-}
-
-double Rng::exponential(double mean) {
-    return -mean * std::log1p(-uniform01());
 }
 
 }  // namespace loom

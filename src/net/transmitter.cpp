@@ -48,4 +48,18 @@ Transmission Transmitter::send(Time ready, std::int64_t k, Time* first_arrival) 
     return t;
 }
 
+bool Transmitter::start_train(Time start, std::int64_t k, Transmission& out, Time* first_arrival) {
+    if (busy_until_ > start) return false;
+    train_units_ = 0;  // forces send() to open a new train at `start`
+    out = send(start, k, first_arrival);
+    return true;
+}
+
+Time Transmitter::unit_arrival(Time start, std::int64_t k, std::uint64_t first_index, Time floor) const {
+    Time arrival = timing_.unit_sent(start, k) + latency_;
+    if (timing_.jitter > Time::zero())
+        arrival += jitter_of(stream_, first_index + static_cast<std::uint64_t>(k - 1), timing_.jitter);
+    return std::max(arrival, floor);
+}
+
 }  // namespace loom::net

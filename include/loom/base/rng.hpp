@@ -3,6 +3,7 @@
 // counter-based draws for outcomes that must not depend on the order of simulation (FEC, jitter).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -47,18 +48,27 @@ public:
         s_[3] = rotl(s_[3], 45);
         return result;
     }
-    // Uniform integer in [0, n), n > 0, unbiased (Lemire's multiply-and-reject).
-    std::uint64_t uniform(std::uint64_t n);
+    // Uniform integer in [0, n), n > 0, unbiased (Lemire's multiply-and-reject). Inline: the rejection
+    // branch is taken with probability < n / 2^64.
+    std::uint64_t uniform(std::uint64_t n) {
+        __extension__ using U128 = unsigned __int128;
+        const U128 m = static_cast<U128>(next_u64()) * n;
+        if (static_cast<std::uint64_t>(m) >= n) [[likely]] return static_cast<std::uint64_t>(m >> 64);
+        return uniform_rejecting(n, static_cast<std::uint64_t>(m >> 64), static_cast<std::uint64_t>(m));
+    }
     // Uniform integer in [lo, hi], lo <= hi.
     std::int64_t uniform_int(std::int64_t lo, std::int64_t hi);
     // Uniform double in [0, 1).
     double uniform01() { return to_unit_double(next_u64()); }
-    // Exponential with the given mean (> 0), by inversion: -mean * log(1 - u).
-    double exponential(double mean);
+    // Exponential with the given mean (> 0), by inversion: -mean * log(1 - u). 1 - u is exact for
+    // u = k * 2^-53, so this is -mean * log1p(-u) mathematically, at a quarter of log1p's cost.
+    double exponential(double mean) { return -mean * std::log(1.0 - uniform01()); }
     // True with probability p.
     bool bernoulli(double p) { return uniform01() < p; }
 
 private:
+    // uniform()'s rare path: the first draw gave (high, low) with low < n.
+    std::uint64_t uniform_rejecting(std::uint64_t n, std::uint64_t high, std::uint64_t low);
     static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     std::uint64_t s_[4];
 };

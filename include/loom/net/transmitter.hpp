@@ -30,6 +30,25 @@ public:
     // Returns the timing of the last unit; `first_arrival` (if non-null) gets the first unit's arrival.
     Transmission send(Time ready, std::int64_t k = 1, Time* first_arrival = nullptr);
 
+    // Starts a new train of `k` >= 1 units at exactly `start`, timed from `start` even when the link frees at
+    // that very instant (a scheduled instruction is its own train: it never continues the previous one, whose
+    // single rounding would shift its units). The link must be idle: if free_at() > start nothing is sent and
+    // false is returned (the caller reports the double booking). On success `out` is as send() returns it.
+    bool start_train(Time start, std::int64_t k, Transmission& out, Time* first_arrival = nullptr);
+
+    // Arrival of unit `k` (1-based) of a train started at `start`, given `first_index` (the link-wide index of
+    // the train's unit 1) and `floor` (the arrival of the unit sent just before unit k: arrivals never
+    // overtake). Stepping k = 1, 2, ... with floor = the previous result reproduces send()'s arrivals exactly,
+    // jitter included, so a receiver can time a train's units from the train's description alone.
+    Time unit_arrival(Time start, std::int64_t k, std::uint64_t first_index, Time floor) const;
+    // Arrival of the last unit sent so far (Time::zero() before any): the floor of the next train's unit 1.
+    Time last_arrival() const { return last_arrival_; }
+    // The link's fixed latency (LinkTiming::latency()).
+    Time latency() const { return latency_; }
+    // FEC outcome of the unit with link-wide index `index` (the draw send() counted).
+    FecOutcome outcome(std::uint64_t index) const { return errors_.outcome(index); }
+    std::uint64_t stream() const { return stream_; }
+
     // When the link can start another unit.
     Time free_at() const { return busy_until_; }
     std::uint64_t units_sent() const { return next_index_; }

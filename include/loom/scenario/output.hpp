@@ -1,0 +1,37 @@
+// Writing what a command reports: the stats document and its renderings, to stdout in the chosen format and
+// to --out DIR as whole files (written to a temporary name and renamed, so no partial file ever looks complete).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace loom::scenario {
+
+// Declared before the Json alias: a scoped enumerator named like an existing name trips -Wshadow.
+enum class Format { Table, Json, Csv };
+
+using Json = nlohmann::json;
+// Parses "table" | "json" | "csv"; throws InputError naming the flag otherwise.
+Format parse_format(const std::string& text, const std::string& flag = "--format");
+
+// A finished report: the document and its renderings.
+struct Report {
+    Json document;           // the stats document (stats.json)
+    std::string table;       // report.txt
+    std::string csv;         // report.csv (may be empty: not written then)
+    std::vector<std::pair<std::string, std::string>> extra_files;  // (file name, contents), e.g. trace.json
+};
+// Renders the report for stdout in the given format.
+std::string render(const Report& report, Format format);
+
+// Creates DIR if needed and checks that it is writable; throws InputError("--out DIR: ...") otherwise.
+// Called before a run starts so a bad --out fails fast, not after an hour of simulation.
+void prepare_out_dir(const std::string& dir);
+// Writes stats.json, report.txt, report.csv (if any) and the extra files into DIR, each atomically.
+void write_report(const std::string& dir, const Report& report);
+// Writes one file atomically (temporary name in the same folder, then rename).
+void write_file_atomic(const std::string& path, const std::string& contents);
+
+}  // namespace loom::scenario

@@ -1,0 +1,57 @@
+// The scenario layer: load a config, build the model it names through the registry of every model subsystem,
+// run it and report. This is the whole library surface the command line uses.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "loom/scenario/output.hpp"
+
+namespace loom::scenario {
+
+// Reads a config file and applies `--set path=value` overrides in order. Throws InputError/ConfigError with
+// the file name in the message.
+Json load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// Progress callback: simulated time (ps), events so far, events/s, estimated seconds left (< 0: unknown).
+using ProgressFn = std::function<void(std::int64_t sim_ps, std::uint64_t events, double events_per_s, double eta_s)>;
+
+struct RunOptions {
+    ProgressFn progress;  // empty: no progress reports
+};
+
+struct RunResult {
+    Report report;
+    std::string perf;  // "events=<n> wall_s=<s> events_per_s=<r>" plus model fields
+};
+
+// Parses, builds, runs and checks the model the config names. Throws ConfigError (exit 2) for a bad config,
+// ModelError (exit 3) when a model check fails.
+RunResult run(const Json& config, const RunOptions& options = {});
+
+// Parses the config and builds the model without running it: every error a run would report at setup.
+void validate(const Json& config);
+
+// Every model, its component types and parameters (default, unit, doc): the schema `loom list` prints.
+Json list_schema();
+std::string list_text();
+
+// `loom topo`: the machine description report of a TSP or Dragonfly config, and optionally its DOT graph.
+Report topo(const Json& config, std::string* dot = nullptr);
+
+// `loom sweep`: runs every point of a sweep file (in parallel with `jobs` threads) into `out_dir`
+// (points/<id>/stats.json, points.csv, points.jsonl); a point whose stats.json exists is not run again.
+struct SweepOptions {
+    int jobs = 1;
+    std::string out_dir;  // required
+    bool quiet = false;
+};
+// Returns the points table; throws InputError for a bad sweep file. Points that fail are recorded with their
+// status and message, not thrown.
+Report sweep(const std::string& sweep_path, const SweepOptions& options);
+
+}  // namespace loom::scenario

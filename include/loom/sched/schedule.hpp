@@ -1,0 +1,128 @@
+// The Schedule: what the compile-time scheduler hands to the TSPs — per-TSP instruction lists with issue cycles —
+// plus what it predicts (every vector's arrival) and what it reserved (link intervals), for the verifiers.
+// Only the instruction lists cross to the executor; arrivals in a run come from the link model.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "loom/base/units.hpp"
+
+namespace loom::sched {
+
+// ---------------------------------------------------------------------------------------------------------------
+// Timing contract shared by the scheduler (which predicts) and the executor in tsp/ (which runs). Every quantity
+// comes from topo's machine description: each TSP's core ClockDomain (edge n at floor(n·period)), each directed
+// channel's LinkTiming, and the chip parameters issue_cycles, forward_cycles, reduce_cycles, crossing_cycles,
+// fifo_depth.
+//  1. An instruction issues at edge `cycle` of its TSP's core clock: t_issue = clock.edge(cycle).
+//  2. Send: a train of `count` vectors starts on every port in `out_ports` at t_issue + issue_cycles core
+//     cycles, i.e. at clock.edge(cycle + issue_cycles). Each instruction is its own train: vector i (1-based)
+//     has left at start + LinkTiming::serialization(i) and arrives at start + serialization(i) + latency()
+//     (+ jitter in [0, jitter], never reordering). The port's link must be idle at `start` (the previous train's
+//     last bit out at or before it): otherwise the link is double-booked, a schedule error.
+//  3. A vector that has fully arrived on port p at time t is available to the core at the first core edge at or
+//     after t, plus crossing_cycles edges. Until consumed it sits in port p's clock-crossing FIFO, which holds at
+//     most fifo_depth vectors (more is an overflow: schedule error naming TSP, port, time).
+//  4. Vectors arriving on a port are claimed, in arrival order, by that port's Forward/Receive/Reduce
+//     instructions in issue order, `count` vectors each.
+//  5. Forward (virtual cut-through, per vector): a train of `count` starts on `out_ports` at
+//     clock.edge(cycle + forward_cycles); vector i leaves its FIFO when its slot starts
+//     (start + serialization(i-1)) and must be available by then, else it is late: a schedule error naming
+//     TSP, port, time, transfer and vector.
+//  6. Receive: vector i is written to memory at address + (i-1)·320 when it is available, but not before
+//     t_issue; it must be available by t_issue + serialization time of (i-1) vectors on the in-port's link.
+//  7. Reduce: like Receive, but vector i is combined (sum) with memory at address + (i-1)·320; the result is
+//     stored there (`out_ports` == 0) or forwarded as a train starting at clock.edge(cycle + reduce_cycles)
+//     on `out_ports` (operands must then be available as in 5).
+//  8. A vector still in a FIFO at the end of the run arrived where none was expected: a schedule error.
+// ---------------------------------------------------------------------------------------------------------------
+
+enum class Op : std::uint8_t { Send, Forward, Receive, Reduce };
+const char* op_name(Op op);  // "send", "forward", "receive", "reduce"
+
+// Bit i set = C2C port i of the TSP (ports are numbered per TSP by topo's frozen topology, at most 16).
+using PortMask = std::uint16_t;
+
+struct Instruction {
+    std::int64_t cycle = 0;          // issue edge of this TSP's core clock
+    Op op = Op::Send;
+    std::uint8_t in_port = 0;        // Forward, Receive, Reduce: the port the vectors arrive on
+    PortMask out_ports = 0;          // Send, Forward, Reduce-and-forward: where the train goes (fan-out)
+    std::uint32_t transfer = 0;      // transfer id (names slices in traces and stats)
+    std::uint32_t first_vector = 0;  // index of the first vector within the transfer
+    std::uint32_t count = 1;         // consecutive vectors in this train (>= 1)
+    std::int64_t address = 0;        // local memory byte offset read (Send, Reduce) or written (Receive, Reduce)
+};
+
+// One TSP's program, sorted by cycle (ties keep list order).
+struct TspProgram {
+    std::uint32_t tsp = 0;
+    std::vector<Instruction> instructions;
+};
+
+// The scheduler's prediction for a run of consecutive vectors of one transfer arriving at one TSP port: vector
+// first_vector + j (j = 0..count-1) arrives at train_start + serialization(j + 1 + offset) + latency of `channel`,
+// where `offset` is the vector's position within its train (trains are the Send/Forward instructions).
+struct PredictedRun {
+    std::uint32_t transfer = 0;
+    std::uint32_t tsp = 0;         // receiving TSP
+    std::uint32_t channel = 0;     // directed channel id in topo's frozen topology
+    std::uint32_t first_vector = 0;
+    std::uint32_t count = 1;
+    std::uint32_t offset = 0;      // position of first_vector within its train (0-based)
+    Time train_start;              // first bit of the train on the channel
+    bool final_destination = false;  // arrives where the transfer ends (vs an intermediate hop)
+};
+
+// A reserved, half-open interval [start, end) of one directed channel, for `count` vectors of one transfer.
+struct Reservation {
+    std::uint32_t channel = 0;
+    Time start;
+    Time end;
+    std::uint32_t transfer = 0;
+    std::uint32_t first_vector = 0;
+    std::uint32_t count = 1;
+};
+
+// How one transfer was placed (figures for reports; the executor does not need them).
+struct TransferTiming {
+    std::uint32_t transfer = 0;   // transfer id
+    Time ready;                   // earliest start: max(earliest, dependencies' completion + compute_before)
+    Time first_issue;             // issue time of its first Send
+    Time last_arrival;            // last predicted arrival at a destination (no jitter)
+    Time completion;              // every vector in memory at every destination, jitter allowance included;
+                                  // what dependent transfers wait for
+    std::uint32_t vectors = 0;
+    std::uint32_t trains = 0;     // Send instructions at the source
+    std::uint32_t paths = 0;      // distinct routes (paths or fan-out trees) used
+    std::uint32_t nonminimal_vectors = 0;  // vectors sent on non-minimal paths
+    std::uint32_t staged_vectors = 0;      // vectors staged through an intermediate TSP's memory
+};
+
+// The three parts of the lower bound (DESIGN "Scheduler figures").
+struct LowerBoundParts {
+    Time busiest_link;             // the largest total reserved time of one directed channel
+    std::int32_t busiest_channel = -1;
+    Time dependency_chain;         // the longest chain of transfers, each taking at least its zero-load time
+    Time tsp_bandwidth;            // the largest (vectors a TSP sends or receives) / (its total link rate)
+    std::int32_t busiest_tsp = -1;
+};
+
+struct Schedule {
+    std::vector<TspProgram> programs;        // one per TSP that does anything, sorted by tsp
+    std::vector<PredictedRun> predicted;     // every hop of every vector, as runs
+    std::vector<Reservation> reservations;   // sorted by (channel, start)
+    Time jitter_allowance;                   // slack the schedule leaves for link jitter (DESIGN "Conventions")
+    Time makespan;                           // last predicted arrival at a final destination
+    Time lower_bound;                        // DESIGN "Conventions": max(busiest link, chain, per-TSP bytes)
+    double efficiency() const {
+        return makespan > Time::zero() ? static_cast<double>(lower_bound.count()) / static_cast<double>(makespan.count())
+                                       : 1.0;
+    }
+    std::vector<TransferTiming> transfers;   // one per transfer, sorted by transfer id
+    LowerBoundParts bound;                   // lower_bound = the largest of these
+};
+
+}  // namespace loom::sched

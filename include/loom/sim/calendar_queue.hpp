@@ -1,0 +1,185 @@
+// Calendar event queue, the kernel's default: a sliding ring of fixed-width time buckets holding unsorted
+// linked events, each bucket sorted only when it becomes current, with an overflow heap past the ring and
+// self-tuning bucket width and ring size. O(1) amortized push and pop on the workloads the kernel runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "loom/base/assert.hpp"
+#include "loom/sim/event.hpp"
+#include "loom/sim/event_queue.hpp"
+#include "loom/sim/heap_queue.hpp"
+
+namespace loom::sim {
+
+// Layout. Buckets are 2^shift ps wide; the ring has `buckets` (a power of two) of them and covers the
+// bucket-aligned window [cur_end, horizon) ahead of the current bucket, an event at t living in bucket
+// (t >> shift) & (buckets - 1). Every pending event is in exactly one of three places:
+//   current  — a sorted vector holding every event with t < cur_end (the bucket being popped, plus any push
+//              that lands in it); pop reads it front to back;
+//   ring     — events with cur_end <= t < horizon, as singly linked lists threaded through a pool of 24-byte
+//              nodes recycled through a free list. A node stores the event's time as its offset inside its
+//              bucket (the bucket's start follows from the ring position when it is loaded), which frees the
+//              room for the link: one cache access per event. One bit per bucket marks non-empty ones, so empty
+//              stretches are skipped 64 buckets at a time;
+//   overflow — events at or past the horizon, in a 4-ary heap, pulled into the ring as the window slides.
+// Memory: 24 bytes per ring event plus 4.125 bytes per bucket; the tuner keeps buckets <= pending (rounded
+// down to a power of two), so the total stays under 32 bytes per pending event at peak (bench/README.md has
+// the measured figure).
+//
+// Tuning. Every kTuneWindow bucket activations the queue compares what it saw with its targets and, if a
+// power-of-two parameter should change, rebuilds itself (O(pending), rare):
+//   width — about kTargetPerBucket events popped per bucket, from the pop rate over the window (few events
+//           per bucket make sorting trivial; measured best on PHOLD and hold workloads);
+//   ring  — long enough that under 1/16 of pushes land in the overflow heap; shortened again when overflow
+//           falls under 1/4096 and the length is what forces buckets wider than wanted; never more than
+//           max(kMinBuckets, pending) buckets (the memory target): the width grows instead when that binds.
+// Pop order never depends on tuning: it is fixed by (time, key) alone.
+class CalendarQueue {
+public:
+    static constexpr int kDefaultShift = 10;                // 1024 ps: a guess the tuner corrects within a window
+    static constexpr std::size_t kMinBuckets = 256;         // ring floor: 1 KiB of bucket heads
+    static constexpr std::size_t kMaxBuckets = std::size_t{1} << 24;
+    static constexpr int kMaxShift = 32;                    // 2^32 ps = 4.3 ms per bucket (offsets are 32-bit)
+    static constexpr std::uint64_t kTargetPerBucket = 4;    // events per activated bucket (bench-tuned)
+    static constexpr std::uint64_t kTuneWindow = 1024;      // activations between tuning checks
+
+    // `adaptive` false pins shift and buckets (tests use it to force overflow and wrap-around paths).
+    explicit CalendarQueue(int shift = kDefaultShift, std::size_t buckets = kMinBuckets, bool adaptive = true);
+
+    void push(const Event& e) {
+        LOOM_DEBUG_ASSERT(e.time >= 0, "CalendarQueue::push: negative time");
+        ++size_;
+        const std::int64_t t = e.time;
+        if (t >= cur_end_ && t < horizon_) [[likely]] {
+            link(e);
+            return;
+        }
+        push_slow(e);
+    }
+    const Event& top() {
+        if (pos_ == cur_.size()) [[unlikely]] advance();
+        return cur_[pos_];
+    }
+    void pop() {
+        LOOM_DEBUG_ASSERT(pos_ < cur_.size(), "CalendarQueue::pop without a preceding top()");
+        ++pos_;
+        --size_;
+    }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void clear();
+    std::size_t bytes_held() const;
+    // Events of the current bucket are known in order; past it, nothing is.
+    const Event* peek(std::size_t k) const { return pos_ + k < cur_.size() ? &cur_[pos_ + k] : nullptr; }
+    template <class F>
+    void for_each(F&& f) const {
+        for (std::size_t i = pos_; i < cur_.size(); ++i) f(cur_[i]);
+        for (std::size_t b = 0; b < heads_.size(); ++b) {
+            const std::int64_t start = bucket_start(b);
+            for (std::uint32_t n = heads_[b]; n != kNil; n = pool_[n].next) {
+                const Node& node = pool_[n];
+                f(Event{start + node.offset, node.key, node.target, node.arg});
+            }
+        }
+        if (staged_ != kNil) {
+            const Node& node = pool_[staged_];
+            f(Event{bucket_start(staged_bucket_) + node.offset, node.key, node.target, node.arg});
+        }
+        overflow_.for_each(f);
+    }
+
+    // Current tuning, for benchmarks and tests.
+    int shift() const { return shift_; }
+    std::size_t buckets() const { return heads_.size(); }
+    std::uint64_t rebuilds() const { return rebuilds_; }
+
+private:
+    static constexpr std::uint32_t kNil = 0xffffffffu;
+
+    // A ring entry: the event minus the high bits of its time, plus the link to the next entry of its bucket.
+    struct Node {
+        std::uint32_t offset;  // time - bucket start, < 2^shift
+        std::uint32_t next;
+        std::uint64_t key;
+        std::uint32_t target;
+        std::uint32_t arg;
+    };
+    static_assert(sizeof(Node) == 24);
+
+    // Puts `e` (cur_end <= t < horizon) into its ring bucket. The bucket head is only prefetched here and
+    // written at the next link (or before anything walks the ring, see commit_staged): the head array is
+    // too large to stay in L1, and the one-push delay hides the miss.
+    void link(const Event& e) {
+        const auto t = static_cast<std::uint64_t>(e.time);
+        const std::uint64_t b = (t >> shift_) & mask_;
+        __builtin_prefetch(&heads_[b]);
+        std::uint32_t n = free_;
+        if (n != kNil) [[likely]] {
+            free_ = pool_[n].next;
+        } else {
+            n = grow_pool();
+        }
+        // Field by field: a Node built on the stack and copied stalls on store forwarding.
+        Node& node = pool_[n];
+        node.offset = static_cast<std::uint32_t>(t & width_mask_);
+        node.key = e.key;
+        node.target = e.target;
+        node.arg = e.arg;
+        occupied_[b >> 6] |= std::uint64_t{1} << (b & 63);
+        if (staged_ != kNil) commit(staged_, staged_bucket_);
+        staged_ = n;
+        staged_bucket_ = b;
+    }
+    void commit(std::uint32_t n, std::uint64_t b) {
+        pool_[n].next = heads_[b];
+        heads_[b] = n;
+    }
+    // Links the node whose head write is still pending; called before any walk of the ring.
+    void commit_staged() {
+        if (staged_ != kNil) {
+            commit(staged_, staged_bucket_);
+            staged_ = kNil;
+        }
+    }
+    std::uint32_t grow_pool();  // appends an uninitialized node
+    void push_slow(const Event& e);  // into the current bucket or the overflow heap
+    void advance();                  // current bucket exhausted: load the next non-empty one
+    void pull_overflow();            // overflow events now inside the window go to the ring
+    void maybe_retune();
+    // Absolute start time of ring bucket b in the current window.
+    std::int64_t bucket_start(std::uint64_t b) const {
+        const std::uint64_t first = (static_cast<std::uint64_t>(cur_end_) >> shift_) & mask_;
+        return cur_end_ + static_cast<std::int64_t>(((b - first) & mask_) << shift_);
+    }
+    void rebuild(int shift, std::size_t buckets);
+    void reset_ring(int shift, std::size_t buckets, std::int64_t cur_end);
+
+    int shift_;
+    std::uint64_t mask_ = 0;        // buckets - 1
+    std::uint64_t width_mask_ = 0;  // 2^shift - 1
+    bool adaptive_;
+    std::int64_t cur_end_ = 0;  // end of the current bucket: every event before it is in cur_
+    std::int64_t horizon_ = 0;  // end of the ring window
+    std::vector<std::uint32_t> heads_;
+    std::vector<std::uint64_t> occupied_;
+    std::vector<Node> pool_;
+    std::uint32_t staged_ = kNil;  // node written but not yet linked into bucket staged_bucket_
+    std::uint64_t staged_bucket_ = 0;
+    std::uint32_t free_ = kNil;
+    std::vector<Event> cur_;
+    std::size_t pos_ = 0;
+    HeapQueue overflow_;
+    std::size_t size_ = 0;
+    // Tuning window.
+    std::uint64_t win_activations_ = 0, win_loaded_ = 0, win_overflow_ = 0;
+    std::int64_t win_start_ = 0;
+    int min_year_log2_ = 0;  // log2 of the shortest ring (ps) that did not overflow too much
+    std::uint64_t rebuilds_ = 0;
+};
+
+static_assert(EventQueue<CalendarQueue>);
+
+}  // namespace loom::sim

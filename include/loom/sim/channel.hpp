@@ -1,0 +1,98 @@
+// Any-to-any channels: a fixed group of endpoints (PHOLD's logical processes, a switch fabric abstracted to
+// its latency) any of which can send to any other, each send taking at least the channel's minimum latency.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loom/base/units.hpp"
+#include "loom/sim/component.hpp"
+#include "loom/sim/context.hpp"
+#include "loom/sim/event.hpp"
+#include "loom/sim/port.hpp"
+#include "loom/sim/simulator.hpp"
+#include "loom/sim/traffic.hpp"
+
+namespace loom::sim {
+
+class ChannelPort;
+
+// Created by Simulator::add_channel. Endpoint i's handler is slot base + i, so a send addresses its
+// destination with one add. The minimum latency is the channel's lookahead.
+class Channel {
+public:
+    Channel(Simulator& sim, std::string path, std::uint32_t endpoints, Time min_latency);
+    Channel(const Channel&) = delete;
+    Channel& operator=(const Channel&) = delete;
+
+    const std::string& path() const { return path_; }
+    std::uint32_t size() const { return static_cast<std::uint32_t>(endpoints_.size()); }
+    Time min_latency() const { return min_latency_; }
+    // The port attached at `index`, nullptr if none yet.
+    const ChannelPort* endpoint(std::uint32_t index) const { return endpoints_.at(index); }
+    // Sums over the endpoints.
+    TrafficTally sent() const;
+    TrafficTally received() const;
+    Occupancy occupancy(Time end) const { return sim::occupancy(sent(), received(), end); }
+    // Throws InternalError naming the channel and the first endpoint index with no port attached.
+    void check_bound() const;
+
+private:
+    friend class ChannelPort;
+
+    std::string path_;
+    Time min_latency_;
+    std::uint32_t base_slot_;
+    std::vector<ChannelPort*> endpoints_;
+};
+
+// A component's endpoint on a channel. Arrivals call the owner's handler with the event's argument during
+// Phase::Delivery; send(to, arg, delay) needs delay >= the channel's minimum latency and to < size()
+// (otherwise InternalError naming the port).
+class ChannelPort : public PortBase {
+public:
+    template <class C, auto Method>
+    ChannelPort(Context& ctx, std::string_view name, C* owner, Handler<Method>)
+        : PortBase(ctx, name), ctx_(&ctx), owner_(owner), deliver_(&ChannelPort::deliver<C, Method>) {}
+
+    // Binds this port as endpoint `index` of `channel` (once; the index must be free).
+    void attach(Channel& channel, std::uint32_t index);
+
+    void send(std::uint32_t to, std::uint32_t arg, Time delay) {
+        if (delay < min_latency_ || to >= size_) [[unlikely]] reject(to, delay);
+        const std::int64_t now = ctx_->now_ps();
+        sim_->push(Event{now + delay.count(), ctx_->next_key(Phase::Delivery), base_slot_ + to, arg});
+        sent_.note(now);
+    }
+
+    std::uint32_t index() const { return index_; }
+    std::uint32_t channel_size() const { return size_; }
+    Time min_latency() const { return min_latency_; }  // Time::max() while unattached
+    const TrafficTally& sent() const { return sent_; }
+    const TrafficTally& received() const { return received_; }
+
+private:
+    template <class C, auto Method>
+    static void deliver(void* obj, const Event& e) {
+        auto* self = static_cast<ChannelPort*>(obj);
+        self->received_.note(e.time);
+        (static_cast<C*>(self->owner_)->*Method)(e.arg);
+    }
+    [[noreturn]] void reject(std::uint32_t to, Time delay) const;
+
+    // Hot (with PortBase's 16 bytes: 80 bytes touched by send and deliver).
+    Context* ctx_;
+    void* owner_;
+    std::uint32_t base_slot_ = 0;
+    std::uint32_t size_ = 0;
+    Time min_latency_ = Time::max();
+    TrafficTally sent_;
+    TrafficTally received_;
+    // Cold.
+    HandlerFn deliver_;
+    std::uint32_t index_ = 0;
+};
+
+}  // namespace loom::sim

@@ -1,0 +1,67 @@
+// Explicit model registration: each model subsystem adds one ModelEntry through its
+// register_components(sim::Registry&); the scenario layer looks models up by the config's "model" name.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loom/config/schema.hpp"
+
+namespace loom::sim {
+
+class Simulator;
+
+// A built model, alive for one run. The scenario layer drives it:
+//   sim.init(); sim.run(limits); sim.finish(); instance->finish(); then writes sim.stats().
+class ModelInstance {
+public:
+    virtual ~ModelInstance() = default;
+    // End-of-run checks and model-level stats (the components' own finish() has run). Throws loom::ModelError
+    // on a violated invariant (conservation, verifier mismatch), naming where.
+    virtual void finish() = 0;
+    // Extra " key=value" fields for the --perf line (leading space per field; empty for none).
+    virtual std::string perf_fields() const { return {}; }
+};
+
+// A component type a model builds, for `loom list`.
+struct ComponentType {
+    std::string name;
+    std::string doc;
+};
+
+struct ModelEntry {
+    std::string name;  // the config's "model" value
+    std::string doc;
+    // The top-level config sections the model reads, each a Kind::Section FieldInfo with its fields as
+    // children (from the section's Schema::describe()).
+    std::vector<config::FieldInfo> sections;
+    std::vector<ComponentType> components;
+    // Parses the model's own sections of `root` through their schemas (every problem goes to `errors`, with
+    // its JSON Pointer) and, if they parsed, creates and wires the components in `sim`. Returns nullptr when
+    // `errors` is not empty. Root keys other than its sections (model, seed, end_time, kernel, ...) are the
+    // scenario layer's; a model never reports them.
+    std::function<std::unique_ptr<ModelInstance>(const config::Json& root, Simulator& sim, config::Errors& errors)>
+        build;
+};
+
+// The models of one program, by name. An ordinary object: the scenario layer makes one and passes it to
+// every model subsystem's register_components.
+class Registry {
+public:
+    // Adds a model; a second entry with the same name is a bug (InternalError).
+    void add(ModelEntry entry);
+    // The entry named `name`; InputError listing the known models if there is none.
+    const ModelEntry& find(std::string_view name) const;
+    bool contains(std::string_view name) const;
+    // Every entry, sorted by name.
+    std::vector<const ModelEntry*> entries() const;
+
+private:
+    std::map<std::string, ModelEntry, std::less<>> entries_;
+};
+
+}  // namespace loom::sim

@@ -1,0 +1,224 @@
+// The discrete-event simulator: an ordinary object (two can run in one process) that owns the components,
+// channels, handler slots, the event queue and the statistics registry, and runs events in key order.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <spdlog/common.h>
+
+#include "loom/base/units.hpp"
+#include "loom/sim/calendar_queue.hpp"
+#include "loom/sim/component.hpp"
+#include "loom/sim/context.hpp"
+#include "loom/sim/event.hpp"
+#include "loom/sim/event_queue.hpp"
+#include "loom/sim/heap_queue.hpp"
+#include "loom/stats/registry.hpp"
+
+namespace spdlog::sinks {
+class sink;
+}
+
+namespace loom::sim {
+
+class Channel;
+class InPort;
+class OutPort;
+class PortBase;
+
+// A handler slot: what an event's `target` calls. `obj` is the port, endpoint or timer; `fn` a trampoline
+// that knows its concrete type and the component member to call; `hint` another address the handler will
+// touch (its component's Context). The run loop prefetches obj's first two cache lines and hint for the next
+// event while the current one runs.
+using HandlerFn = void (*)(void* obj, const Event& e);
+struct Slot {
+    HandlerFn fn = nullptr;
+    void* obj = nullptr;
+    const void* hint = nullptr;
+};
+
+struct SimulatorOptions {
+    std::uint64_t seed = 1;                    // run seed: every RNG stream is derive(seed, component path)
+    QueueKind queue = QueueKind::Calendar;
+    std::shared_ptr<spdlog::sinks::sink> log_sink;  // null: stderr
+    spdlog::level::level_enum log_level = spdlog::level::info;
+};
+
+// When run() stops. The end time is INCLUSIVE: every event at time <= end is handled, and a run stopped by
+// it leaves now() == end. An event budget counts the events this call handles (cancelled-timer events
+// included). Quiescence (no pending events) leaves now() at the last event handled.
+struct RunLimits {
+    Time end = Time::max();
+    std::uint64_t max_events = 0;  // 0: no budget
+};
+enum class StopReason { EndTime, EventBudget, Quiescent, Stopped };
+const char* to_string(StopReason reason);  // "end_time" | "event_budget" | "quiescent" | "stopped"
+
+struct RunResult {
+    StopReason reason = StopReason::Quiescent;
+    std::uint64_t events = 0;  // handled by this call
+    Time now;
+};
+
+// Passed to the progress hook every 2^interval_log2 events; the only place the kernel reads the wall clock.
+struct Progress {
+    Time now;
+    std::uint64_t events = 0;  // since construction
+    std::size_t pending = 0;
+    double wall_s = 0;         // since this run() started
+};
+
+class Simulator {
+public:
+    explicit Simulator(SimulatorOptions options = {});
+    ~Simulator();
+    Simulator(const Simulator&) = delete;
+    Simulator& operator=(const Simulator&) = delete;
+
+    // ---- construct and connect (before init) ----
+
+    // Creates component C at `path` as C(Context&, args...). Paths are unique; the creation index is the
+    // component's source id, so builders must create components in a deterministic order. C may declare
+    // `static constexpr std::string_view kSubsystem` to pick its logger (default "sim").
+    template <class C, class... Args>
+    C& add(std::string path, Args&&... args) {
+        static_assert(std::is_base_of_v<Component, C>, "Simulator::add creates Components");
+        Context& ctx = make_context(std::move(path), subsystem_of<C>());
+        auto component = std::make_unique<C>(ctx, std::forward<Args>(args)...);
+        C& ref = *component;
+        components_.push_back(std::move(component));
+        return ref;
+    }
+    // An any-to-any channel of `endpoints` endpoints (ChannelPort::attach binds them) whose every send takes
+    // at least `min_latency` (>= 1 ps).
+    Channel& add_channel(std::string path, std::uint32_t endpoints, Time min_latency);
+    // A point-to-point link from `from` to `to` with minimum latency `latency` (>= 1 ps). Each port is bound
+    // once.
+    void connect(OutPort& from, InPort& to, Time latency);
+
+    // ---- lifecycle ----
+
+    // Checks that every port and channel endpoint is bound (InternalError naming the first unbound one),
+    // then calls init() on every component in creation order.
+    void init();
+    // Runs events in (time, phase, source, counter) order until a limit is reached or stop() is called.
+    // May be called again to continue.
+    RunResult run(const RunLimits& limits = {});
+    // From inside a handler: run() returns after the current event with StopReason::Stopped.
+    void stop() {
+        stop_requested_ = true;
+        stop_at_ = 0;
+    }
+    // Calls finish() on every component in creation order and writes the "kernel" stats group. Once.
+    void finish();
+
+    // ---- observation ----
+
+    Time now() const { return Time::ps(now_); }
+    std::int64_t now_ps() const { return now_; }
+    std::uint64_t seed() const { return options_.seed; }
+    std::uint64_t events_handled() const { return events_; }
+    std::uint64_t timer_events_discarded() const { return stale_timer_events_; }
+    std::size_t pending() const { return kind_ == QueueKind::Calendar ? calendar_.size() : heap_.size(); }
+    // Most events pending at once (sampled after each event and after init).
+    std::size_t peak_pending() const { return peak_pending_; }
+    QueueKind queue_kind() const { return kind_; }
+    std::size_t queue_bytes() const;  // memory the queue holds now (capacities only grow, so also its peak)
+    stats::Registry& stats() { return stats_; }
+    const stats::Registry& stats() const { return stats_; }
+    // " queue=calendar queue_bytes=.. peak_pending=.. bytes_per_event=.." for the --perf line.
+    std::string perf_fields() const;
+    // Calls `fn` every 2^interval_log2 events of run() (empty fn: none).
+    void set_progress(std::function<void(const Progress&)> fn, unsigned interval_log2 = 20);
+    std::size_t component_count() const { return components_.size(); }
+    // The logger of a subsystem ("phold", "net"), created on first use with the simulator's sink and level.
+    spdlog::logger* logger(const std::string& subsystem);
+    // Visits every pending event (unspecified order); for end-of-run accounting and tests.
+    template <class F>
+    void for_each_pending(F&& f) const {
+        if (kind_ == QueueKind::Calendar) {
+            calendar_.for_each(f);
+        } else {
+            heap_.for_each(f);
+        }
+    }
+
+    // ---- kernel interface for ports, channels and timers (not for model code) ----
+
+    std::uint32_t add_slot(HandlerFn fn, void* obj, const void* hint = nullptr);
+    // `n` consecutive empty slots; returns the first. Filled later with set_slot (channel endpoints).
+    std::uint32_t reserve_slots(std::uint32_t n);
+    void set_slot(std::uint32_t slot, HandlerFn fn, void* obj, const void* hint = nullptr);
+    // Records a port (for init's bound check and for messages); returns its id.
+    std::uint32_t register_port(PortBase* port, std::string path);
+    const std::string& port_path(std::uint32_t id) const { return ports_[id].path; }
+    void push(const Event& e) {
+        LOOM_DEBUG_ASSERT(e.time >= now_, "event scheduled in the past: " + to_string(e));
+        LOOM_DEBUG_ASSERT(e.target < slots_.size(), "event for an unknown slot: " + to_string(e));
+        if (kind_ == QueueKind::Calendar) [[likely]] {
+            calendar_.push(e);
+        } else {
+            heap_.push(e);
+        }
+    }
+    void note_stale_timer_event() { ++stale_timer_events_; }
+    const std::int64_t* now_ptr() const { return &now_; }
+    bool initialized() const { return state_ != State::Building; }
+
+private:
+    enum class State { Building, Ready, Finished };
+    // How the inner loop ended: a limit it checks per event, or the check point (budget/progress/stop).
+    enum class LoopExit { Empty, PastEnd, CheckPoint };
+
+    template <class C>
+    static std::string subsystem_of() {
+        if constexpr (requires { C::kSubsystem; }) {
+            return std::string(C::kSubsystem);
+        } else {
+            return "sim";
+        }
+    }
+    Context& make_context(std::string path, const std::string& subsystem);
+    template <class Q>
+    LoopExit loop(Q& queue, std::int64_t end);
+    void require(State state, const char* what) const;
+
+    SimulatorOptions options_;
+    QueueKind kind_;
+    State state_ = State::Building;
+    std::int64_t now_ = 0;
+    std::uint64_t events_ = 0;
+    std::uint64_t stop_at_ = 0;  // the inner loop runs while events_ < stop_at_
+    bool stop_requested_ = false;
+    std::uint64_t stale_timer_events_ = 0;
+    std::size_t peak_pending_ = 0;
+    std::vector<Slot> slots_;
+    CalendarQueue calendar_;
+    HeapQueue heap_;
+    std::function<void(const Progress&)> progress_;
+    unsigned progress_log2_ = 20;
+
+    stats::Registry stats_;
+    std::map<std::string, std::shared_ptr<spdlog::logger>> loggers_;
+    std::set<std::string> paths_;
+    struct PortRecord {
+        PortBase* port;
+        std::string path;
+    };
+    std::vector<PortRecord> ports_;
+    std::vector<std::unique_ptr<Channel>> channels_;
+    // Declared after the contexts so that components (which hold Context&) are destroyed first.
+    std::deque<Context> contexts_;
+    std::vector<std::unique_ptr<Component>> components_;
+};
+
+}  // namespace loom::sim

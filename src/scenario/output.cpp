@@ -1,0 +1,76 @@
+#include "loom/scenario/output.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "loom/base/error.hpp"
+#include "loom/stats/stats.hpp"
+
+namespace loom::scenario {
+
+namespace fs = std::filesystem;
+
+Format parse_format(const std::string& text, const std::string& flag) {
+    if (text == "table") return Format::Table;
+    if (text == "json") return Format::Json;
+    if (text == "csv") return Format::Csv;
+    throw InputError(fmt::format("{}: expected one of table, json, csv, got '{}'", flag, text));
+}
+
+std::string render(const Report& report, Format format) {
+    switch (format) {
+        case Format::Json: return stats::dump(report.document);
+        case Format::Csv: return report.csv.empty() ? stats::render_csv(report.document.value("stats", Json::object())) : report.csv;
+        case Format::Table: break;
+    }
+    return report.table;
+}
+
+void prepare_out_dir(const std::string& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw InputError(fmt::format("--out {}: cannot create directory: {}", dir, ec.message()));
+    if (!fs::is_directory(dir, ec)) throw InputError(fmt::format("--out {}: not a directory", dir));
+    const fs::path probe = fs::path(dir) / ".loom-write-test";
+    {
+        std::ofstream f(probe);
+        if (!f) throw InputError(fmt::format("--out {}: directory is not writable", dir));
+    }
+    fs::remove(probe, ec);
+}
+
+void write_file_atomic(const std::string& path, const std::string& contents) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+        if (!f) throw InputError(fmt::format("{}: cannot write file", path));
+        f << contents;
+        f.flush();
+        if (!f) {
+            std::error_code ec;
+            fs::remove(tmp, ec);
+            throw InputError(fmt::format("{}: write failed", path));
+        }
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        fs::remove(tmp, ec);
+        throw InputError(fmt::format("{}: cannot write file: {}", path, ec.message()));
+    }
+}
+
+void write_report(const std::string& dir, const Report& report) {
+    const fs::path d(dir);
+    // stats.json last: its presence marks a complete output folder (sweeps rely on this).
+    write_file_atomic((d / "report.txt").string(), report.table);
+    if (!report.csv.empty()) write_file_atomic((d / "report.csv").string(), report.csv);
+    for (const auto& [name, contents] : report.extra_files) write_file_atomic((d / name).string(), contents);
+    write_file_atomic((d / "stats.json").string(), stats::dump(report.document));
+}
+
+}  // namespace loom::scenario

@@ -1,0 +1,154 @@
+#include "loom/scenario/scenario.hpp"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "loom/base/error.hpp"
+#include "loom/config/document.hpp"
+#include "loom/phold/phold.hpp"
+#include "loom/sim/simulator.hpp"
+#include "loom/stats/stats.hpp"
+#include "root_config.hpp"
+#include "scenario_internal.hpp"
+
+namespace loom::scenario {
+
+const sim::Registry& registry() {
+    static const sim::Registry reg = [] {
+        sim::Registry r;
+        phold::register_components(r);
+        return r;
+    }();
+    return reg;
+}
+
+Json load_config(const std::string& path, const std::vector<std::string>& overrides) {
+    Json doc = config::load_json_file(path);
+    for (const auto& o : overrides) config::apply_override(doc, o);
+    return doc;
+}
+
+namespace {
+
+// A model built into a simulator, ready to run.
+struct Built {
+    RootConfig root;
+    std::unique_ptr<sim::Simulator> sim;
+    std::unique_ptr<sim::ModelInstance> instance;
+};
+
+Built build(const Json& config) {
+    config::Errors errors;
+    Built b;
+    const sim::ModelEntry* entry = parse_root(config, registry(), b.root, errors);
+    errors.throw_if_any();
+    b.sim = std::make_unique<sim::Simulator>(
+        sim::simulator_options(b.root.kernel, static_cast<std::uint64_t>(b.root.seed)));
+    b.instance = entry->build(config, *b.sim, errors);
+    errors.throw_if_any();
+    if (!b.instance) throw InternalError(fmt::format("model '{}' built nothing and reported no error", b.root.model));
+    return b;
+}
+
+}  // namespace
+
+void validate(const Json& config) {
+    Built b = build(config);
+    b.sim->init();
+}
+
+RunResult run(const Json& config, const RunOptions& options) {
+    Built b = build(config);
+    sim::Simulator& sim = *b.sim;
+    sim.init();
+    const Time end = b.root.end_time.value_or(Time::max());
+    if (options.progress) {
+        sim.set_progress([&options, end](const sim::Progress& p) {
+            const double rate = p.wall_s > 0 ? static_cast<double>(p.events) / p.wall_s : 0.0;
+            double eta = -1;
+            if (end != Time::max() && p.now > Time::zero() && p.wall_s > 0)
+                eta = p.wall_s * static_cast<double>((end - p.now).count()) / static_cast<double>(p.now.count());
+            options.progress(p.now.count(), p.events, rate, eta);
+        });
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const sim::RunResult rr = sim.run(sim::run_limits(b.root.kernel, end));
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    sim.finish();
+    b.instance->finish();
+
+    RunResult result;
+    stats::DocumentHeader header;
+    header.config_hash = config::canonical_hash(config);
+    header.seed = static_cast<std::uint64_t>(b.root.seed);
+    header.sim_time = sim.now();
+    Json stats = sim.stats().to_json(sim.now());
+    result.report.document = stats::make_document(header, stats);
+    result.report.document["model"] = b.root.model;
+    result.report.document["stop_reason"] = sim::to_string(rr.reason);
+    result.report.table = fmt::format("model {}  sim_time {}  stop {}  events {}  config {}\n\n{}", b.root.model,
+                                      to_string(sim.now()), sim::to_string(rr.reason), sim.events_handled(),
+                                      header.config_hash, stats::render_table(stats));
+    if (!result.report.table.empty() && result.report.table.back() != '\n') result.report.table += '\n';
+    result.report.csv = stats::render_csv(stats);
+    result.perf = fmt::format("events={} wall_s={:.3f} events_per_s={:.0f}{}{}", rr.events, wall_s,
+                              wall_s > 0 ? static_cast<double>(rr.events) / wall_s : 0.0, sim.perf_fields(),
+                              b.instance->perf_fields());
+    return result;
+}
+
+RunResult execute(const std::string& command, const Json& config, const RunOptions& options) {
+    if (command == "run") return run(config, options);
+    throw InputError(fmt::format("command '{}' is not available for sweeps", command));
+}
+
+Json list_schema() {
+    Json models = Json::object();
+    for (const auto* e : registry().entries()) {
+        Json components = Json::array();
+        for (const auto& c : e->components) components.push_back({{"name", c.name}, {"doc", c.doc}});
+        models[e->name] = {{"doc", e->doc}, {"sections", config::describe_json(e->sections)},
+                           {"components", components}};
+    }
+    return Json{{"schema_version", stats::kSchemaVersion},
+                {"loom_version", stats::version()},
+                {"root", config::describe_json(root_schema().describe())},
+                {"models", models}};
+}
+
+namespace {
+void list_fields(std::string& out, const std::vector<config::FieldInfo>& fields, const std::string& prefix) {
+    for (const auto& f : fields) {
+        const std::string key = prefix.empty() ? f.key : prefix + "." + f.key;
+        if (f.kind == config::Kind::Section) {
+            list_fields(out, f.children, key);
+            continue;
+        }
+        std::string def = f.required ? "(required)" : f.default_value.is_null() ? "-" : f.default_value.dump();
+        std::string extra;
+        if (!f.range.empty()) extra += " [" + f.range + "]";
+        if (!f.choices.empty()) {
+            std::string c;
+            for (const auto& ch : f.choices) c += (c.empty() ? "" : "|") + ch;
+            extra += " {" + c + "}";
+        }
+        out += fmt::format("  {:<34} {:<10} {:<14} {}{}\n", key, config::kind_name(f.kind), def, f.doc, extra);
+        if (f.kind == config::Kind::List) list_fields(out, f.children, key + "[]");
+    }
+}
+}  // namespace
+
+std::string list_text() {
+    std::string out = "Every config: {\"model\": ..., sections...}; durations and rates are unit strings.\n\n";
+    out += "root keys\n";
+    list_fields(out, root_schema().describe(), "");
+    for (const auto* e : registry().entries()) {
+        out += fmt::format("\nmodel {}: {}\n", e->name, e->doc);
+        for (const auto& c : e->components) out += fmt::format("  component {}: {}\n", c.name, c.doc);
+        list_fields(out, e->sections, "");
+    }
+    return out;
+}
+
+}  // namespace loom::scenario

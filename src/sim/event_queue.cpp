@@ -1,0 +1,19 @@
+#include "loom/sim/event_queue.hpp"
+
+namespace loom::sim {
+
+const char* to_string(QueueKind kind) {
+    switch (kind) {
+        case QueueKind::Calendar: return "calendar";
+        case QueueKind::Heap: return "heap";
+    }
+    return "?";
+}
+
+std::optional<QueueKind> parse_queue_kind(std::string_view text) {
+    if (text == "calendar") return QueueKind::Calendar;
+    if (text == "heap") return QueueKind::Heap;
+    return std::nullopt;
+}
+
+}  // namespace loom::sim

@@ -1,0 +1,30 @@
+#include "loom/sim/kernel_config.hpp"
+
+namespace loom::sim {
+
+config::Schema<KernelConfig> kernel_schema() {
+    config::Schema<KernelConfig> s("Discrete-event kernel: event queue implementation and event budget.");
+    s.choice("queue", &KernelConfig::queue, {{"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}},
+             "Pending-event queue: \"calendar\" (self-tuning bucket ring, the faster) or \"heap\" (4-ary heap). "
+             "Results are identical; only speed and memory differ.");
+    s.field("max_events", &KernelConfig::max_events,
+            "Stop after this many events even if end_time is not reached (0: no limit).")
+        .at_least(0);
+    return s;
+}
+
+SimulatorOptions simulator_options(const KernelConfig& kernel, std::uint64_t seed) {
+    SimulatorOptions o;
+    o.seed = seed;
+    o.queue = kernel.queue;
+    return o;
+}
+
+RunLimits run_limits(const KernelConfig& kernel, Time end) {
+    RunLimits l;
+    l.end = end;
+    l.max_events = static_cast<std::uint64_t>(kernel.max_events);
+    return l;
+}
+
+}  // namespace loom::sim

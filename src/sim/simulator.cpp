@@ -1,0 +1,230 @@
+#include "loom/sim/simulator.hpp"
+
+#include <chrono>
+#include <limits>
+
+#include <fmt/format.h>
+#include <spdlog/logger.h>
+#include <spdlog/sinks/stdout_sinks.h>
+
+#include "loom/base/error.hpp"
+#include "loom/sim/channel.hpp"
+#include "loom/sim/port.hpp"
+#include "loom/stats/group.hpp"
+
+namespace loom::sim {
+
+const char* to_string(StopReason reason) {
+    switch (reason) {
+        case StopReason::EndTime: return "end_time";
+        case StopReason::EventBudget: return "event_budget";
+        case StopReason::Quiescent: return "quiescent";
+        case StopReason::Stopped: return "stopped";
+    }
+    return "?";
+}
+
+Simulator::Simulator(SimulatorOptions options) : options_(std::move(options)), kind_(options_.queue) {
+    if (!options_.log_sink) options_.log_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::require(State state, const char* what) const {
+    if (state_ != state) {
+        static constexpr const char* kNames[] = {"construction", "run (after init)", "finished"};
+        throw InternalError(fmt::format("Simulator::{} is only allowed during {}", what,
+                                        kNames[static_cast<int>(state)]));
+    }
+}
+
+spdlog::logger* Simulator::logger(const std::string& subsystem) {
+    auto& slot = loggers_[subsystem];
+    if (!slot) {
+        // Not registered with spdlog's global registry: loggers belong to this simulator.
+        slot = std::make_shared<spdlog::logger>(subsystem, options_.log_sink);
+        slot->set_level(options_.log_level);
+        slot->set_pattern("[%n] [%l] %v");
+    }
+    return slot.get();
+}
+
+Context& Simulator::make_context(std::string path, const std::string& subsystem) {
+    require(State::Building, "add");
+    if (path.empty()) throw InternalError("a component needs a non-empty path");
+    if (!paths_.insert(path).second) throw InternalError("two components share the path '" + path + "'");
+    if (contexts_.size() >= key::kMaxSources) {
+        throw InputError(fmt::format("more than {} components: the event key has {} bits of source id",
+                                     key::kMaxSources, key::kSourceBits));
+    }
+    const auto source = static_cast<std::uint32_t>(contexts_.size());
+    spdlog::logger* log = logger(subsystem);
+    return contexts_.emplace_back(*this, std::move(path), source, options_.seed, log);
+}
+
+Channel& Simulator::add_channel(std::string path, std::uint32_t endpoints, Time min_latency) {
+    require(State::Building, "add_channel");
+    if (!paths_.insert(path).second) throw InternalError("two components share the path '" + path + "'");
+    channels_.push_back(std::make_unique<Channel>(*this, std::move(path), endpoints, min_latency));
+    return *channels_.back();
+}
+
+void Simulator::connect(OutPort& from, InPort& to, Time latency) {
+    require(State::Building, "connect");
+    if (latency < Time::ps(1)) {
+        throw InternalError(fmt::format("link {} -> {}: latency {} is below the 1ps minimum", from.path(),
+                                        to.path(), loom::to_string(latency)));
+    }
+    if (from.bound()) throw InternalError("port " + from.path() + " is already connected to " + from.peer());
+    if (to.bound()) throw InternalError("port " + to.path() + " is already connected");
+    from.target_ = to.slot();
+    from.latency_ = latency;
+    from.peer_ = to.path();
+    from.bound_ = true;
+    to.bound_ = true;
+}
+
+std::uint32_t Simulator::add_slot(HandlerFn fn, void* obj, const void* hint) {
+    require(State::Building, "add_slot");
+    LOOM_ASSERT(slots_.size() < std::numeric_limits<std::uint32_t>::max(), "too many handler slots");
+    slots_.push_back(Slot{fn, obj, hint});
+    return static_cast<std::uint32_t>(slots_.size() - 1);
+}
+
+std::uint32_t Simulator::reserve_slots(std::uint32_t n) {
+    require(State::Building, "reserve_slots");
+    LOOM_ASSERT(slots_.size() + n < std::numeric_limits<std::uint32_t>::max(), "too many handler slots");
+    const auto first = static_cast<std::uint32_t>(slots_.size());
+    slots_.resize(slots_.size() + n);
+    return first;
+}
+
+void Simulator::set_slot(std::uint32_t slot, HandlerFn fn, void* obj, const void* hint) {
+    require(State::Building, "set_slot");
+    LOOM_ASSERT(slot < slots_.size() && slots_[slot].fn == nullptr, "set_slot on a used or unknown slot");
+    slots_[slot] = Slot{fn, obj, hint};
+}
+
+std::uint32_t Simulator::register_port(PortBase* port, std::string path) {
+    require(State::Building, "register_port");
+    ports_.push_back(PortRecord{port, std::move(path)});
+    return static_cast<std::uint32_t>(ports_.size() - 1);
+}
+
+void Simulator::init() {
+    require(State::Building, "init");
+    for (const PortRecord& record : ports_) {
+        if (!record.port->bound()) throw InternalError("port " + record.path + " is not connected");
+    }
+    for (const auto& channel : channels_) channel->check_bound();
+    state_ = State::Ready;
+    for (const auto& component : components_) component->init();
+    peak_pending_ = std::max(peak_pending_, pending());
+}
+
+void Simulator::set_progress(std::function<void(const Progress&)> fn, unsigned interval_log2) {
+    LOOM_ASSERT(interval_log2 < 63, "progress interval too large");
+    progress_ = std::move(fn);
+    progress_log2_ = interval_log2;
+}
+
+template <class Q>
+Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
+    // The per-event path: peek, test the end time, pop, dispatch. Budget, progress and stop() share one
+    // counter comparison (stop_at_). Before dispatching, the handler state of the next two events is
+    // prefetched (a handler's component is usually cold: thousands of them take turns), in two stages since
+    // the second one's slot must be in cache before its object address can be read.
+    while (events_ < stop_at_) {
+        if (queue.empty()) [[unlikely]] return LoopExit::Empty;
+        const Event& top = queue.top();
+        if (top.time > end) [[unlikely]] return LoopExit::PastEnd;
+        const Event e = top;
+        queue.pop();
+        if (const Event* next = queue.peek(0)) {
+            const Slot& s = slots_[next->target];
+            __builtin_prefetch(s.obj);
+            __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+            __builtin_prefetch(s.hint);
+            if (const Event* after = queue.peek(1)) __builtin_prefetch(&slots_[after->target]);
+        }
+        now_ = e.time;
+        ++events_;
+        const Slot slot = slots_[e.target];
+        slot.fn(slot.obj, e);
+        if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();
+    }
+    return LoopExit::CheckPoint;
+}
+
+RunResult Simulator::run(const RunLimits& limits) {
+    require(State::Ready, "run");
+    const std::uint64_t start_events = events_;
+    const std::uint64_t budget_end = limits.max_events == 0 ? std::numeric_limits<std::uint64_t>::max()
+                                                            : start_events + limits.max_events;
+    const auto wall_start = std::chrono::steady_clock::now();
+    const std::uint64_t interval = std::uint64_t{1} << progress_log2_;
+    std::uint64_t next_progress = progress_ ? (events_ / interval + 1) * interval
+                                            : std::numeric_limits<std::uint64_t>::max();
+    stop_requested_ = false;
+    RunResult result;
+    for (;;) {
+        stop_at_ = std::min(budget_end, next_progress);
+        const LoopExit exit = kind_ == QueueKind::Calendar ? loop(calendar_, limits.end.count())
+                                                           : loop(heap_, limits.end.count());
+        if (exit == LoopExit::Empty) {
+            result.reason = StopReason::Quiescent;
+            break;
+        }
+        if (exit == LoopExit::PastEnd) {
+            result.reason = StopReason::EndTime;
+            now_ = limits.end.count();
+            break;
+        }
+        if (stop_requested_) {
+            result.reason = StopReason::Stopped;
+            break;
+        }
+        if (events_ >= budget_end) {
+            result.reason = StopReason::EventBudget;
+            break;
+        }
+        // Progress check point.
+        const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+        progress_(Progress{now(), events_, pending(), wall});
+        next_progress += interval;
+    }
+    stop_requested_ = false;
+    result.events = events_ - start_events;
+    result.now = now();
+    return result;
+}
+
+void Simulator::finish() {
+    require(State::Ready, "finish");
+    state_ = State::Finished;
+    for (const auto& component : components_) component->finish();
+    stats::Group& kernel = stats_.group("kernel");
+    kernel.counter("events_handled").set(static_cast<std::int64_t>(events_));
+    kernel.counter("timer_events_discarded").set(static_cast<std::int64_t>(stale_timer_events_));
+    kernel.counter("peak_pending").set(static_cast<std::int64_t>(peak_pending_));
+    kernel.counter("pending_at_end").set(static_cast<std::int64_t>(pending()));
+    kernel.counter("components").set(static_cast<std::int64_t>(components_.size()));
+}
+
+std::size_t Simulator::queue_bytes() const {
+    return kind_ == QueueKind::Calendar ? calendar_.bytes_held() : heap_.bytes_held();
+}
+
+std::string Simulator::perf_fields() const {
+    const double per_event =
+        peak_pending_ ? static_cast<double>(queue_bytes()) / static_cast<double>(peak_pending_) : 0.0;
+    std::string out = fmt::format(" queue={} queue_bytes={} peak_pending={} queue_bytes_per_event={:.1f}",
+                                  to_string(kind_), queue_bytes(), peak_pending_, per_event);
+    if (kind_ == QueueKind::Calendar) {
+        out += fmt::format(" calendar_bucket_ps={} calendar_buckets={} calendar_rebuilds={}",
+                           std::int64_t{1} << calendar_.shift(), calendar_.buckets(), calendar_.rebuilds());
+    }
+    return out;
+}
+
+}  // namespace loom::sim

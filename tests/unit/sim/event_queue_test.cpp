@@ -1,0 +1,171 @@
+// The EventQueue contract, checked identically on every implementation.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <vector>
+
+#include "loom/base/rng.hpp"
+#include "loom/sim/calendar_queue.hpp"
+#include "loom/sim/event_queue.hpp"
+#include "loom/sim/heap_queue.hpp"
+
+using namespace loom::sim;
+
+namespace {
+
+template <class Q>
+std::vector<Event> drain(Q& q) {
+    std::vector<Event> out;
+    while (!q.empty()) {
+        out.push_back(q.top());
+        q.pop();
+    }
+    return out;
+}
+
+bool same(const std::vector<Event>& a, const std::vector<Event>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].time != b[i].time || a[i].key != b[i].key || a[i].target != b[i].target || a[i].arg != b[i].arg) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Events at one time covering every tie-break level: phases, sources, counters.
+std::vector<Event> simultaneous(std::int64_t t) {
+    std::vector<Event> v;
+    std::uint32_t arg = 0;
+    for (unsigned phase : {0u, 1u, 2u, 3u, 15u}) {
+        for (std::uint32_t source : {0u, 1u, 7u, key::kMaxSources - 1}) {
+            for (std::uint64_t counter : {std::uint64_t{0}, std::uint64_t{1}, key::kCounterMask}) {
+                v.push_back(Event{t, key::make(static_cast<Phase>(phase), source, counter), 0, arg++});
+            }
+        }
+    }
+    return v;
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("Simultaneous events pop by phase then source then counter in any insertion order", "[queue]",
+                   CalendarQueue, HeapQueue) {
+    std::vector<Event> events = simultaneous(5000);
+    std::vector<Event> expected = events;
+    std::sort(expected.begin(), expected.end(), [](const Event& a, const Event& b) { return before(a, b); });
+    // Sanity of the expectation: phase is the most significant tie-break.
+    REQUIRE(key::phase_of(expected.front().key) == 0);
+    REQUIRE(key::phase_of(expected.back().key) == 15);
+
+    loom::Rng rng(11);
+    for (int round = 0; round < 20; ++round) {
+        for (std::size_t i = events.size(); i > 1; --i) std::swap(events[i - 1], events[rng.uniform(i)]);
+        TestType q;
+        for (const Event& e : events) q.push(e);
+        CHECK(same(drain(q), expected));
+    }
+}
+
+TEMPLATE_TEST_CASE("A queue pops in time order and reports its size", "[queue]", CalendarQueue, HeapQueue) {
+    TestType q;
+    CHECK(q.empty());
+    q.push(Event{30, 1, 0, 0});
+    q.push(Event{10, 2, 0, 0});
+    q.push(Event{20, 3, 0, 0});
+    CHECK(q.size() == 3);
+    CHECK(q.top().time == 10);
+    q.pop();
+    CHECK(q.top().time == 20);
+    q.pop();
+    // A push earlier than everything pending (but not in the past) comes out next.
+    q.push(Event{25, 4, 0, 0});
+    CHECK(q.top().time == 25);
+    q.pop();
+    CHECK(q.top().time == 30);
+    q.pop();
+    CHECK(q.empty());
+    CHECK(q.bytes_held() > 0);
+}
+
+TEMPLATE_TEST_CASE("for_each visits every pending event once", "[queue]", CalendarQueue, HeapQueue) {
+    TestType q;
+    for (std::uint32_t i = 0; i < 1000; ++i) q.push(Event{static_cast<std::int64_t>(i % 37) * 1000, i, 0, i});
+    q.top();
+    q.pop();
+    std::vector<std::uint32_t> seen;
+    q.for_each([&seen](const Event& e) { seen.push_back(e.arg); });
+    std::sort(seen.begin(), seen.end());
+    CHECK(seen.size() == 999);
+    CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+}
+
+TEMPLATE_TEST_CASE("clear empties a queue that can then be reused", "[queue]", CalendarQueue, HeapQueue) {
+    TestType q;
+    for (std::uint64_t i = 0; i < 100; ++i) q.push(Event{static_cast<std::int64_t>(i) * 77, i, 0, 0});
+    q.top();
+    q.clear();
+    CHECK(q.empty());
+    q.push(Event{5, 1, 0, 0});
+    CHECK(q.top().time == 5);
+}
+
+namespace {
+
+// A random discrete-event workload: hold steps with a mix of increments (zero, tiny, typical, far future),
+// bursts at one time, and pushes into the current time. Every push is >= the last popped time.
+template <class Q>
+std::vector<Event> random_workload(Q& q, std::uint64_t seed, int steps) {
+    loom::Rng rng(seed);
+    std::uint64_t counter = 0;
+    auto next_key = [&]() { return key::make(static_cast<Phase>(rng.uniform(4)), 0, counter++); };
+    std::vector<Event> popped;
+    for (int i = 0; i < 2000; ++i) q.push(Event{rng.uniform_int(0, 1'000'000), next_key(), 0, 0});
+    std::int64_t now = 0;
+    for (int step = 0; step < steps && !q.empty(); ++step) {
+        const Event e = q.top();
+        q.pop();
+        REQUIRE(e.time >= now);
+        now = e.time;
+        popped.push_back(e);
+        const auto pushes = rng.uniform(3);  // 0, 1 or 2: the population drifts up and down
+        for (std::uint64_t p = 0; p < pushes; ++p) {
+            std::int64_t dt = 0;
+            switch (rng.uniform(6)) {
+                case 0: dt = 0; break;
+                case 1: dt = rng.uniform_int(1, 10); break;
+                case 2: dt = rng.uniform_int(1, 100'000); break;
+                case 3: dt = static_cast<std::int64_t>(rng.exponential(50'000.0)); break;
+                case 4: dt = rng.uniform_int(1'000'000, 1'000'000'000); break;  // far: overflow territory
+                default: dt = rng.uniform_int(0, 3) * 1000; break;              // coarse grid: many ties
+            }
+            q.push(Event{now + dt, next_key(), 0, 0});
+        }
+        if (q.empty()) q.push(Event{now + 12345, next_key(), 0, 0});
+    }
+    return popped;
+}
+
+}  // namespace
+
+TEST_CASE("Calendar and heap pop identical sequences on random workloads") {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        HeapQueue heap;
+        CalendarQueue calendar;
+        CalendarQueue small_ring(2, 64, false);  // tiny fixed ring: constant wrap-around and overflow
+        const auto a = random_workload(heap, seed, 200'000);
+        const auto b = random_workload(calendar, seed, 200'000);
+        const auto c = random_workload(small_ring, seed, 200'000);
+        CHECK(same(a, b));
+        CHECK(same(a, c));
+        CHECK(heap.size() == calendar.size());
+    }
+}
+
+TEST_CASE("Queue kinds have config names that parse back") {
+    CHECK(std::string(to_string(QueueKind::Calendar)) == "calendar");
+    CHECK(std::string(to_string(QueueKind::Heap)) == "heap");
+    CHECK(parse_queue_kind("calendar") == QueueKind::Calendar);
+    CHECK(parse_queue_kind("heap") == QueueKind::Heap);
+    CHECK_FALSE(parse_queue_kind("ladder").has_value());
+}

@@ -1,0 +1,206 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "loom/base/error.hpp"
+#include "loom/sim/simulator.hpp"
+#include "loom/stats/document.hpp"
+#include "loom/stats/group.hpp"
+#include "test_components.hpp"
+
+using namespace loom;
+using namespace loom::sim;
+using namespace loom::literals;
+using loom::sim::test::Alarm;
+using loom::sim::test::Journal;
+using loom::sim::test::Sink;
+using loom::sim::test::Source;
+
+namespace {
+
+// Ticks every `period` with a timer; counts ticks.
+class Ticker : public Component {
+public:
+    Ticker(Context& ctx, Time period) : Component(ctx), timer(ctx, this, handler<&Ticker::on_tick>), period_(period) {}
+    void init() override { timer.arm_in(period_); }
+    Timer timer;
+    std::uint64_t ticks = 0;
+    std::uint64_t stop_after = 0;
+
+private:
+    void on_tick() {
+        ++ticks;
+        if (ticks == stop_after) ctx().sim().stop();
+        timer.arm_in(period_);
+    }
+    Time period_;
+};
+
+}  // namespace
+
+TEST_CASE("The end time is inclusive and a run stopped by it ends exactly there") {
+    Simulator sim;
+    auto& t = sim.add<Ticker>("t", 10_ns);
+    sim.init();
+    RunResult r = sim.run({100_ns});
+    CHECK(r.reason == StopReason::EndTime);
+    CHECK(t.ticks == 10);  // 10, 20, ..., 100 ns: the event at exactly 100 ns is handled
+    CHECK(sim.now() == 100_ns);
+    r = sim.run({Time::ps(109'999)});
+    CHECK(t.ticks == 10);
+    CHECK(sim.now() == Time::ps(109'999));
+    CHECK(r.events == 0);
+}
+
+TEST_CASE("An event budget stops a run after that many events and the run can continue") {
+    Simulator sim;
+    auto& t = sim.add<Ticker>("t", 1_ns);
+    sim.init();
+    RunResult r = sim.run({Time::max(), 25});
+    CHECK(r.reason == StopReason::EventBudget);
+    CHECK(r.events == 25);
+    CHECK(t.ticks == 25);
+    CHECK(sim.now() == 25_ns);
+    r = sim.run({30_ns, 100});
+    CHECK(r.reason == StopReason::EndTime);
+    CHECK(r.events == 5);
+    CHECK(sim.events_handled() == 30);
+}
+
+TEST_CASE("A run with nothing pending stops as quiescent at the last event's time") {
+    Journal journal;
+    Simulator sim;
+    auto& src = sim.add<Source>("src", 7_ns, 3u);
+    auto& sink = sim.add<Sink>("sink", &journal);
+    sim.connect(src.out, sink.in, 7_ns);
+    sim.init();
+    const RunResult r = sim.run({1_us});
+    CHECK(r.reason == StopReason::Quiescent);
+    CHECK(r.events == 3);
+    CHECK(sim.now() == 7_ns);
+    CHECK(sim.pending() == 0);
+}
+
+TEST_CASE("stop() from a handler ends the run after that event") {
+    Simulator sim;
+    auto& t = sim.add<Ticker>("t", 1_ns);
+    t.stop_after = 7;
+    sim.init();
+    RunResult r = sim.run();
+    CHECK(r.reason == StopReason::Stopped);
+    CHECK(t.ticks == 7);
+    r = sim.run({10_ns});
+    CHECK(r.reason == StopReason::EndTime);
+    CHECK(t.ticks == 10);
+}
+
+TEST_CASE("The progress hook is called every 2^k events") {
+    Simulator sim;
+    sim.add<Ticker>("t", 1_ns);
+    std::vector<std::uint64_t> seen;
+    sim.set_progress([&seen](const Progress& p) { seen.push_back(p.events); }, 4);
+    sim.init();
+    sim.run({Time::max(), 70});
+    CHECK(seen == std::vector<std::uint64_t>{16, 32, 48, 64});
+}
+
+TEST_CASE("Simultaneous arrivals are ordered by source id, not by when they were sent") {
+    Journal journal;
+    Simulator sim;
+    // "late" (source 0) sends at 10 ns with 10 ns latency; "early" (source 1) sends at 0 with 20 ns latency.
+    // Both arrive at 20 ns; early's event was inserted first, late's has the lower source id and goes first.
+    auto& trigger = sim.add<Source>("trigger", 10_ns);
+    auto& late = sim.add<test::Relay>("late", 10_ns);
+    auto& early = sim.add<Source>("early", 20_ns);
+    auto& sink_a = sim.add<Sink>("sink_a", &journal);
+    auto& sink_b = sim.add<Sink>("sink_b", &journal);
+    sim.connect(trigger.out, late.in, 10_ns);
+    sim.connect(late.out, sink_a.in, 10_ns);
+    sim.connect(early.out, sink_b.in, 20_ns);
+    sim.init();
+    sim.run();
+    REQUIRE(journal.size() == 2);
+    CHECK(journal[0].time == 20'000);
+    CHECK(journal[1].time == 20'000);
+    CHECK(journal[0].who == "sink_a");  // sent by "late", source id 1 < "early"'s 2
+    CHECK(journal[1].who == "sink_b");
+}
+
+TEST_CASE("Lifecycle misuse is reported") {
+    Simulator sim;
+    sim.add<Ticker>("t", 1_ns);
+    CHECK_THROWS_AS(sim.add<Ticker>("t", 1_ns), InternalError);  // duplicate path
+    CHECK_THROWS_AS(sim.run(), InternalError);                     // before init
+    sim.init();
+    CHECK_THROWS_AS(sim.add<Ticker>("u", 1_ns), InternalError);  // after init
+    CHECK_THROWS_AS(sim.init(), InternalError);
+    sim.run({5_ns});
+    sim.finish();
+    CHECK_THROWS_AS(sim.run(), InternalError);
+    CHECK_THROWS_AS(sim.finish(), InternalError);
+}
+
+TEST_CASE("finish writes the kernel's statistics") {
+    Simulator sim;
+    sim.add<Ticker>("t", 1_ns);
+    sim.init();
+    sim.run({10_ns});
+    sim.finish();
+    const stats::Json doc = sim.stats().to_json(sim.now());
+    CHECK(doc.at("kernel").at("events_handled") == 10);
+    CHECK(doc.at("kernel").at("pending_at_end") == 1);
+    CHECK(doc.at("kernel").at("peak_pending") == 1);
+    CHECK(sim.perf_fields().find("queue=calendar") != std::string::npos);
+}
+
+namespace {
+
+std::vector<std::string> run_pattern(QueueKind kind) {
+    Journal journal;
+    SimulatorOptions options;
+    options.queue = kind;
+    Simulator sim(options);
+    std::vector<Alarm*> alarms;
+    for (int i = 0; i < 50; ++i) {
+        auto& a = sim.add<Alarm>("a" + std::to_string(i), &journal, static_cast<Phase>(i % 4));
+        a.rearm_in = Time::ps(1000 * (i % 5 + 1));
+        alarms.push_back(&a);
+    }
+    sim.init();
+    for (auto* a : alarms) a->timer.arm_at(Time::ps(500 * (a->path().size() % 3)));
+    sim.run({200_ns});
+    std::vector<std::string> out;
+    for (const auto& j : journal) out.push_back(std::to_string(j.time) + " " + j.who);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("Heap and calendar queues run a model identically") {
+    const auto a = run_pattern(QueueKind::Calendar);
+    const auto b = run_pattern(QueueKind::Heap);
+    CHECK(a.size() > 1000);
+    CHECK(a == b);
+}
+
+TEST_CASE("Two simulators in one process do not share state") {
+    Simulator a, b;
+    auto& ta = a.add<Ticker>("t", 1_ns);
+    auto& tb = b.add<Ticker>("t", 2_ns);
+    a.init();
+    b.init();
+    a.run({10_ns});
+    b.run({10_ns});
+    CHECK(ta.ticks == 10);
+    CHECK(tb.ticks == 5);
+    CHECK(a.now() == 10_ns);
+    CHECK(b.now() == 10_ns);
+}
+
+TEST_CASE("Stop reasons have stable names") {
+    CHECK(std::string(to_string(StopReason::EndTime)) == "end_time");
+    CHECK(std::string(to_string(StopReason::EventBudget)) == "event_budget");
+    CHECK(std::string(to_string(StopReason::Quiescent)) == "quiescent");
+    CHECK(std::string(to_string(StopReason::Stopped)) == "stopped");
+}

@@ -1,0 +1,139 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <vector>
+
+#include "loom/base/error.hpp"
+#include "loom/topo/paths.hpp"
+#include "loom/topo/tsp_topology.hpp"
+
+using loom::topo::build_tsp_topology;
+using loom::topo::FrozenTopology;
+using loom::topo::index_of;
+using loom::topo::LinkClass;
+using loom::topo::Path;
+using loom::topo::TspKind;
+using loom::topo::TspTopologyConfig;
+using loom::topo::VertexId;
+using loom::topo::Via;
+
+namespace {
+
+FrozenTopology rack() {
+    TspTopologyConfig c;
+    c.kind = TspKind::Rack;
+    return build_tsp_topology(c);
+}
+
+// TSP t of node n in a single rack.
+VertexId tsp(int n, int t) { return 8 * n + t; }
+
+// The vertices a path visits, source first.
+std::vector<VertexId> visits(const FrozenTopology& t, const Path& p) {
+    std::vector<VertexId> v{p.src};
+    for (auto c : p.channels) {
+        CHECK(t.channel(c).src == v.back());
+        v.push_back(t.channel(c).dst);
+    }
+    CHECK(v.back() == p.dst);
+    return v;
+}
+
+}  // namespace
+
+// Round robin in a rack: node n's in-rack demand j = 2 * peer + copy goes to TSP j mod 8 (port 7 + j / 8), and
+// the link between nodes 0 and 1 lands on TSP c of both for copy c. So (n0,t0) -> (n1,t0) is direct and
+// (n0,t0) -> (n1,t2) has exactly one 2-hop path: in-rack, then local.
+TEST_CASE("A rack has exactly one minimal path from node 0 TSP 0 to node 1 TSP 2") {
+    const FrozenTopology t = rack();
+    const auto paths = loom::topo::minimal_paths(t, tsp(0, 0), tsp(1, 2), 100);
+    REQUIRE(paths.size() == 1);
+    CHECK(visits(t, paths[0]) == std::vector<VertexId>{tsp(0, 0), tsp(1, 0), tsp(1, 2)});
+    const auto counts = loom::topo::class_counts(t, paths[0]);
+    CHECK(counts[index_of(LinkClass::InRack)] == 1);
+    CHECK(counts[index_of(LinkClass::InNode)] == 1);
+}
+
+// (n0,t2) -> (n1,t3): node 0 reaches node 1 only from TSPs 0 and 1 (landing on TSPs 0 and 1), and (n1,t3)'s
+// in-rack links go to (n2,t3) and (n6,t3); (n0,t2)'s own in-rack links land on (n2,t0) and (n6,t0). No 2-hop
+// path exists, and the 3-hop ones are, in port order at the source (local ports 0, 1, then global ports 7, 8):
+TEST_CASE("A rack has four 3-hop minimal paths from node 0 TSP 2 to node 1 TSP 3, in port order") {
+    const FrozenTopology t = rack();
+    const auto paths = loom::topo::minimal_paths(t, tsp(0, 2), tsp(1, 3), 100);
+    REQUIRE(paths.size() == 4);
+    CHECK(visits(t, paths[0]) == std::vector<VertexId>{tsp(0, 2), tsp(0, 0), tsp(1, 0), tsp(1, 3)});
+    CHECK(visits(t, paths[1]) == std::vector<VertexId>{tsp(0, 2), tsp(0, 1), tsp(1, 1), tsp(1, 3)});
+    CHECK(visits(t, paths[2]) == std::vector<VertexId>{tsp(0, 2), tsp(2, 0), tsp(2, 3), tsp(1, 3)});
+    CHECK(visits(t, paths[3]) == std::vector<VertexId>{tsp(0, 2), tsp(6, 0), tsp(6, 3), tsp(1, 3)});
+    for (const auto& p : paths) CHECK(p.hops() == 3);
+    const auto c0 = loom::topo::class_counts(t, paths[0]);
+    CHECK(c0[index_of(LinkClass::InNode)] == 2);
+    CHECK(c0[index_of(LinkClass::InRack)] == 1);
+    const auto c2 = loom::topo::class_counts(t, paths[2]);
+    CHECK(c2[index_of(LinkClass::InNode)] == 1);
+    CHECK(c2[index_of(LinkClass::InRack)] == 2);
+    // The bound keeps the first ones.
+    const auto two = loom::topo::minimal_paths(t, tsp(0, 2), tsp(1, 3), 2);
+    REQUIRE(two.size() == 2);
+    CHECK(two[1].channels == paths[1].channels);
+}
+
+TEST_CASE("Parallel links make distinct minimal paths") {
+    // Two vertices joined twice: two 1-hop paths, one per link, in port order.
+    std::vector<loom::topo::VertexInfo> v(2);
+    v[1].node = 1;
+    const FrozenTopology t("pair", v, {2, 2},
+                           {{0, 0, 1, 0, LinkClass::InRack}, {0, 1, 1, 1, LinkClass::InRack}});
+    const auto paths = loom::topo::minimal_paths(t, 0, 1, 10);
+    REQUIRE(paths.size() == 2);
+    CHECK(paths[0].channels == std::vector<loom::topo::ChannelId>{0});
+    CHECK(paths[1].channels == std::vector<loom::topo::ChannelId>{2});
+    // src == dst: one empty path.
+    CHECK(loom::topo::minimal_paths(t, 1, 1, 10).at(0).hops() == 0);
+}
+
+TEST_CASE("Non-minimal paths through one intermediate node are simple, longer than minimal and one per node") {
+    const FrozenTopology t = rack();
+    const auto paths = loom::topo::nonminimal_paths(t, tsp(0, 0), tsp(1, 2), Via::Node, 100);
+    // Seven intermediate nodes (all but 0 and 1), one path each.
+    REQUIRE(paths.size() == 7);
+    std::set<int> nodes;
+    int previous_hops = 0;
+    for (const auto& p : paths) {
+        const auto v = visits(t, p);
+        CHECK(std::set<VertexId>(v.begin(), v.end()).size() == v.size());
+        CHECK(p.hops() > 2);
+        CHECK(p.hops() >= previous_hops);
+        previous_hops = p.hops();
+        std::set<int> inner;
+        for (std::size_t i = 1; i + 1 < v.size(); ++i)
+            if (t.vertex(v[i]).node != 0 && t.vertex(v[i]).node != 1) inner.insert(t.vertex(v[i]).node);
+        CHECK(!inner.empty());
+        nodes.insert(*inner.begin());
+    }
+    CHECK(nodes.size() == 7);
+    CHECK(loom::topo::nonminimal_paths(t, tsp(0, 0), tsp(1, 2), Via::Node, 3).size() == 3);
+}
+
+TEST_CASE("Non-minimal paths through one intermediate rack pass through the third rack") {
+    TspTopologyConfig c;
+    c.kind = TspKind::Multirack;
+    c.racks = 3;
+    const FrozenTopology t = build_tsp_topology(c);
+    const VertexId src = 0;       // rack 0
+    const VertexId dst = 72 + 5;  // rack 1
+    const auto paths = loom::topo::nonminimal_paths(t, src, dst, Via::Group, 10);
+    REQUIRE(paths.size() == 1);
+    const auto v = visits(t, paths[0]);
+    bool through_rack2 = false;
+    for (VertexId x : v) through_rack2 = through_rack2 || t.vertex(x).rack == 2;
+    CHECK(through_rack2);
+    CHECK(paths[0].hops() > loom::topo::minimal_paths(t, src, dst, 1).at(0).hops());
+    CHECK(loom::topo::class_counts(t, paths[0])[index_of(LinkClass::RackToRack)] == 2);
+}
+
+TEST_CASE("Paths between vertices outside the topology are an input error") {
+    const FrozenTopology t = rack();
+    CHECK_THROWS_AS(loom::topo::minimal_paths(t, 0, 72, 1), loom::InputError);
+    CHECK_THROWS_AS(loom::topo::nonminimal_paths(t, -1, 3, Via::Node, 1), loom::InputError);
+}
