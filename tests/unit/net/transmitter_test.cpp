@@ -75,3 +75,48 @@ TEST_CASE("A train and the same units one by one see the same FEC outcomes") {
     CHECK(a.uncorrectable() == b.uncorrectable());
     CHECK(a.corrected() > 0);
 }
+
+TEST_CASE("A strict train starts at exactly its start even when the link frees at that instant") {
+    Transmitter joined(c2c(), 1), strict(c2c(), 1);
+    const auto a = joined.send(Time::zero());
+    strict.send(Time::zero());
+    const auto b = joined.send(a.sent);  // continues the train: ceil(2 x 25444.85) from 0
+    loom::net::Transmission c{};
+    REQUIRE(strict.start_train(a.sent, 1, c));  // a train of its own: 25445 + 25445
+    CHECK(b.sent == Time::ps(50'890));
+    CHECK(c.start == Time::ps(25'445));
+    CHECK(c.sent == Time::ps(50'890));
+    loom::net::Transmission d{};
+    REQUIRE(strict.start_train(c.sent, 3, d));
+    CHECK(d.sent == c.sent + Time::ps(76'335));  // ceil(3 x 25444.85) = 76335, from the new start
+    CHECK(d.index == 4);
+}
+
+TEST_CASE("A strict train on a busy link is refused and changes nothing") {
+    Transmitter tx(c2c(), 1);
+    tx.send(Time::zero(), 2);
+    loom::net::Transmission t{};
+    CHECK_FALSE(tx.start_train(Time::ps(50'888), 1, t));
+    CHECK(tx.units_sent() == 2);
+    CHECK(tx.start_train(Time::ps(50'890), 1, t));
+}
+
+TEST_CASE("Unit arrivals stepped from a train's description reproduce the transmitter's, jitter included") {
+    auto lt = c2c();
+    lt.jitter = 30_ns;
+    Transmitter tx(lt, 9);
+    tx.send(Time::zero(), 5);
+    const Time floor = tx.last_arrival();
+    loom::net::Transmission t{};
+    Time first{};
+    REQUIRE(tx.start_train(1_us, 50, t, &first));
+    Time prev = floor;
+    Time stepped_first{};
+    for (std::int64_t k = 1; k <= 50; ++k) {
+        prev = tx.unit_arrival(1_us, k, 5, prev);
+        if (k == 1) stepped_first = prev;
+    }
+    CHECK(stepped_first == first);
+    CHECK(prev == t.arrival);
+    CHECK(tx.last_arrival() == t.arrival);
+}

@@ -1,0 +1,129 @@
+// Exact per-hop arithmetic of the schedule's timing contract (schedule.hpp): given the core-clock edge at which a
+// train enters a channel, the earliest cycle the consumer at the far end (Forward or Receive) may issue, and how
+// full that end's clock-crossing FIFO gets. Results are memoized by clock phase where the arithmetic is periodic,
+// so that a train of a million vectors costs no more than one of a few hundred.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "loom/base/clock_domain.hpp"
+#include "loom/base/link_timing.hpp"
+#include "loom/base/units.hpp"
+
+namespace loom::sched::detail {
+
+// Train serialization of one LinkTiming with its constants precomputed: S(k) = ceil(k * bits * 10^12 / rate).
+class Serializer {
+public:
+    Serializer() = default;
+    explicit Serializer(const LinkTiming& t);
+    Time operator()(std::int64_t k) const;
+    Time latency() const { return latency_; }
+    std::int64_t rate() const { return rate_; }
+    std::int64_t wire_bits() const { return wire_bits_; }
+    // Same serialization function (same rate and wire size).
+    bool same_pace(const Serializer& o) const { return rate_ == o.rate_ && wire_bits_ == o.wire_bits_; }
+
+private:
+    std::int64_t wire_bits_ = 1;
+    std::int64_t rate_ = 1;
+    Time latency_;
+};
+
+// The core clock (one for every TSP: the chip section has one frequency and offset) as an exact rational period
+// num/den ps, edge k at floor(k * num / den). When den is small (900 MHz: 10^4 / 9) edges come from a table of
+// one period, with no 128-bit division.
+class CoreClock {
+public:
+    explicit CoreClock(const ClockDomain& clock);
+
+    Time edge(std::int64_t k) const;
+    std::int64_t edge_at_or_after(Time t) const;
+    std::int64_t edge_at_or_before(Time t) const;
+    // True when den is small enough for phase tables (den <= 4096 and num < 2^40).
+    bool periodic() const { return !table_.empty(); }
+    std::int64_t den() const { return den_; }  // only when periodic()
+    std::int64_t num() const { return num_; }  // only when periodic()
+    std::int64_t phase(std::int64_t k) const { return k % den_; }
+    // floor(period) in ps: a lower estimate of the time of one cycle.
+    Time period_floor() const { return period_floor_; }
+    const ClockDomain& domain() const { return clock_; }
+
+private:
+    ClockDomain clock_;
+    std::int64_t num_ = 0;
+    std::int64_t den_ = 0;
+    std::vector<std::int64_t> table_;  // edge(r) for r in [0, den)
+    Time period_floor_;
+};
+
+// A hop kind: the in-channel's timing and the consumer at its far end.
+struct HopKind {
+    const Serializer* in = nullptr;
+    bool receive = true;
+    const Serializer* out_first = nullptr;  // Forward: the out port whose slots start first (fastest)
+    const Serializer* out_last = nullptr;   // Forward: the out port whose slots start last (slowest)
+    bool periodic = false;                  // results depend on (phase, min(n, period_vectors)) only
+    std::int64_t period_vectors = 0;        // vectors after which the per-vector pattern repeats
+    std::int64_t n_cap = 0;                 // periodic: trains longer than this are evaluated as this long
+};
+
+struct HopResult {
+    // Forward: the edge index at which the onward train starts (issue cycle + forward_cycles).
+    // Receive: the issue cycle.
+    std::int64_t k = 0;
+    std::int32_t occupancy = 0;  // most vectors of this train in the far end's FIFO at once
+};
+
+// Contract rules 3, 5 and 6 for one train of n vectors whose first bit enters the channel at edge k_from:
+//  vector i arrives at a_i = edge(k_from) + S_in(i) + L_in, and (allowing jitter J) is available at
+//  v_i = edge(edge_at_or_after(a_i + J) + crossing_cycles).
+//  Forward: the onward train starts at the first edge k >= forward_cycles with edge(k) >= v_i - S_out_first(i-1)
+//  for all i; vector i stays in the FIFO over [a_i, edge(k) + S_out_last(i-1)).
+//  Receive: issue at the first cycle m with edge(m) >= v_i - S_in(i-1) for all i; vector i stays in the FIFO
+//  over [a_i, max(v_i, edge(m))).
+// The occupancy when vector i arrives counts it and every earlier vector still there (leave > a_i). Arrivals
+// without jitter enter the FIFO (earliest), availability with it (latest): both bounds are safe.
+class HopTiming {
+public:
+    HopTiming(const ClockDomain& clock, std::int64_t forward_cycles, std::int64_t crossing_cycles,
+              std::int32_t fifo_depth, Time jitter_allowance);
+
+    const CoreClock& clock() const { return clock_; }
+    Time jitter_allowance() const { return jitter_; }
+    std::int64_t forward_cycles() const { return forward_cycles_; }
+
+    // Registers (or finds) the kind of a hop; `outs` is empty for a Receive. Pointers must outlive this object.
+    std::int32_t kind(const Serializer* in, const std::vector<const Serializer*>& outs);
+    const HopKind& hop_kind(std::int32_t id) const { return kinds_[static_cast<std::size_t>(id)]; }
+
+    HopResult evaluate(std::int32_t kind, std::int64_t k_from, std::int64_t n);
+
+    // Latest time a vector that arrives (without jitter) at `arrival` is available to the core.
+    Time available(Time arrival) const;
+
+    std::int64_t memo_entries() const;
+
+private:
+    HopResult exact(const HopKind& k, std::int64_t k_from, std::int64_t n, std::int64_t min_k);
+
+    CoreClock clock_;
+    std::int64_t forward_cycles_;
+    std::int64_t crossing_cycles_;
+    std::int32_t fifo_depth_;
+    Time jitter_;
+    std::vector<HopKind> kinds_;
+    // Periodic kinds: by kind, a table indexed phase * (n_cap + 1) + n of (k - k_from, occupancy), occupancy -1
+    // while not computed. Other kinds: key kind (16 bits) | phase (20 bits) | n (28 bits).
+    std::vector<std::vector<HopResult>> tables_;
+    std::unordered_map<std::uint64_t, HopResult> memo_;
+    std::vector<Time> leave_;  // scratch
+};
+
+// Vectors after which the arrival/availability pattern of a train on `s` repeats on `clock`: the smallest Q, a
+// multiple of rate / gcd(bits * 10^12, rate), with Q * bits * 10^12 / rate a multiple of num. 0 if over `limit`.
+std::int64_t period_vectors(const Serializer& s, const CoreClock& clock, std::int64_t limit);
+
+}  // namespace loom::sched::detail

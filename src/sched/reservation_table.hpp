@@ -1,0 +1,57 @@
+// The scheduler's reservation table: for every directed channel, the trains booked on it as half-open intervals
+// (one entry per train, never per vector), with what the far end's port needs to stay consistent: the cycle its
+// consuming instruction issues and the span its vectors occupy the clock-crossing FIFO.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "loom/base/units.hpp"
+
+namespace loom::sched::detail {
+
+struct Booking {
+    Time start;                        // first bit of the train on the channel
+    Time end;                          // last bit out: start + S(count); the channel is busy over [start, end)
+    std::int64_t consumer_cycle = 0;   // issue cycle of the Forward/Receive claiming the train at the far end
+    Time first_arrival;                // first vector fully arrived at the far end (without jitter)
+    Time last_leave;                   // last vector out of the far end's FIFO (latest, jitter allowed)
+};
+
+// Per channel: bookings sorted by start, and "blocks": maximal spans of bookings separated by gaps shorter than
+// the channel's shortest train (one unit's serialization), which no train can use. A free-time query jumps a
+// block at a time, so that finding room after a long run of back-to-back trains costs one binary search.
+// Invariants kept by the scheduler (checked before insert): bookings on a channel do not overlap, their consumer
+// cycles do not decrease and their FIFO spans [first_arrival, last_leave) do not overlap.
+class ReservationTable {
+public:
+    // min_gap[c]: serialization of one unit on channel c.
+    explicit ReservationTable(std::vector<Time> min_gap);
+
+    // If [s, e) on channel c overlaps a block, the end of the first such block (the earliest a train that
+    // starts at or after s could start); nullopt if [s, e) is free. Requires e - s >= min_gap[c].
+    std::optional<Time> conflict_end(std::int32_t c, Time s, Time e) const;
+    // The earliest t >= s at which [t, t + length) overlaps no block of channel c. Requires length >= min_gap[c].
+    Time first_fit(std::int32_t c, Time s, Time length) const;
+    // The last booking that starts before s, and the first that starts at or after s.
+    const Booking* before(std::int32_t c, Time s) const;
+    const Booking* after(std::int32_t c, Time s) const;
+    void insert(std::int32_t c, const Booking& b);
+
+    const std::vector<Booking>& bookings(std::int32_t c) const { return bookings_[static_cast<std::size_t>(c)]; }
+    std::int64_t size() const { return size_; }
+    std::int64_t blocks() const;
+
+private:
+    struct Block {
+        Time start;
+        Time end;
+    };
+    std::vector<Time> min_gap_;
+    std::vector<std::vector<Booking>> bookings_;
+    std::vector<std::vector<Block>> blocks_;
+    std::int64_t size_ = 0;
+};
+
+}  // namespace loom::sched::detail

@@ -1,0 +1,260 @@
+#include "route.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "loom/base/assert.hpp"
+#include "loom/base/error.hpp"
+#include "loom/topo/hop_counts.hpp"
+#include "loom/topo/paths.hpp"
+
+namespace loom::sched::detail {
+namespace {
+
+PortMask port_bit(const topo::FrozenTopology& t, topo::VertexId v, std::int32_t port) {
+    if (port < 0 || port >= 16)
+        throw InputError(fmt::format("TSP {} ({}): port {} does not fit the schedule's 16-port masks", v,
+                                     t.vertex_name(v), port));
+    return static_cast<PortMask>(1u << static_cast<unsigned>(port));
+}
+
+bool simple(const topo::FrozenTopology& t, topo::VertexId src, const std::vector<topo::ChannelId>& path) {
+    std::vector<topo::VertexId> seen{src};
+    for (topo::ChannelId c : path) seen.push_back(t.channel(c).dst);
+    std::sort(seen.begin(), seen.end());
+    return std::adjacent_find(seen.begin(), seen.end()) == seen.end();
+}
+
+// Detours through one intermediate TSP x (any vertex but the endpoints): a minimal path to x, then a minimal path
+// to dst, strictly longer than minimal and visiting no TSP twice; by total hops, then x.
+std::vector<std::vector<topo::ChannelId>> via_tsp_paths(const topo::FrozenTopology& t, topo::VertexId src,
+                                                        topo::VertexId dst, std::size_t limit) {
+    std::vector<std::vector<topo::ChannelId>> out;
+    if (limit == 0) return out;
+    const auto from_src = topo::hops_from(t.adjacency(), src);
+    const auto to_dst = topo::hops_from(t.adjacency(), dst);
+    const std::int32_t minimal = to_dst[static_cast<std::size_t>(src)];
+    if (minimal < 0) return out;
+    std::vector<std::pair<std::int32_t, topo::VertexId>> candidates;
+    for (topo::VertexId x = 0; x < t.num_vertices(); ++x) {
+        const auto xi = static_cast<std::size_t>(x);
+        if (x == src || x == dst || from_src[xi] < 0 || to_dst[xi] < 0) continue;
+        const std::int32_t total = from_src[xi] + to_dst[xi];
+        if (total > minimal) candidates.emplace_back(total, x);
+    }
+    std::sort(candidates.begin(), candidates.end());
+    std::size_t attempts = 0;
+    for (const auto& [total, x] : candidates) {
+        if (out.size() >= limit || attempts++ >= 4 * limit) break;
+        auto first = topo::minimal_paths(t, src, x, 1);
+        auto second = topo::minimal_paths(t, x, dst, 1);
+        if (first.empty() || second.empty()) continue;
+        std::vector<topo::ChannelId> p = first[0].channels;
+        p.insert(p.end(), second[0].channels.begin(), second[0].channels.end());
+        if (simple(t, src, p)) out.push_back(std::move(p));
+    }
+    return out;
+}
+
+}  // namespace
+
+void finish_route(const Network& net, Route& r) {
+    const topo::FrozenTopology& t = net.topo;
+    const std::size_t n = r.hops.size();
+    LOOM_ASSERT(n > 0, "a route has at least one hop");
+    std::vector<std::vector<std::size_t>> children(n);
+    r.src_ports = 0;
+    for (std::size_t h = 0; h < n; ++h) {
+        const RouteHop& hop = r.hops[h];
+        const topo::Channel& ch = t.channel(hop.channel);
+        if (hop.parent < 0) {
+            LOOM_ASSERT(ch.src == r.src, "a root hop leaves the route's source");
+            r.src_ports |= port_bit(t, ch.src, ch.src_port);
+        } else {
+            LOOM_ASSERT(static_cast<std::size_t>(hop.parent) < h, "a hop comes after its parent");
+            LOOM_ASSERT(r.hops[static_cast<std::size_t>(hop.parent)].to == ch.src, "a hop leaves its parent's TSP");
+            children[static_cast<std::size_t>(hop.parent)].push_back(h);
+        }
+    }
+    std::vector<Time> latency(n);
+    r.leaf_latency.clear();
+    r.max_train = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t h = 0; h < n; ++h) {
+        RouteHop& hop = r.hops[h];
+        const Serializer& in = net.channel(hop.channel);
+        std::vector<const Serializer*> outs;
+        hop.out_ports = 0;
+        LOOM_ASSERT(hop.leaf == children[h].empty(), "exactly the hops without onward hops are leaves");
+        for (std::size_t c : children[h]) {
+            const topo::Channel& ch = t.channel(r.hops[c].channel);
+            hop.out_ports |= port_bit(t, ch.src, ch.src_port);
+            outs.push_back(&net.channel(r.hops[c].channel));
+        }
+        hop.kind = net.timing.kind(&in, outs);
+        if (!net.timing.hop_kind(hop.kind).periodic) r.max_train = std::min(r.max_train, kSlowPathTrainCap);
+        // Under the contract a Forward issues forward_cycles before its train starts, and the train may start as
+        // soon as the vector is available: forwarding itself adds no time to the bound.
+        const Time before = hop.parent < 0 ? Time::zero() : latency[static_cast<std::size_t>(hop.parent)];
+        latency[h] = before + in(1) + in.latency();
+        if (hop.leaf) r.leaf_latency.emplace_back(hop.to, latency[h]);
+    }
+    if (net.max_train_vectors > 0) r.max_train = std::min(r.max_train, net.max_train_vectors);
+}
+
+Route path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal) {
+    Route r;
+    r.src = src;
+    r.minimal = minimal;
+    for (std::size_t i = 0; i < channels.size(); ++i) {
+        RouteHop h;
+        h.channel = channels[i];
+        h.parent = static_cast<std::int32_t>(i) - 1;
+        h.to = net.topo.channel(channels[i]).dst;
+        h.leaf = i + 1 == channels.size();
+        r.hops.push_back(h);
+    }
+    finish_route(net, r);
+    return r;
+}
+
+std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
+                                         const SchedulerConfig& cfg) {
+    const auto k = static_cast<std::size_t>(std::max(cfg.max_paths, 1));
+    std::vector<Route> out;
+    for (const topo::Path& p : topo::minimal_paths(net.topo, src, dst, k)) {
+        out.push_back(path_route(net, p.channels, src, true));
+    }
+    if (!cfg.allow_nonminimal || out.empty() || out.size() >= k) return out;
+    const std::size_t room = k - out.size();
+    NonminimalVia via = cfg.nonminimal_via;
+    if (via == NonminimalVia::Auto) via = net.topo.num_nodes() > 1 ? NonminimalVia::Node : NonminimalVia::Tsp;
+    if (via == NonminimalVia::Tsp) {
+        for (auto& p : via_tsp_paths(net.topo, src, dst, room)) out.push_back(path_route(net, p, src, false));
+    } else {
+        const topo::Via v = via == NonminimalVia::Node ? topo::Via::Node : topo::Via::Group;
+        for (const topo::Path& p : topo::nonminimal_paths(net.topo, src, dst, v, room)) {
+            out.push_back(path_route(net, p.channels, src, false));
+        }
+    }
+    return out;
+}
+
+std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const std::vector<topo::VertexId>& dsts,
+                                 const SchedulerConfig& cfg) {
+    const topo::FrozenTopology& t = net.topo;
+    // The union tree: for every TSP in it, the channel that reaches it (kNoChannel for src).
+    std::map<topo::VertexId, topo::ChannelId> via{{src, topo::kNoChannel}};
+    std::vector<topo::ChannelId> order;  // channels in the order they joined (parents first)
+    const auto k = static_cast<std::size_t>(std::max(cfg.max_paths, 16));
+    for (topo::VertexId d : dsts) {
+        if (via.count(d)) continue;  // already reached on the way to another destination
+        const auto candidates = topo::minimal_paths(t, src, d, k);
+        if (candidates.empty()) return {};
+        // The part of each candidate after its last TSP in the tree; the shortest such part joins.
+        std::size_t best = 0;
+        std::size_t best_from = 0;
+        std::size_t best_len = std::numeric_limits<std::size_t>::max();
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const auto& path = candidates[i].channels;
+            std::size_t from = 0;  // first channel of the new part
+            for (std::size_t j = 0; j < path.size(); ++j) {
+                if (via.count(t.channel(path[j]).dst)) from = j + 1;
+            }
+            if (path.size() - from < best_len) {
+                best = i;
+                best_from = from;
+                best_len = path.size() - from;
+            }
+        }
+        const auto& path = candidates[best].channels;
+        for (std::size_t j = best_from; j < path.size(); ++j) {
+            via[t.channel(path[j]).dst] = path[j];
+            order.push_back(path[j]);
+        }
+    }
+    auto is_dst = [&](topo::VertexId v) { return std::find(dsts.begin(), dsts.end(), v) != dsts.end(); };
+    // Single-vector latency through the union tree, for the lower bound.
+    std::map<topo::VertexId, Time> latency{{src, Time::zero()}};
+    for (topo::ChannelId c : order) {
+        const Serializer& s = net.channel(c);
+        latency[t.channel(c).dst] = latency.at(t.channel(c).src) + s(1) + s.latency();
+    }
+    // Cut at destinations: the route of a channel is the one rooted at the nearest destination (or src) above it.
+    std::vector<Route> out;
+    std::map<topo::VertexId, std::int32_t> route_of_root;  // root TSP -> index in out
+    std::map<topo::VertexId, std::pair<std::int32_t, std::int32_t>> hop_of;  // TSP -> (route, hop reaching it)
+    auto root_route = [&](topo::VertexId root, std::int32_t feeder) {
+        auto it = route_of_root.find(root);
+        if (it != route_of_root.end()) return it->second;
+        Route r;
+        r.src = root;
+        r.minimal = true;
+        r.feeder = feeder;
+        out.push_back(std::move(r));
+        const auto index = static_cast<std::int32_t>(out.size()) - 1;
+        route_of_root[root] = index;
+        return index;
+    };
+    root_route(src, -1);
+    for (topo::ChannelId c : order) {
+        const topo::VertexId from = t.channel(c).src;
+        const topo::VertexId to = t.channel(c).dst;
+        std::int32_t r = 0;
+        std::int32_t parent = -1;
+        if (from == src) {
+            r = route_of_root.at(src);
+        } else if (is_dst(from)) {
+            r = root_route(from, hop_of.at(from).first);  // a relay from that destination
+        } else {
+            std::tie(r, parent) = hop_of.at(from);
+        }
+        RouteHop h;
+        h.channel = c;
+        h.parent = parent;
+        h.to = to;
+        out[static_cast<std::size_t>(r)].hops.push_back(h);
+        hop_of[to] = {r, static_cast<std::int32_t>(out[static_cast<std::size_t>(r)].hops.size()) - 1};
+    }
+    // Leaves are the hops nothing continues from within their route (destinations, by construction).
+    for (Route& r : out) {
+        std::vector<bool> has_child(r.hops.size(), false);
+        for (const RouteHop& h : r.hops) {
+            if (h.parent >= 0) has_child[static_cast<std::size_t>(h.parent)] = true;
+        }
+        for (std::size_t i = 0; i < r.hops.size(); ++i) {
+            r.hops[i].leaf = !has_child[i];
+            LOOM_ASSERT(r.hops[i].leaf == is_dst(r.hops[i].to), "fan-out routes end exactly at destinations");
+        }
+        finish_route(net, r);
+        for (auto& [leaf, lat] : r.leaf_latency) lat = latency.at(leaf);
+    }
+    return out;
+}
+
+std::pair<Route, Route> split_route(const Network& net, const Route& path, std::size_t at) {
+    LOOM_ASSERT(at + 1 < path.hops.size(), "a staging split needs hops on both sides");
+    Route first;
+    first.src = path.src;
+    first.minimal = path.minimal;
+    for (std::size_t i = 0; i <= at; ++i) {
+        RouteHop h = path.hops[i];
+        h.leaf = i == at;
+        first.hops.push_back(h);
+    }
+    Route second;
+    second.src = path.hops[at].to;
+    second.minimal = path.minimal;
+    for (std::size_t i = at + 1; i < path.hops.size(); ++i) {
+        RouteHop h = path.hops[i];
+        h.parent = i == at + 1 ? -1 : h.parent - static_cast<std::int32_t>(at + 1);
+        second.hops.push_back(h);
+    }
+    finish_route(net, first);
+    finish_route(net, second);
+    return {std::move(first), std::move(second)};
+}
+
+}  // namespace loom::sched::detail

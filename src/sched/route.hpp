@@ -1,0 +1,83 @@
+// Routes the scheduler places trains on: a path (one destination) or a tree (fan-out: one train forwarded to several
+// ports at a branching TSP), with each hop's consumer (Forward or Receive) and timing kind; and the candidate routes
+// of a transfer: minimal paths, non-minimal detours, fan-out trees, and the two halves of a staged path.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "hop_timing.hpp"
+#include "loom/sched/schedule.hpp"
+#include "loom/sched/scheduler_config.hpp"
+#include "loom/topo/frozen_topology.hpp"
+#include "loom/topo/link_class.hpp"
+
+namespace loom::sched::detail {
+
+// Trains through hops whose per-vector pattern is not periodic are evaluated vector by vector: keep them short.
+inline constexpr std::int64_t kSlowPathTrainCap = 256;
+
+// The machine as the scheduler sees it: topology, the pace of every link class, the hop arithmetic.
+struct Network {
+    const topo::FrozenTopology& topo;
+    std::array<Serializer, topo::kLinkClassCount> pace;
+    HopTiming& timing;
+    std::int64_t max_train_vectors = 0;  // SchedulerConfig::max_train_vectors (0: none)
+
+    const Serializer& channel(topo::ChannelId c) const {
+        return pace[topo::index_of(topo.channel(c).link_class)];
+    }
+};
+
+struct RouteHop {
+    topo::ChannelId channel = 0;
+    std::int32_t parent = -1;  // the hop that brings the train to this hop's sender; -1: the route's source sends
+    topo::VertexId to = 0;
+    bool leaf = false;         // the consumer at `to` is a Receive (a destination or a staging point)
+    PortMask out_ports = 0;    // !leaf: the ports the Forward at `to` sends on
+    std::int32_t kind = 0;     // HopTiming kind
+};
+
+struct Route {
+    topo::VertexId src = 0;
+    PortMask src_ports = 0;      // the ports the Send at the source sends on
+    std::vector<RouteHop> hops;  // every hop after its parent
+    bool minimal = true;
+    std::int64_t max_train = std::numeric_limits<std::int64_t>::max();
+    // Lower bound of one vector's latency from the start of its train at the source to its arrival at each leaf
+    // (serialization of one vector and latency of every hop), by leaf. For a relay, counted from the transfer's
+    // source through the routes that feed it.
+    std::vector<std::pair<topo::VertexId, Time>> leaf_latency;
+    // Fan-out relay: the route (index in the same list) that delivers the tensor to this route's source, a
+    // destination that sends it on from its memory once it is all there; -1 when the source is the transfer's.
+    std::int32_t feeder = -1;
+};
+
+// Finishes a route whose hops (channel, parent, to, leaf) are set: ports, kinds, train cap, leaf latencies.
+void finish_route(const Network& net, Route& r);
+
+// A path as a route; its last hop is the leaf.
+Route path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal);
+
+// Candidate routes of a point-to-point transfer: minimal paths (at most max_paths), then non-minimal ones up to
+// max_paths in all when allowed.
+std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
+                                         const SchedulerConfig& cfg);
+
+// Fan-out: one tree from src that reaches every destination, each channel once, cut into routes so that every
+// destination is a leaf (a TSP cannot both receive a train and forward it: rule 4 gives each vector to one
+// instruction). Destinations join the tree in order, each through the minimal path (among at most
+// max(max_paths, 16)) that adds the fewest hops: the path's part after the last TSP already in the tree is
+// attached there. A destination inside the tree (one that others are reached through) ends the route that reaches
+// it and becomes the source of a relay route (`feeder` set) that sends the tensor on from its memory. Routes come
+// feeders first; no two share a channel, so no vector crosses a channel twice.
+std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const std::vector<topo::VertexId>& dsts,
+                                 const SchedulerConfig& cfg);
+
+// The two halves of a path route split at the TSP hop `at` arrives at (0 <= at < hops - 1): the first ends with a
+// Receive there (staging), the second starts with a Send from there.
+std::pair<Route, Route> split_route(const Network& net, const Route& path, std::size_t at);
+
+}  // namespace loom::sched::detail

@@ -1,0 +1,309 @@
+#include "loom/workload/transfer.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <map>
+#include <queue>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "loom/base/assert.hpp"
+#include "loom/base/error.hpp"
+#include "loom/base/rng.hpp"
+
+namespace loom::workload {
+
+std::int64_t Transfer::vectors(Bytes unit_payload) const {
+    const std::int64_t u = unit_payload.count();
+    return (bytes.count() + u - 1) / u;
+}
+
+std::int64_t TransferSet::total_vectors(Bytes unit_payload) const {
+    std::int64_t n = 0;
+    for (const Transfer& t : transfers) n += t.vectors(unit_payload);
+    return n;
+}
+
+std::int64_t TransferSet::total_bytes() const {
+    std::int64_t n = 0;
+    for (const Transfer& t : transfers) n += t.bytes.count();
+    return n;
+}
+
+std::int64_t TransferSet::index_of(TransferId id) const {
+    for (std::size_t i = 0; i < transfers.size(); ++i) {
+        if (transfers[i].id == id) return static_cast<std::int64_t>(i);
+    }
+    return -1;
+}
+
+config::Schema<TransferSetConfig> transfer_set_schema() {
+    using S = TransferSpec;
+    config::Schema<S> spec("one tensor transfer");
+    spec.field("id", &S::id, "transfer id, unique (default: position in the list)")
+        .range(0, std::numeric_limits<std::uint32_t>::max());
+    spec.field("src", &S::src, "source TSP (vertex id)").range(0, std::numeric_limits<std::int32_t>::max()).required();
+    spec.field("dsts", &S::dsts, "destination TSPs (vertex ids); more than one is a fan-out")
+        .range(0, std::numeric_limits<std::int32_t>::max())
+        .required();
+    spec.field("bytes", &S::bytes, "tensor size (sent as 320-byte vectors)")
+        .range(Bytes(1), Bytes(std::int64_t{1} << 40))
+        .required();
+    spec.field("earliest", &S::earliest, "the transfer may not start before this time").at_least(Time::zero());
+    spec.field("deps", &S::deps, "ids of transfers that must complete first")
+        .range(0, std::numeric_limits<std::uint32_t>::max());
+    spec.field("compute_before", &S::compute_before,
+               "compute time after the last dependency completes, before this transfer may start")
+        .at_least(Time::zero());
+    spec.field("src_address", &S::src_address, "byte offset of the tensor in the source's memory")
+        .range(0, std::int64_t{1} << 40);
+    spec.field("dst_address", &S::dst_address, "byte offset written in every destination's memory")
+        .range(0, std::int64_t{1} << 40);
+
+    using R = RandomTransfers;
+    config::Schema<R> random("random point-to-point transfers between compute TSPs");
+    random.field("count", &R::count, "number of random transfers (0: none)").range(0, std::int64_t{1} << 32);
+    random.field("bytes", &R::bytes, "size of every random transfer").range(Bytes(1), Bytes(std::int64_t{1} << 40));
+    random.field("seed", &R::seed, "seed of the generator").range(0, std::numeric_limits<std::int64_t>::max());
+    random.field("fanout", &R::fanout, "destinations per transfer").range(1, 1 << 20);
+    random.field("dependency_probability", &R::dependency_probability,
+                 "probability that a transfer depends on one earlier random transfer")
+        .range(0.0, 1.0);
+
+    using C = TransferSetConfig;
+    config::Schema<C> s("tensor transfers for the compile-time scheduler: an explicit list and/or random ones");
+    s.list("transfers", &C::transfers, spec, "explicit transfers");
+    s.section("random", &C::random, random, "random transfers, appended after the explicit ones");
+    return s;
+}
+
+namespace {
+
+std::string at(const std::string& pointer, std::size_t i, const std::string& key) {
+    return config::child_pointer(config::child_pointer(config::child_pointer(pointer, "transfers"), i), key);
+}
+
+// Problems with one endpoint, or nullopt.
+std::optional<std::string> endpoint_problem(const topo::FrozenTopology& t, topo::VertexId v) {
+    if (v < 0 || v >= t.num_vertices())
+        return fmt::format("TSP {} is not in the topology (0..{})", v, t.num_vertices() - 1);
+    const topo::VertexInfo& info = t.vertex(v);
+    if (info.spare || info.terminals <= 0)
+        return fmt::format("TSP {} ({}) is a spare: it may forward but is never an endpoint", v, t.vertex_name(v));
+    return std::nullopt;
+}
+
+}  // namespace
+
+void validate(const TransferSet& s, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
+              const std::string& pointer, config::Errors& errors, Bytes unit_payload) {
+    const std::size_t n = s.transfers.size();
+    std::map<TransferId, std::size_t> position;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Transfer& x = s.transfers[i];
+        auto [it, inserted] = position.emplace(x.id, i);
+        if (!inserted)
+            errors.add(at(pointer, i, "id"), fmt::format("duplicate id {} (also transfer {})", x.id, it->second));
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const Transfer& x = s.transfers[i];
+        if (auto p = endpoint_problem(t, x.src)) errors.add(at(pointer, i, "src"), *p);
+        if (x.dsts.empty()) errors.add(at(pointer, i, "dsts"), "expected at least one destination");
+        for (std::size_t j = 0; j < x.dsts.size(); ++j) {
+            const std::string where = config::child_pointer(at(pointer, i, "dsts"), j);
+            const topo::VertexId d = x.dsts[j];
+            if (d == x.src) {
+                errors.add(where, fmt::format("self-transfer: destination {} is the source", d));
+                continue;
+            }
+            if (auto p = endpoint_problem(t, d)) errors.add(where, *p);
+            for (std::size_t k = 0; k < j; ++k) {
+                if (x.dsts[k] == d) {
+                    errors.add(where, fmt::format("destination {} repeated (also at position {})", d, k));
+                    break;
+                }
+            }
+        }
+        if (x.bytes.count() < 1) errors.add(at(pointer, i, "bytes"), "expected at least 1 byte");
+        if (x.earliest < Time::zero()) errors.add(at(pointer, i, "earliest"), "must not be negative");
+        if (x.compute_before < Time::zero()) errors.add(at(pointer, i, "compute_before"), "must not be negative");
+        const std::int64_t padded = x.bytes.count() > 0 ? x.vectors(unit_payload) * unit_payload.count() : 0;
+        auto check_address = [&](const char* key, std::int64_t address) {
+            if (address < 0) {
+                errors.add(at(pointer, i, key), fmt::format("expected a non-negative offset, got {}", address));
+            } else if (address > chip.memory.count() - padded) {
+                errors.add(at(pointer, i, key),
+                           fmt::format("{} ({} vectors) at offset {} does not fit in the TSP's {} of memory",
+                                       to_string(x.bytes), padded / unit_payload.count(), address,
+                                       to_string(chip.memory)));
+            }
+        };
+        check_address("src_address", x.src_address);
+        check_address("dst_address", x.dst_address);
+        for (std::size_t j = 0; j < x.deps.size(); ++j) {
+            if (!position.count(x.deps[j]))
+                errors.add(config::child_pointer(at(pointer, i, "deps"), j),
+                           fmt::format("no transfer with id {}", x.deps[j]));
+        }
+    }
+
+    // Dependency cycles: depth-first search over known dependencies; each cycle is reported once, at the
+    // transfer where the search closed it, listing the ids around it.
+    enum class Mark : std::uint8_t { New, Open, Done };
+    std::vector<Mark> mark(n, Mark::New);
+    std::vector<std::size_t> stack;
+    std::function<void(std::size_t)> visit = [&](std::size_t i) {
+        mark[i] = Mark::Open;
+        stack.push_back(i);
+        for (TransferId d : s.transfers[i].deps) {
+            auto it = position.find(d);
+            if (it == position.end()) continue;
+            const std::size_t j = it->second;
+            if (mark[j] == Mark::Open) {
+                std::string ring;
+                auto from = std::find(stack.begin(), stack.end(), j);
+                for (auto k = from; k != stack.end(); ++k) ring += fmt::format("{} -> ", s.transfers[*k].id);
+                ring += fmt::format("{}", s.transfers[j].id);
+                errors.add(at(pointer, i, "deps"), fmt::format("dependency cycle: {} (each waits for the next)", ring));
+            } else if (mark[j] == Mark::New) {
+                visit(j);
+            }
+        }
+        stack.pop_back();
+        mark[i] = Mark::Done;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        if (mark[i] == Mark::New) visit(i);
+    }
+}
+
+TransferSet random_transfers(const RandomTransfers& r, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
+                             TransferId first_id, const std::string& pointer, config::Errors& errors,
+                             Bytes unit_payload) {
+    TransferSet out;
+    if (r.count <= 0) return out;
+    std::vector<topo::VertexId> compute;
+    for (topo::VertexId v = 0; v < t.num_vertices(); ++v) {
+        if (!t.vertex(v).spare && t.vertex(v).terminals > 0) compute.push_back(v);
+    }
+    const auto needed = static_cast<std::size_t>(r.fanout) + 1;
+    if (compute.size() < needed) {
+        errors.add(config::child_pointer(pointer, "fanout"),
+                   fmt::format("{} destinations per transfer need {} compute TSPs, the topology has {}", r.fanout,
+                               needed, compute.size()));
+        return out;
+    }
+    const std::int64_t unit = unit_payload.count();
+    const std::int64_t size = ((r.bytes.count() + unit - 1) / unit) * unit;  // whole vectors
+    if (size > chip.memory.count()) {
+        errors.add(config::child_pointer(pointer, "bytes"),
+                   fmt::format("{} does not fit in the TSP's {} of memory", to_string(r.bytes), to_string(chip.memory)));
+        return out;
+    }
+    // Next free offset of each TSP's memory, for reads and for writes (laid out one after another, wrapping).
+    std::vector<std::int64_t> next_read(static_cast<std::size_t>(t.num_vertices()), 0);
+    std::vector<std::int64_t> next_write(static_cast<std::size_t>(t.num_vertices()), 0);
+    auto take = [&](std::int64_t& next) {
+        if (next + size > chip.memory.count()) next = 0;
+        const std::int64_t a = next;
+        next += size;
+        return a;
+    };
+    Rng rng(derive(static_cast<std::uint64_t>(r.seed), std::string_view("workload.random")));
+    out.transfers.reserve(static_cast<std::size_t>(r.count));
+    std::vector<topo::VertexId> dsts;
+    for (std::int64_t i = 0; i < r.count; ++i) {
+        Transfer x;
+        x.id = first_id + static_cast<TransferId>(i);
+        x.src = compute[rng.uniform(compute.size())];
+        dsts.clear();
+        while (dsts.size() < static_cast<std::size_t>(r.fanout)) {
+            const topo::VertexId d = compute[rng.uniform(compute.size())];
+            if (d != x.src && std::find(dsts.begin(), dsts.end(), d) == dsts.end()) dsts.push_back(d);
+        }
+        x.dsts = dsts;
+        x.bytes = r.bytes;
+        x.src_address = take(next_read[static_cast<std::size_t>(x.src)]);
+        // One address for every destination: the furthest of their next free offsets.
+        std::int64_t w = 0;
+        for (topo::VertexId d : x.dsts) w = std::max(w, next_write[static_cast<std::size_t>(d)]);
+        if (w + size > chip.memory.count()) w = 0;
+        for (topo::VertexId d : x.dsts) next_write[static_cast<std::size_t>(d)] = w + size;
+        x.dst_address = w;
+        if (i > 0 && r.dependency_probability > 0.0 && rng.bernoulli(r.dependency_probability))
+            x.deps.push_back(first_id + static_cast<TransferId>(rng.uniform(static_cast<std::uint64_t>(i))));
+        out.transfers.push_back(std::move(x));
+    }
+    return out;
+}
+
+TransferSet make_transfer_set(const TransferSetConfig& c, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
+                              const std::string& pointer, Bytes unit_payload) {
+    TransferSet s;
+    s.transfers.reserve(c.transfers.size());
+    std::int64_t next_id = 0;
+    for (std::size_t i = 0; i < c.transfers.size(); ++i) {
+        const TransferSpec& e = c.transfers[i];
+        Transfer x;
+        const std::int64_t id = e.id.value_or(static_cast<std::int64_t>(i));
+        x.id = static_cast<TransferId>(id);
+        next_id = std::max(next_id, id + 1);
+        x.src = static_cast<topo::VertexId>(e.src);
+        for (std::int64_t d : e.dsts) x.dsts.push_back(static_cast<topo::VertexId>(d));
+        x.bytes = e.bytes;
+        x.earliest = e.earliest;
+        for (std::int64_t d : e.deps) x.deps.push_back(static_cast<TransferId>(d));
+        x.compute_before = e.compute_before;
+        x.src_address = e.src_address;
+        x.dst_address = e.dst_address;
+        s.transfers.push_back(std::move(x));
+    }
+    config::Errors errors;
+    validate(s, t, chip, pointer, errors, unit_payload);
+    if (c.random.count > 0 && next_id + c.random.count > std::int64_t{std::numeric_limits<TransferId>::max()} + 1) {
+        errors.add(config::child_pointer(config::child_pointer(pointer, "random"), "count"),
+                   "random transfer ids would not fit in 32 bits");
+    } else {
+        TransferSet random = random_transfers(c.random, t, chip, static_cast<TransferId>(next_id),
+                                              config::child_pointer(pointer, "random"), errors, unit_payload);
+        for (Transfer& x : random.transfers) s.transfers.push_back(std::move(x));
+    }
+    errors.throw_if_any();
+    return s;
+}
+
+std::vector<std::size_t> topological_order(const TransferSet& s) {
+    const std::size_t n = s.transfers.size();
+    std::map<TransferId, std::size_t> position;
+    for (std::size_t i = 0; i < n; ++i) position.emplace(s.transfers[i].id, i);
+    std::vector<std::size_t> waiting(n, 0);
+    std::vector<std::vector<std::size_t>> dependents(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        for (TransferId d : s.transfers[i].deps) {
+            auto it = position.find(d);
+            LOOM_ASSERT(it != position.end(), "topological_order: unknown dependency");
+            dependents[it->second].push_back(i);
+            ++waiting[i];
+        }
+    }
+    std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (waiting[i] == 0) ready.push(i);
+    }
+    std::vector<std::size_t> order;
+    order.reserve(n);
+    while (!ready.empty()) {
+        const std::size_t i = ready.top();
+        ready.pop();
+        order.push_back(i);
+        for (std::size_t j : dependents[i]) {
+            if (--waiting[j] == 0) ready.push(j);
+        }
+    }
+    LOOM_ASSERT(order.size() == n, "topological_order: dependency cycle");
+    return order;
+}
+
+}  // namespace loom::workload

@@ -1,0 +1,142 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "loom/base/clock_domain.hpp"
+#include "route.hpp"
+#include "sched_fixtures.hpp"
+
+using loom::sched::SchedulerConfig;
+using loom::sched::detail::HopTiming;
+using loom::sched::detail::Network;
+using loom::sched::detail::Route;
+using loom::sched::detail::Serializer;
+using loom::topo::FrozenTopology;
+namespace fx = loom::sched::test;
+
+namespace {
+
+struct Machine {
+    explicit Machine(FrozenTopology topo)
+        : t(std::move(topo)),
+          timing(loom::ClockDomain(loom::Frequency::mhz(900)), 178, 0, 4, loom::Time::zero()),
+          net{t, paces(), timing, 0} {}
+    static std::array<Serializer, loom::topo::kLinkClassCount> paces() {
+        std::array<Serializer, loom::topo::kLinkClassCount> p;
+        for (auto c : loom::topo::kAllLinkClasses)
+            p[loom::topo::index_of(c)] = Serializer(loom::topo::LinkClassTiming{}.timing(c));
+        return p;
+    }
+    FrozenTopology t;
+    HopTiming timing;
+    Network net;
+};
+
+// The TSPs a route's hops reach, and a check that each hop leaves its parent's TSP.
+std::vector<loom::topo::VertexId> reached(const FrozenTopology& t, const Route& r) {
+    std::vector<loom::topo::VertexId> out;
+    for (const auto& h : r.hops) {
+        const auto from = h.parent < 0 ? r.src : r.hops[static_cast<std::size_t>(h.parent)].to;
+        CHECK(t.channel(h.channel).src == from);
+        CHECK(t.channel(h.channel).dst == h.to);
+        out.push_back(h.to);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("Point-to-point candidates are the minimal path first, then longer detours, up to max_paths") {
+    Machine m(fx::system264());
+    SchedulerConfig cfg;
+    const auto routes = loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg);
+    REQUIRE(routes.size() == 8);
+    CHECK(routes[0].minimal);
+    const auto minimal_hops = routes[0].hops.size();
+    for (std::size_t i = 1; i < routes.size(); ++i) {
+        CHECK_FALSE(routes[i].minimal);
+        CHECK(routes[i].hops.size() > minimal_hops);
+    }
+    for (const Route& r : routes) {
+        const auto v = reached(m.t, r);
+        CHECK(v.back() == 13);
+        CHECK(std::set<loom::topo::VertexId>(v.begin(), v.end()).size() == v.size());
+        REQUIRE(r.leaf_latency.size() == 1);
+        CHECK(r.hops.back().leaf);
+        CHECK(std::count_if(r.hops.begin(), r.hops.end(), [](const auto& h) { return h.leaf; }) == 1);
+    }
+    cfg.allow_nonminimal = false;
+    CHECK(loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg).size() == 1);
+}
+
+TEST_CASE("Detours inside one node turn at another TSP of the node") {
+    Machine m(fx::node_of(8));
+    const auto routes = loom::sched::detail::point_to_point_routes(m.net, 0, 1, SchedulerConfig{});
+    REQUIRE(routes.size() == 7);  // the direct link and six 2-hop detours
+    CHECK(routes[0].hops.size() == 1);
+    std::set<loom::topo::VertexId> via;
+    for (std::size_t i = 1; i < routes.size(); ++i) {
+        REQUIRE(routes[i].hops.size() == 2);
+        via.insert(routes[i].hops[0].to);
+    }
+    CHECK(via == std::set<loom::topo::VertexId>{2, 3, 4, 5, 6, 7});
+}
+
+TEST_CASE("Fan-out trees make every destination a leaf and share the path to another node") {
+    Machine m(fx::system264());
+    const std::vector<loom::topo::VertexId> dsts{9, 10, 11, 3};
+    const auto trees = loom::sched::detail::fanout_routes(m.net, 0, dsts, SchedulerConfig{});
+    REQUIRE_FALSE(trees.empty());
+    std::multiset<loom::topo::VertexId> leaves;
+    std::size_t hops = 0;
+    for (const Route& r : trees) {
+        reached(m.t, r);
+        hops += r.hops.size();
+        for (const auto& h : r.hops) {
+            if (h.leaf) {
+                leaves.insert(h.to);
+                CHECK(h.out_ports == 0);
+            } else {
+                CHECK(h.out_ports != 0);
+                CHECK(std::find(dsts.begin(), dsts.end(), h.to) == dsts.end());
+            }
+        }
+    }
+    CHECK(leaves == std::multiset<loom::topo::VertexId>{3, 9, 10, 11});
+    // Separate paths would take at least 3 hops to each of 9, 10, 11 and 1 to 3: sharing saves hops.
+    CHECK(hops < 10);
+}
+
+TEST_CASE("A path split for staging ends in a Receive at the split and restarts with a Send there") {
+    Machine m(fx::chain3());
+    const Route path = loom::sched::detail::path_route(m.net, {m.t.channel_at(0, 0), m.t.channel_at(1, 1)}, 0, true);
+    const auto [first, second] = loom::sched::detail::split_route(m.net, path, 0);
+    REQUIRE(first.hops.size() == 1);
+    CHECK(first.hops[0].leaf);
+    CHECK(first.hops[0].to == 1);
+    CHECK(second.src == 1);
+    REQUIRE(second.hops.size() == 1);
+    CHECK(second.hops[0].parent == -1);
+    CHECK(second.src_ports == 0b10);
+    CHECK(second.hops[0].to == 2);
+}
+
+TEST_CASE("A fan-out through one of its destinations is relayed from that destination's memory") {
+    Machine m(fx::chain3());
+    const auto routes = loom::sched::detail::fanout_routes(m.net, 0, {2, 1}, SchedulerConfig{});
+    REQUIRE(routes.size() == 2);
+    CHECK(routes[0].src == 0);
+    CHECK(routes[0].feeder == -1);
+    REQUIRE(routes[0].hops.size() == 1);
+    CHECK(routes[0].hops[0].leaf);
+    CHECK(routes[0].hops[0].to == 1);
+    CHECK(routes[1].src == 1);
+    CHECK(routes[1].feeder == 0);
+    REQUIRE(routes[1].hops.size() == 1);
+    CHECK(routes[1].hops[0].to == 2);
+    // The relay's leaf latency counts from TSP 0: two hops of 26240 + 497750 ps.
+    REQUIRE(routes[1].leaf_latency.size() == 1);
+    CHECK(routes[1].leaf_latency[0].second == loom::Time::ps(2 * (fx::kVectorPs + fx::kLatencyPs)));
+}

@@ -1,0 +1,177 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "loom/sched/scheduler.hpp"
+#include "loom/sched/verifier.hpp"
+#include "sched_fixtures.hpp"
+
+using loom::Time;
+using loom::sched::compile;
+using loom::sched::Op;
+using loom::sched::Schedule;
+using loom::sched::verify;
+using loom::topo::ChipConfig;
+using loom::topo::FrozenTopology;
+using loom::topo::LinkClassTiming;
+using loom::workload::TransferSet;
+namespace fx = loom::sched::test;
+
+namespace {
+
+loom::sched::Instruction& find(Schedule& s, std::uint32_t tsp, Op op, std::uint32_t transfer) {
+    for (auto& p : s.programs) {
+        if (p.tsp != tsp) continue;
+        for (auto& i : p.instructions) {
+            if (i.op == op && i.transfer == transfer) return i;
+        }
+    }
+    FAIL("instruction not found");
+    throw 0;
+}
+
+bool any(const std::vector<std::string>& problems, const std::string& part) {
+    return std::any_of(problems.begin(), problems.end(),
+                       [&](const std::string& p) { return p.find(part) != std::string::npos; });
+}
+
+std::string all(const std::vector<std::string>& problems) {
+    std::string s;
+    for (const auto& p : problems) s += p + "\n";
+    return s;
+}
+
+// Two transfers of 3 vectors from TSP 0 to TSP 1 of a two-TSP node: the second is sent at cycle 71.
+Schedule two_transfers(const FrozenTopology& t, TransferSet& set) {
+    set.transfers.push_back(fx::transfer(0, 0, {1}, 3));
+    set.transfers.push_back(fx::transfer(1, 0, {1}, 3));
+    set.transfers[1].dst_address = 960;
+    return compile(t, LinkClassTiming{}, ChipConfig{}, set);
+}
+
+}  // namespace
+
+TEST_CASE("The verifier accepts the schedules the scheduler makes") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    const Schedule s = two_transfers(t, set);
+    CHECK(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+}
+
+TEST_CASE("The verifier reports a double-booked channel with the link, both transfers and the time") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    Schedule s = two_transfers(t, set);
+    find(s, 0, Op::Send, 1).cycle = 50;  // edge(50) = 55555 < 78720, the end of transfer 0's train
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    INFO(all(p));
+    CHECK(any(p, "channel 0 (node0.tsp0 port 0 -> node0.tsp1 port 0) double-booked at 55555ps: transfer 0"));
+    CHECK(any(p, "has no reservation"));
+}
+
+TEST_CASE("The verifier reports overlapping reservations") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    Schedule s = two_transfers(t, set);
+    REQUIRE(s.reservations.size() == 2);
+    s.reservations[0].end = s.reservations[1].start + Time::ps(1);
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    INFO(all(p));
+    CHECK(any(p, "double-booked at 78888ps: reservation [0ps, 78889ps) of transfer 0 overlaps"));
+}
+
+TEST_CASE("The verifier reports a forward that issues before its vectors are available") {
+    const FrozenTopology t = fx::chain3();
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(0, 0, {2}, 3));
+    Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    auto& fwd = find(s, 1, Op::Forward, 0);
+    REQUIRE(fwd.cycle == 295);
+    fwd.cycle = 294;  // its train would start at edge(472) = 524444, before vector 2 is available by its slot
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    INFO(all(p));
+    CHECK(any(p, "TSP 1 (node0.tsp1) port 0: TSP 1 (node0.tsp1) forward #0 (cycle 294, transfer 0, vectors 0..2) is "
+                 "late: transfer 0 vector 1 is available at 551111ps but needed by 550684ps"));
+}
+
+TEST_CASE("The verifier reports a receive that issues too early") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    Schedule s = two_transfers(t, set);
+    find(s, 1, Op::Receive, 0).cycle = 472;
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    INFO(all(p));
+    CHECK(any(p, "receive #0 (cycle 472, transfer 0, vectors 0..2) is late"));
+}
+
+TEST_CASE("The verifier reports a clock-crossing FIFO overflow with the TSP, port and time") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(0, 0, {1}, 10));
+    Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    auto& rcv = find(s, 1, Op::Receive, 0);
+    rcv.cycle += 200;  // 222 ns late: vectors keep arriving every 26.24 ns and wait
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    INFO(all(p));
+    // Vectors arrive at 523990 + 26240 (i - 1); the fifth, at 628950 ps, finds four waiting.
+    CHECK(any(p, "TSP 1 (node0.tsp1) port 0: clock-crossing FIFO overflow at 628950ps: 5 vectors held, depth 4"));
+    // A deeper FIFO absorbs it.
+    ChipConfig deep;
+    deep.fifo_depth = 16;
+    CHECK(verify(s, t, LinkClassTiming{}, deep).empty());
+}
+
+TEST_CASE("The verifier reports vectors nobody claims and instructions that wait for nothing") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    Schedule s = two_transfers(t, set);
+    auto& p1 = s.programs.back();
+    REQUIRE(p1.tsp == 1);
+    p1.instructions.erase(p1.instructions.begin() + 1);  // drop transfer 1's Receive
+    auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    CHECK(any(p, "port 0: 3 vectors arrive where no instruction expects them, the first transfer 1 vector 0 at "
+                 "602878ps"));
+    p1.instructions[0].count = 5;
+    p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    CHECK(any(p, "claims transfer 1 vector 0 (arrival order) where it names transfer 0 vector 3"));
+}
+
+TEST_CASE("The verifier reports predictions and reservations that disagree with the instructions") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    Schedule s = two_transfers(t, set);
+    s.predicted[0].train_start += Time::ps(1);
+    s.reservations[1].count = 2;
+    s.makespan = Time::ps(5);
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
+    INFO(all(p));
+    CHECK(any(p, "predicted arrivals of the train of transfer 0 vectors 0..2"));
+    CHECK(any(p, "reservation [78888ps, 157608ps) transfer 1 vectors 0+2 differs from the train"));
+    CHECK(any(p, "makespan is 5ps"));
+}
+
+TEST_CASE("With the transfers the verifier checks delivery and dependency order") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(0, 0, {1}, 3));
+    set.transfers.push_back(fx::transfer(1, 1, {0}, 3, {0}));
+    Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    find(s, 1, Op::Send, 1).cycle = 100;  // before transfer 0 is in memory
+    find(s, 0, Op::Receive, 1).cycle = 700;
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{}, &set);
+    INFO(all(p));
+    CHECK(any(p, "transfer 1: first Send issues at 111111ps before it is ready"));
+}
+
+TEST_CASE("The verifier caps its report and says how much it left out") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    Schedule s = two_transfers(t, set);
+    for (auto& r : s.reservations) r.transfer = 99;
+    s.makespan = Time::ps(1);
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{}, nullptr, 2);
+    REQUIRE(p.size() == 3);
+    CHECK(p[2] == "... and 1 more problems");
+}
