@@ -51,6 +51,7 @@ void BM_Hold(benchmark::State& state) {
         q.push(Event{e.time + inc[k++ & mask], counter++, e.target, e.arg});
     }
     peak_bytes = std::max(peak_bytes, q.bytes_held());
+    if constexpr (requires { q.peak_bytes(); }) peak_bytes = std::max(peak_bytes, q.peak_bytes());
     state.SetItemsProcessed(state.iterations());
     state.counters["bytes_per_event"] = static_cast<double>(peak_bytes) / static_cast<double>(n);
 }

@@ -27,6 +27,7 @@ struct CommonFlags {
     std::string format = "table";
     bool json = false;
     bool quiet = false;
+    std::string trace;  // run, schedule: write the model's Chrome/Perfetto trace here
 
     void add_config(CLI::App* cmd, const char* what = "config file (JSON)") {
         cmd->add_option("config", config, what)->required();
@@ -61,15 +62,18 @@ loom::scenario::ProgressFn progress_line(bool quiet) {
     };
 }
 
-int run_command(const CommonFlags& flags, bool perf) {
+// `loom run` and `loom schedule`: the same flags, the same output; schedule adds its summary.
+int run_command(const CommonFlags& flags, bool perf, bool schedule) {
     if (!flags.out.empty()) loom::scenario::prepare_out_dir(flags.out);
     flags.resolved_format();  // reject a bad --format before the run
     const auto config = loom::scenario::load_config(flags.config, flags.sets);
     loom::scenario::RunOptions options;
     options.progress = progress_line(flags.quiet);
-    auto result = loom::scenario::run(config, options);
+    options.trace = !flags.trace.empty();
+    auto result = schedule ? loom::scenario::schedule(config, options) : loom::scenario::run(config, options);
     if (options.progress) std::fprintf(stderr, "\r%80s\r", "");
     if (perf) std::fprintf(stderr, "perf: %s\n", result.perf.c_str());
+    if (options.trace) loom::scenario::write_file_atomic(flags.trace, result.trace);
     emit(result.report, flags);
     return 0;
 }
@@ -88,6 +92,16 @@ int main(int argc, char** argv) {
     run_flags.add_config(run);
     run_flags.add_output(run);
     run->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
+    run->add_option("--trace", run_flags.trace, "write a Chrome/Perfetto trace (JSON) of the run to this file");
+
+    CommonFlags schedule_flags;
+    auto* schedule = app.add_subcommand(
+        "schedule", "compile a TSP workload, verify it, run it and report makespan, efficiency and prediction error");
+    schedule_flags.add_config(schedule);
+    schedule_flags.add_output(schedule);
+    schedule->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
+    schedule->add_option("--trace", schedule_flags.trace,
+                         "write a Chrome/Perfetto trace (JSON) of link occupancy and TSP activity to this file");
 
     CommonFlags validate_flags;
     auto* validate = app.add_subcommand("validate", "check a config (parse and build, no run)");
@@ -122,7 +136,8 @@ int main(int argc, char** argv) {
     }
 
     try {
-        if (*run) return run_command(run_flags, perf);
+        if (*run) return run_command(run_flags, perf, false);
+        if (*schedule) return run_command(schedule_flags, perf, true);
         if (*validate) {
             loom::scenario::validate(loom::scenario::load_config(validate_flags.config, validate_flags.sets));
             std::printf("%s: ok\n", validate_flags.config.c_str());

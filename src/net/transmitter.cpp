@@ -56,9 +56,12 @@ bool Transmitter::start_train(Time start, std::int64_t k, Transmission& out, Tim
 }
 
 Time Transmitter::unit_arrival(Time start, std::int64_t k, std::uint64_t first_index, Time floor) const {
-    Time arrival = timing_.unit_sent(start, k) + latency_;
-    if (timing_.jitter > Time::zero())
-        arrival += jitter_of(stream_, first_index + static_cast<std::uint64_t>(k - 1), timing_.jitter);
+    return arrival_after(timing_.unit_sent(start, k), first_index + static_cast<std::uint64_t>(k - 1), floor);
+}
+
+Time Transmitter::arrival_after(Time sent, std::uint64_t index, Time floor) const {
+    Time arrival = sent + latency_;
+    if (timing_.jitter > Time::zero()) arrival += jitter_of(stream_, index, timing_.jitter);
     return std::max(arrival, floor);
 }
 

@@ -1,6 +1,7 @@
 #include "loom/scenario/scenario.hpp"
 
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@
 #include "loom/phold/phold.hpp"
 #include "loom/sim/simulator.hpp"
 #include "loom/stats/stats.hpp"
+#include "loom/tsp/tsp_model.hpp"
 #include "root_config.hpp"
 #include "scenario_internal.hpp"
 
@@ -18,6 +20,7 @@ const sim::Registry& registry() {
     static const sim::Registry reg = [] {
         sim::Registry r;
         phold::register_components(r);
+        tsp::register_components(r);
         return r;
     }();
     return reg;
@@ -77,6 +80,11 @@ RunResult run(const Json& config, const RunOptions& options) {
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     sim.finish();
     b.instance->finish();
+    std::optional<std::string> trace;
+    if (options.trace) {
+        trace = b.instance->trace();
+        if (!trace) throw InputError(fmt::format("--trace: model '{}' draws no trace", b.root.model));
+    }
 
     RunResult result;
     stats::DocumentHeader header;
@@ -95,11 +103,16 @@ RunResult run(const Json& config, const RunOptions& options) {
     result.perf = fmt::format("events={} wall_s={:.3f} events_per_s={:.0f}{}{}", rr.events, wall_s,
                               wall_s > 0 ? static_cast<double>(rr.events) / wall_s : 0.0, sim.perf_fields(),
                               b.instance->perf_fields());
+    if (trace) {
+        result.trace = std::move(*trace);
+        result.report.extra_files.emplace_back("trace.json", result.trace);
+    }
     return result;
 }
 
 RunResult execute(const std::string& command, const Json& config, const RunOptions& options) {
     if (command == "run") return run(config, options);
+    if (command == "schedule") return schedule(config, options);
     throw InputError(fmt::format("command '{}' is not available for sweeps", command));
 }
 

@@ -178,13 +178,16 @@ HopResult HopTiming::exact(const HopKind& hk, std::int64_t k_from, std::int64_t 
         const Time slot = hk.receive ? in(i - 1) : (*hk.out_first)(i - 1);
         g = std::max(g, (v - slot).count());
     }
+    // Rules 5 and 6: the consumer issues at the first edge by which every vector is available at its slot; a
+    // Forward's onward train starts forward_cycles after that issue.
+    const std::int64_t shift = hk.receive ? 0 : forward_cycles_;
     HopResult r;
-    r.k = std::max(clock_.edge_at_or_after(Time::ps(g)), min_k);
-    const Time start = clock_.edge(r.k);
+    r.k = std::max(clock_.edge_at_or_after(Time::ps(g)) + shift, min_k);
+    const Time issue = clock_.edge(r.k - shift);
     leave_.resize(static_cast<std::size_t>(n));
     for (std::int64_t i = 1; i <= n; ++i) {
         leave_[static_cast<std::size_t>(i - 1)] =
-            hk.receive ? std::max(available(t0 + in(i) + lat), start) : start + (*hk.out_last)(i - 1);
+            hk.receive ? std::max(available(t0 + in(i) + lat), issue) : issue + (*hk.out_last)(i - 1);
     }
     // Arrivals and departures are both in vector order: when vector i arrives, the FIFO holds it and every
     // earlier vector that has not left yet (leave > a_i), i.e. vectors p+1 .. i for the first p not gone.

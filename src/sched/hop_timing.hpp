@@ -80,8 +80,8 @@ struct HopResult {
 // Contract rules 3, 5 and 6 for one train of n vectors whose first bit enters the channel at edge k_from:
 //  vector i arrives at a_i = edge(k_from) + S_in(i) + L_in, and (allowing jitter J) is available at
 //  v_i = edge(edge_at_or_after(a_i + J) + crossing_cycles).
-//  Forward: the onward train starts at the first edge k >= forward_cycles with edge(k) >= v_i - S_out_first(i-1)
-//  for all i; vector i stays in the FIFO over [a_i, edge(k) + S_out_last(i-1)).
+//  Forward: it issues at the first edge m >= 0 with edge(m) >= v_i - S_out_first(i-1) for all i, and the onward
+//  train starts at edge k = m + forward_cycles; vector i stays in the FIFO over [a_i, edge(m) + S_out_last(i-1)).
 //  Receive: issue at the first cycle m with edge(m) >= v_i - S_in(i-1) for all i; vector i stays in the FIFO
 //  over [a_i, max(v_i, edge(m))).
 // The occupancy when vector i arrives counts it and every earlier vector still there (leave > a_i). Arrivals

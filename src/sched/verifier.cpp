@@ -367,10 +367,10 @@ private:
         for (const Ref& ref : consumers) {
             const Instruction& ins = s_.programs[ref.program].instructions[ref.instruction];
             const Time t_issue = clock_.edge(ins.cycle);
-            std::optional<Time> out_start;
+            bool forwards = false;
             std::vector<const LinkTiming*> outs;
             if (ins.op == Op::Forward || (ins.op == Op::Reduce && ins.out_ports != 0)) {
-                out_start = train_start(ins);
+                forwards = true;
                 for (std::int32_t p = 0; p < 16; ++p) {
                     if (((ins.out_ports >> p) & 1u) && wired(tsp, p)) outs.push_back(&timing(t_.channel_at(v, p)));
                 }
@@ -404,16 +404,16 @@ private:
                 }
                 Time deadline;
                 Time leave;
-                if (out_start) {
-                    // Rule 5: available by its slot on the first port to start it; out of the FIFO once its slot
-                    // has started on every port.
+                if (forwards) {
+                    // Rule 5: available by its slot after the issue on the first port to reach it; out of the
+                    // FIFO once its slot has come on every port. The train itself starts forward_cycles later.
                     Time first = Time::max();
-                    Time last = *out_start;
+                    Time last = t_issue;
                     for (const LinkTiming* o : outs) {
-                        first = std::min(first, *out_start + o->serialization(u - 1));
-                        last = std::max(last, *out_start + o->serialization(u - 1));
+                        first = std::min(first, t_issue + o->serialization(u - 1));
+                        last = std::max(last, t_issue + o->serialization(u - 1));
                     }
-                    if (outs.empty()) first = *out_start;
+                    if (outs.empty()) first = t_issue;
                     deadline = first;
                     leave = last;
                 } else {

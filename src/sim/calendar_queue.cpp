@@ -11,43 +11,33 @@ std::int64_t align_down(std::int64_t t, int shift) { return t & ~((std::int64_t{
 
 std::size_t floor_pow2(std::size_t n) { return n == 0 ? 1 : std::bit_floor(n); }
 
-// Sorts a freshly loaded bucket. Buckets hold a handful of events; for those a branch-free rank sort (each
-// event's position is the number of events before it, keys being unique) beats insertion sort, whose
-// mispredicted branches dominated. Larger buckets go to std::sort.
-void sort_bucket(std::vector<Event>& v) {
+// Sorts v[0..n) (n <= N) by rank: each event's position is the number of events before it (keys are
+// unique). Free of data-dependent branches: the keys are padded to N with the largest value, so every inner
+// loop runs exactly N times and unrolls. For the handful of events a bucket holds this beats insertion sort,
+// whose mispredicted branches dominated, and std::sort.
+template <std::size_t N>
+void rank_sort(Event* v, std::size_t n) {
     __extension__ using U128 = unsigned __int128;
-    constexpr std::size_t kRankMax = 24;
-    const std::size_t n = v.size();
+    U128 k[N];
+    Event copy[N];
+    for (std::size_t i = 0; i < n; ++i) {
+        copy[i] = v[i];
+        k[i] = (static_cast<U128>(static_cast<std::uint64_t>(v[i].time)) << 64) | v[i].key;
+    }
+    for (std::size_t i = n; i < N; ++i) k[i] = ~U128{0};
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t rank = 0;
+        for (std::size_t j = 0; j < N; ++j) rank += static_cast<std::size_t>(k[j] < k[i]);
+        v[rank] = copy[i];
+    }
+}
+
+void sort_bucket(Event* v, std::size_t n) {
     if (n <= 1) return;
-#ifdef LOOM_SORT_INSERTION
-    if (n <= 16) {
-        for (std::size_t i = 1; i < n; ++i) {
-            const Event x = v[i];
-            std::size_t j = i;
-            while (j > 0 && before(x, v[j - 1])) {
-                v[j] = v[j - 1];
-                --j;
-            }
-            v[j] = x;
-        }
-        return;
-    }
-#endif
-    if (n <= kRankMax) {
-        U128 k[kRankMax];
-        Event copy[kRankMax];
-        for (std::size_t i = 0; i < n; ++i) {
-            copy[i] = v[i];
-            k[i] = (static_cast<U128>(static_cast<std::uint64_t>(v[i].time)) << 64) | v[i].key;
-        }
-        for (std::size_t i = 0; i < n; ++i) {
-            std::size_t rank = 0;
-            for (std::size_t j = 0; j < n; ++j) rank += static_cast<std::size_t>(k[j] < k[i]);
-            v[rank] = copy[i];
-        }
-        return;
-    }
-    std::sort(v.begin(), v.end(), [](const Event& a, const Event& b) { return before(a, b); });
+    if (n <= 4) return rank_sort<4>(v, n);
+    if (n <= 8) return rank_sort<8>(v, n);
+    if (n <= 16) return rank_sort<16>(v, n);
+    std::sort(v, v + n, [](const Event& a, const Event& b) { return before(a, b); });
 }
 
 }  // namespace
@@ -82,18 +72,27 @@ void CalendarQueue::clear() {
     reset_ring(shift_, heads_.size(), 0);
 }
 
+std::size_t CalendarQueue::peak_bytes() const { return std::max(peak_bytes_, bytes_held()); }
+
 std::size_t CalendarQueue::bytes_held() const {
     return heads_.capacity() * sizeof(std::uint32_t) + occupied_.capacity() * sizeof(std::uint64_t) +
-           pool_.capacity() * sizeof(Node) + cur_.capacity() * sizeof(Event) + overflow_.bytes_held();
+           pool_.capacity() * sizeof(Node) + cur_.capacity() * sizeof(Event) + overflow_.bytes_held() +
+           runs_bytes();
+}
+
+std::size_t CalendarQueue::runs_bytes() const {
+    std::size_t n = 0;
+    for (const auto& run : runs_) n += run.capacity();
+    return n * sizeof(Event);
 }
 
 std::uint32_t CalendarQueue::grow_pool() {
     const std::size_t n = pool_.size();
     LOOM_ASSERT(n < kNil, "CalendarQueue: more than 2^32 - 1 events in the ring");
     if (n == pool_.capacity()) {
-        // Grow by an eighth rather than doubling: the pool is most of the queue's memory and its peak size
-        // is what the per-event budget counts.
-        pool_.reserve(n + std::max<std::size_t>(n / 8, 1024));
+        // Grow by a 64th rather than doubling: the pool is most of the queue's memory and its peak capacity
+        // is what the per-event budget counts. The copies this costs happen while the population builds up.
+        pool_.reserve(n + std::max<std::size_t>(n / 64, 1024));
     }
     pool_.emplace_back();
     return static_cast<std::uint32_t>(n);
@@ -128,49 +127,83 @@ void CalendarQueue::advance() {
     LOOM_DEBUG_ASSERT(size_ > 0, "CalendarQueue::top on an empty queue");
     cur_.clear();
     pos_ = 0;
-    commit_staged();
-    if (adaptive_ && win_activations_ >= kTuneWindow) maybe_retune();
-    const std::uint64_t nb = mask_ + 1;
-    for (;;) {
-        if (size_ == overflow_.size()) {
-            // The ring is empty: slide the window straight to the overflow's least event.
-            const std::int64_t start = align_down(overflow_.top().time, shift_);
-            horizon_ = start + static_cast<std::int64_t>(nb << shift_);
-            cur_end_ = start;
-            pull_overflow();
-            continue;
-        }
-        // Next non-empty bucket at or after the one starting at cur_end_ (cyclically; one exists).
-        const std::uint64_t first = (static_cast<std::uint64_t>(cur_end_) >> shift_) & mask_;
-        std::uint64_t b = first;
-        std::uint64_t word = occupied_[b >> 6] >> (b & 63);
-        while (word == 0) {
-            b = ((b | 63) + 1) & mask_;
-            word = occupied_[b >> 6];
-        }
-        b += static_cast<std::uint64_t>(std::countr_zero(word));
-        const std::int64_t step = static_cast<std::int64_t>((((b - first) & mask_) + 1) << shift_);
-        cur_end_ += step;
-        horizon_ += step;
-        occupied_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));
-        const std::int64_t start = cur_end_ - (std::int64_t{1} << shift_);
-        commit_staged();  // pull_overflow may have staged a node in this very bucket
-        const std::uint32_t chain = heads_[b];
-        heads_[b] = kNil;
-        std::uint32_t last = chain;
-        for (std::uint32_t n = chain; n != kNil;) {
-            const Node& node = pool_[n];
-            cur_.push_back(Event{start + node.offset, node.key, node.target, node.arg});
-            last = n;
-            n = node.next;
-        }
-        pool_[last].next = free_;  // the whole chain goes back to the free list at once
-        free_ = chain;
-        break;
+    if (adaptive_ && (win_activations_ >= kTuneWindow || win_loaded_ >= kTuneWindow * kTargetPerBucket * 4)) {
+        maybe_retune();
     }
-    ++win_activations_;
+    const std::uint64_t nb = mask_ + 1;
+    if (size_ == overflow_.size()) {
+        // The ring is empty: slide the window straight to the overflow's least event.
+        const std::int64_t start = align_down(overflow_.top().time, shift_);
+        horizon_ = start + static_cast<std::int64_t>(nb << shift_);
+        cur_end_ = start;
+        pull_overflow();
+    }
+    commit_staged();  // the ring is walked below
+    // The next non-empty bucket at or after the one starting at cur_end_ (cyclically; one exists) ...
+    const std::uint64_t first = (static_cast<std::uint64_t>(cur_end_) >> shift_) & mask_;
+    std::uint64_t b1 = first;
+    std::uint64_t word = occupied_[b1 >> 6] >> (b1 & 63);
+    while (word == 0) {
+        b1 = ((b1 | 63) + 1) & mask_;
+        word = occupied_[b1 >> 6];
+    }
+    b1 += static_cast<std::uint64_t>(std::countr_zero(word));
+    // ... and up to kGroup - 1 more non-empty buckets that follow within kGroupReach buckets of each other:
+    // walking several chains at once overlaps their cache misses, which are most of a load's cost. Each
+    // bucket is still sorted on its own.
+    std::uint64_t group[kGroup];
+    std::size_t g = 1;
+    group[0] = b1;
+    for (std::uint64_t k = 1, at = b1; g < kGroup && k <= kGroupReach; ++k) {
+        const std::uint64_t c = (at + k) & mask_;
+        if ((occupied_[c >> 6] >> (c & 63)) & 1) {
+            group[g++] = c;
+            at = c;
+            k = 0;
+        }
+    }
+    const std::uint64_t last = group[g - 1];
+    const std::int64_t step = static_cast<std::int64_t>((((last - first) & mask_) + 1) << shift_);
+    std::int64_t start[kGroup];
+    std::uint32_t cursor[kGroup], chain[kGroup], tail[kGroup];
+    for (std::size_t i = 0; i < g; ++i) {
+        const std::uint64_t b = group[i];
+        start[i] = cur_end_ + static_cast<std::int64_t>(((b - first) & mask_) << shift_);
+        occupied_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));
+        cursor[i] = chain[i] = tail[i] = heads_[b];
+        heads_[b] = kNil;
+    }
+    cur_end_ += step;
+    horizon_ += step;
+    for (std::size_t i = 1; i < g; ++i) runs_[i - 1].clear();
+    for (bool any = true; any;) {
+        any = false;
+        for (std::size_t i = 0; i < g; ++i) {
+            const std::uint32_t n = cursor[i];
+            if (n == kNil) continue;
+            const Node& node = pool_[n];
+            const Event e{start[i] + node.offset, node.key, node.target, node.arg};
+            if (i == 0) {
+                cur_.push_back(e);
+            } else {
+                runs_[i - 1].push_back(e);
+            }
+            tail[i] = n;
+            cursor[i] = node.next;
+            any = true;
+        }
+    }
+    // All chains go back to the free list at once.
+    for (std::size_t i = 0; i + 1 < g; ++i) pool_[tail[i]].next = chain[i + 1];
+    pool_[tail[g - 1]].next = free_;
+    free_ = chain[0];
+    win_activations_ += g;
+    sort_bucket(cur_.data(), cur_.size());
+    for (std::size_t i = 1; i < g; ++i) {
+        sort_bucket(runs_[i - 1].data(), runs_[i - 1].size());
+        cur_.insert(cur_.end(), runs_[i - 1].begin(), runs_[i - 1].end());
+    }
     win_loaded_ += cur_.size();
-    sort_bucket(cur_);
     pull_overflow();
 }
 
@@ -226,9 +259,20 @@ void CalendarQueue::rebuild(int shift, std::size_t buckets) {
     for_each([&all](const Event& e) { all.push_back(e); });
     std::int64_t least = cur_end_;
     for (const Event& e : all) least = std::min(least, e.time);
+    // The load buffers keep the capacity of the largest bucket seen; a rebuild is when the bucket size
+    // changes, so let them grow again from what the new width needs. Releasing them (and the overflow heap,
+    // below) is the only way the queue's holdings shrink, so the peak is recorded first.
+    peak_bytes_ = std::max(peak_bytes_, bytes_held());
     cur_.clear();
+    cur_.shrink_to_fit();
+    for (auto& run : runs_) {
+        run.clear();
+        run.shrink_to_fit();
+    }
     pos_ = 0;
-    overflow_.clear();
+    // Likewise the overflow heap: it is largest while the ring is still too short for the workload (the
+    // usual reason to rebuild), and its capacity would otherwise be kept for the rest of the run.
+    overflow_ = HeapQueue();
     reset_ring(shift, buckets, align_down(least, shift));
     size_ = 0;
     for (const Event& e : all) push(e);

@@ -66,6 +66,7 @@ Channel& Simulator::add_channel(std::string path, std::uint32_t endpoints, Time 
     require(State::Building, "add_channel");
     if (!paths_.insert(path).second) throw InternalError("two components share the path '" + path + "'");
     channels_.push_back(std::make_unique<Channel>(*this, std::move(path), endpoints, min_latency));
+    lookahead_ = std::min(lookahead_, min_latency);
     return *channels_.back();
 }
 
@@ -82,6 +83,7 @@ void Simulator::connect(OutPort& from, InPort& to, Time latency) {
     from.peer_ = to.path();
     from.bound_ = true;
     to.bound_ = true;
+    lookahead_ = std::min(lookahead_, latency);
 }
 
 std::uint32_t Simulator::add_slot(HandlerFn fn, void* obj, const void* hint) {
@@ -212,7 +214,7 @@ void Simulator::finish() {
 }
 
 std::size_t Simulator::queue_bytes() const {
-    return kind_ == QueueKind::Calendar ? calendar_.bytes_held() : heap_.bytes_held();
+    return kind_ == QueueKind::Calendar ? calendar_.peak_bytes() : heap_.bytes_held();
 }
 
 std::string Simulator::perf_fields() const {

@@ -41,6 +41,8 @@ public:
     // overtake). Stepping k = 1, 2, ... with floor = the previous result reproduces send()'s arrivals exactly,
     // jitter included, so a receiver can time a train's units from the train's description alone.
     Time unit_arrival(Time start, std::int64_t k, std::uint64_t first_index, Time floor) const;
+    // The same given the unit's last-bit-out time `sent` and its link-wide `index` (for callers that step `sent`).
+    Time arrival_after(Time sent, std::uint64_t index, Time floor) const;
     // Arrival of the last unit sent so far (Time::zero() before any): the floor of the next train's unit 1.
     Time last_arrival() const { return last_arrival_; }
     // The link's fixed latency (LinkTiming::latency()).

@@ -22,16 +22,24 @@ using ProgressFn = std::function<void(std::int64_t sim_ps, std::uint64_t events,
 
 struct RunOptions {
     ProgressFn progress;  // empty: no progress reports
+    bool trace = false;   // also produce the model's Chrome/Perfetto trace (InputError if it has none)
 };
 
 struct RunResult {
-    Report report;
+    Report report;     // with `trace`, report.extra_files holds "trace.json"
     std::string perf;  // "events=<n> wall_s=<s> events_per_s=<r>" plus model fields
+    std::string trace; // the trace JSON when RunOptions::trace
 };
 
 // Parses, builds, runs and checks the model the config names. Throws ConfigError (exit 2) for a bad config,
 // ModelError (exit 3) when a model check fails.
 RunResult run(const Json& config, const RunOptions& options = {});
+
+// `loom schedule`: a "tsp" config with a "workload" is compiled by the scheduler, verified statically, run (every
+// arrival checked against its prediction) and reported: makespan (ns and cycles), efficiency against the lower
+// bound, prediction error, per-transfer latency, bandwidth per TSP and per link class, link utilization, FEC.
+// The document is the run's, with "command": "schedule". Throws ConfigError for a config that is not one.
+RunResult schedule(const Json& config, const RunOptions& options = {});
 
 // Parses the config and builds the model without running it: every error a run would report at setup.
 void validate(const Json& config);

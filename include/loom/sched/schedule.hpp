@@ -27,15 +27,17 @@ namespace loom::sched {
 //     most fifo_depth vectors (more is an overflow: schedule error naming TSP, port, time).
 //  4. Vectors arriving on a port are claimed, in arrival order, by that port's Forward/Receive/Reduce
 //     instructions in issue order, `count` vectors each.
-//  5. Forward (virtual cut-through, per vector): a train of `count` starts on `out_ports` at
-//     clock.edge(cycle + forward_cycles); vector i leaves its FIFO when its slot starts
-//     (start + serialization(i-1)) and must be available by then, else it is late: a schedule error naming
-//     TSP, port, time, transfer and vector.
+//  5. Forward (virtual cut-through, per vector): vector i enters the forwarding pipeline at its slot relative to
+//     the issue, t_issue + serialization(i-1) on the out port; it must be available by then (by the earliest
+//     such slot over `out_ports`), else it is late: a schedule error naming TSP, port, time, transfer and
+//     vector. It leaves its FIFO once its slot has come on every out port. The train of `count` starts on
+//     `out_ports` forward_cycles later, at clock.edge(cycle + forward_cycles): forwarding latency is added to
+//     every hop, never hidden by issuing a Forward before its vector is there.
 //  6. Receive: vector i is written to memory at address + (i-1)·320 when it is available, but not before
 //     t_issue; it must be available by t_issue + serialization time of (i-1) vectors on the in-port's link.
 //  7. Reduce: like Receive, but vector i is combined (sum) with memory at address + (i-1)·320; the result is
 //     stored there (`out_ports` == 0) or forwarded as a train starting at clock.edge(cycle + reduce_cycles)
-//     on `out_ports` (operands must then be available as in 5).
+//     on `out_ports` (operand i must then be available by t_issue + serialization(i-1) on the out port, as in 5).
 //  8. A vector still in a FIFO at the end of the run arrived where none was expected: a schedule error.
 // ---------------------------------------------------------------------------------------------------------------
 

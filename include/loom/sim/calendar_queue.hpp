@@ -17,20 +17,27 @@ namespace loom::sim {
 // Layout. Buckets are 2^shift ps wide; the ring has `buckets` (a power of two) of them and covers the
 // bucket-aligned window [cur_end, horizon) ahead of the current bucket, an event at t living in bucket
 // (t >> shift) & (buckets - 1). Every pending event is in exactly one of three places:
-//   current  — a sorted vector holding every event with t < cur_end (the bucket being popped, plus any push
-//              that lands in it); pop reads it front to back;
+//   current  — a sorted vector holding every event with t < cur_end (the buckets being popped, plus any push
+//              that lands in them); pop reads it front to back;
 //   ring     — events with cur_end <= t < horizon, as singly linked lists threaded through a pool of 24-byte
 //              nodes recycled through a free list. A node stores the event's time as its offset inside its
 //              bucket (the bucket's start follows from the ring position when it is loaded), which frees the
 //              room for the link: one cache access per event. One bit per bucket marks non-empty ones, so empty
 //              stretches are skipped 64 buckets at a time;
 //   overflow — events at or past the horizon, in a 4-ary heap, pulled into the ring as the window slides.
+// Loading. When `current` runs out, the next non-empty bucket is loaded together with up to kGroup - 1
+// non-empty buckets that follow it closely: their chains are walked in lockstep so that the cache misses of
+// the walks overlap (a chain walk is a string of dependent misses, and was most of the queue's cost); each
+// bucket is sorted on its own (a branch-free rank sort: buckets hold a handful of events) and the sorted
+// runs are concatenated. A push writes its node at once but links it into its bucket only at the next push,
+// after prefetching the bucket head: the head array is too large for L1 and the delay hides the miss.
 // Memory: 24 bytes per ring event plus 4.125 bytes per bucket; the tuner keeps buckets <= pending (rounded
 // down to a power of two), so the total stays under 32 bytes per pending event at peak (bench/README.md has
 // the measured figure).
 //
-// Tuning. Every kTuneWindow bucket activations the queue compares what it saw with its targets and, if a
-// power-of-two parameter should change, rebuilds itself (O(pending), rare):
+// Tuning. Every kTuneWindow bucket activations (or sooner when the buckets hold four times too many events)
+// the queue compares what it saw with its targets and, if a power-of-two parameter should change, rebuilds
+// itself (O(pending), rare):
 //   width — about kTargetPerBucket events popped per bucket, from the pop rate over the window (few events
 //           per bucket make sorting trivial; measured best on PHOLD and hold workloads);
 //   ring  — long enough that under 1/16 of pushes land in the overflow heap; shortened again when overflow
@@ -45,6 +52,8 @@ public:
     static constexpr int kMaxShift = 32;                    // 2^32 ps = 4.3 ms per bucket (offsets are 32-bit)
     static constexpr std::uint64_t kTargetPerBucket = 4;    // events per activated bucket (bench-tuned)
     static constexpr std::uint64_t kTuneWindow = 1024;      // activations between tuning checks
+    static constexpr std::size_t kGroup = 4;                // buckets loaded together (bench-tuned: 2 < 4 = 8)
+    static constexpr std::uint64_t kGroupReach = 4;         // ... each within this many buckets of the previous
 
     // `adaptive` false pins shift and buckets (tests use it to force overflow and wrap-around paths).
     explicit CalendarQueue(int shift = kDefaultShift, std::size_t buckets = kMinBuckets, bool adaptive = true);
@@ -72,6 +81,9 @@ public:
     bool empty() const { return size_ == 0; }
     void clear();
     std::size_t bytes_held() const;
+    // The most bytes_held() has been since construction: capacities only grow, except that a rebuild releases
+    // the load buffers, so this is the figure the per-event memory budget is checked against.
+    std::size_t peak_bytes() const;
     // Events of the current bucket are known in order; past it, nothing is.
     const Event* peek(std::size_t k) const { return pos_ + k < cur_.size() ? &cur_[pos_ + k] : nullptr; }
     template <class F>
@@ -149,6 +161,7 @@ private:
     void advance();                  // current bucket exhausted: load the next non-empty one
     void pull_overflow();            // overflow events now inside the window go to the ring
     void maybe_retune();
+    std::size_t runs_bytes() const;
     // Absolute start time of ring bucket b in the current window.
     std::int64_t bucket_start(std::uint64_t b) const {
         const std::uint64_t first = (static_cast<std::uint64_t>(cur_end_) >> shift_) & mask_;
@@ -170,6 +183,7 @@ private:
     std::uint64_t staged_bucket_ = 0;
     std::uint32_t free_ = kNil;
     std::vector<Event> cur_;
+    std::vector<Event> runs_[kGroup - 1];  // scratch: the later buckets of a grouped load
     std::size_t pos_ = 0;
     HeapQueue overflow_;
     std::size_t size_ = 0;
@@ -178,6 +192,7 @@ private:
     std::int64_t win_start_ = 0;
     int min_year_log2_ = 0;  // log2 of the shortest ring (ps) that did not overflow too much
     std::uint64_t rebuilds_ = 0;
+    std::size_t peak_bytes_ = 0;  // bytes_held() just before each rebuild released the load buffers
 };
 
 static_assert(EventQueue<CalendarQueue>);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,9 @@ public:
     virtual void finish() = 0;
     // Extra " key=value" fields for the --perf line (leading space per field; empty for none).
     virtual std::string perf_fields() const { return {}; }
+    // A Chrome/Perfetto trace (JSON) of the run, for models that can draw one (called after finish(), only when
+    // the user asks for it: it can be large). nullopt: this model has none.
+    virtual std::optional<std::string> trace() const { return std::nullopt; }
 };
 
 // A component type a model builds, for `loom list`.

@@ -132,7 +132,7 @@ public:
     // Most events pending at once (sampled after each event and after init).
     std::size_t peak_pending() const { return peak_pending_; }
     QueueKind queue_kind() const { return kind_; }
-    std::size_t queue_bytes() const;  // memory the queue holds now (capacities only grow, so also its peak)
+    std::size_t queue_bytes() const;  // the most memory the queue has held (its containers' capacities)
     stats::Registry& stats() { return stats_; }
     const stats::Registry& stats() const { return stats_; }
     // " queue=calendar queue_bytes=.. peak_pending=.. bytes_per_event=.." for the --perf line.
@@ -140,6 +140,9 @@ public:
     // Calls `fn` every 2^interval_log2 events of run() (empty fn: none).
     void set_progress(std::function<void(const Progress&)> fn, unsigned interval_log2 = 20);
     std::size_t component_count() const { return components_.size(); }
+    // The smallest minimum latency of any link or channel (Time::max() if there are none): the lookahead a
+    // conservative partitioned run could use if every link crossed partitions.
+    Time lookahead() const { return lookahead_; }
     // The logger of a subsystem ("phold", "net"), created on first use with the simulator's sink and level.
     spdlog::logger* logger(const std::string& subsystem);
     // Visits every pending event (unspecified order); for end-of-run accounting and tests.
@@ -201,6 +204,7 @@ private:
     bool stop_requested_ = false;
     std::uint64_t stale_timer_events_ = 0;
     std::size_t peak_pending_ = 0;
+    Time lookahead_ = Time::max();
     std::vector<Slot> slots_;
     CalendarQueue calendar_;
     HeapQueue heap_;

@@ -87,11 +87,11 @@ TEST_CASE("A three-vector transfer between two TSPs is sent at cycle 0 and recei
     CHECK(check(s, t, set).empty());
 }
 
-// The chain 0 - 1 - 2 forces a forward at TSP 1. Its train on 1 -> 2 starts at the first edge k >= 178 with
-// edge(k) >= max_i (v_i - S(i-1)) = 524871 (the same arrivals as above): k = 473, edge 525555, so the Forward
-// issues at 473 - 178 = 295. At TSP 2, arrivals are 525555 + 26240 i + 497750 = 1049545, 1075785, 1102025,
-// available at edge(945) = 1050000, edge(969) = 1076666, edge(992) = 1102222; max(v_i - S(i-1)) = 1050426, so
-// the Receive issues at cycle 946 (edge 1051111).
+// The chain 0 - 1 - 2 forces a forward at TSP 1. It issues at the first edge m with edge(m) >= max_i (v_i - S(i-1))
+// = 524871 (the same arrivals as above): m = 473 (edge 525555), and its train on 1 -> 2 starts forward_cycles
+// later, at edge(473 + 178) = 723333. At TSP 2, arrivals are 723333 + 26240 i + 497750 = 1247323, 1273563,
+// 1299803, available at edge(1123) = 1247777, edge(1147) = 1274444, edge(1170) = 1300000;
+// max(v_i - S(i-1)) = 1248204, so the Receive issues at cycle 1124 (edge 1248888).
 TEST_CASE("A forward on a two-hop path issues at the earliest cycle its vectors allow") {
     const FrozenTopology t = fx::chain3();
     TransferSet set;
@@ -100,20 +100,20 @@ TEST_CASE("A forward on a two-hop path issues at the earliest cycle its vectors 
 
     const auto fwd = ops(s, 1, Op::Forward, 0);
     REQUIRE(fwd.size() == 1);
-    CHECK(fwd[0].cycle == 295);
+    CHECK(fwd[0].cycle == 473);
     CHECK(fwd[0].in_port == 0);
     CHECK(fwd[0].out_ports == 0b10);
     const auto rcv = ops(s, 2, Op::Receive, 0);
     REQUIRE(rcv.size() == 1);
-    CHECK(rcv[0].cycle == 946);
+    CHECK(rcv[0].cycle == 1124);
     REQUIRE(s.reservations.size() == 2);
     const auto second = std::find_if(s.reservations.begin(), s.reservations.end(), [&](const auto& r) {
         return r.channel == static_cast<std::uint32_t>(t.channel_at(1, 1));
     });
     REQUIRE(second != s.reservations.end());
-    CHECK(second->start == Time::ps(525'555));
-    CHECK(second->end == Time::ps(525'555 + 78'720));
-    CHECK(s.makespan == Time::ps(1'102'025));
+    CHECK(second->start == Time::ps(723'333));
+    CHECK(second->end == Time::ps(723'333 + 78'720));
+    CHECK(s.makespan == Time::ps(1'299'803));
     CHECK(check(s, t, set).empty());
 }
 
@@ -158,8 +158,9 @@ TEST_CASE("A second transfer on a busy link is sent at the first edge after the 
 }
 
 // On 0 - 1 - 2, transfer 0 ends at TSP 1 (a Receive issued when its vector is there), and transfer 1 passes
-// through TSP 1 (a Forward issued forward_cycles before its train leaves). Both arrive on TSP 1's port 0, so
-// the Forward must not issue before the Receive: transfer 1 is delayed until it does.
+// through TSP 1 (a Forward, issued when its vector is there too). Both arrive on TSP 1's port 0, so the Forward
+// must not issue before the Receive. Since a Forward waits for its vector (contract rule 5), arrival order
+// already gives that order: transfer 1 goes right behind transfer 0 (edge(24) = 26666 >= 26240), undelayed.
 TEST_CASE("Consumers on one port issue in the order their trains arrive") {
     const FrozenTopology t = fx::chain3();
     TransferSet set;
@@ -171,8 +172,7 @@ TEST_CASE("Consumers on one port issue in the order their trains arrive") {
     REQUIRE(rcv.size() == 1);
     REQUIRE(fwd.size() == 1);
     CHECK(fwd[0].cycle >= rcv[0].cycle);
-    // Without the rule transfer 1 would go right after transfer 0's vector (edge(24) = 26666 >= 26240).
-    CHECK(ops(s, 0, Op::Send, 1)[0].cycle > 24);
+    CHECK(ops(s, 0, Op::Send, 1)[0].cycle == 24);
     CHECK(check(s, t, set).empty());
 }
 

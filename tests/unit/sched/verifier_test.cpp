@@ -87,11 +87,11 @@ TEST_CASE("The verifier reports a forward that issues before its vectors are ava
     set.transfers.push_back(fx::transfer(0, 0, {2}, 3));
     Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
     auto& fwd = find(s, 1, Op::Forward, 0);
-    REQUIRE(fwd.cycle == 295);
-    fwd.cycle = 294;  // its train would start at edge(472) = 524444, before vector 2 is available by its slot
+    REQUIRE(fwd.cycle == 473);
+    fwd.cycle = 472;  // issued at edge(472) = 524444, vector 2's slot (+26240) comes before it is available
     const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{});
     INFO(all(p));
-    CHECK(any(p, "TSP 1 (node0.tsp1) port 0: TSP 1 (node0.tsp1) forward #0 (cycle 294, transfer 0, vectors 0..2) is "
+    CHECK(any(p, "TSP 1 (node0.tsp1) port 0: TSP 1 (node0.tsp1) forward #0 (cycle 472, transfer 0, vectors 0..2) is "
                  "late: transfer 0 vector 1 is available at 551111ps but needed by 550684ps"));
 }
 

@@ -128,6 +128,17 @@ TEST_CASE("Channel endpoints are attached once each") {
     CHECK(ch.endpoint(1) == nullptr);
 }
 
+TEST_CASE("The simulator's lookahead is the smallest link or channel latency") {
+    Journal journal;
+    Simulator sim;
+    CHECK(sim.lookahead() == Time::max());
+    sim.add_channel("net", 1, 10_ns);
+    CHECK(sim.lookahead() == 10_ns);
+    auto& a = sim.add<test::Node>("a", &journal);
+    sim.connect(a.out, a.in, 3_ns);
+    CHECK(sim.lookahead() == 3_ns);
+}
+
 TEST_CASE("A channel needs endpoints and a latency of at least one picosecond") {
     Simulator sim;
     CHECK_THROWS_AS(sim.add_channel("a", 0, 1_ns), InternalError);

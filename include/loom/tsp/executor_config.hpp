@@ -1,0 +1,31 @@
+// The "executor" config section: how the TSP chips execute their programs (one event per vector per hop, or
+// one per train per hop with per-vector times computed analytically) and how much of the run is listed.
+#pragma once
+
+#include <cstdint>
+
+#include "loom/config/schema.hpp"
+
+namespace loom::tsp {
+
+enum class ExecutionMode {
+    Train,   // one arrival event per train segment per hop; per-vector checks done arithmetically
+    Vector,  // one arrival event per vector per hop (the reference the train mode is proven against)
+};
+const char* to_string(ExecutionMode mode);  // "train" | "vector"
+
+struct ExecutorConfig {
+    // Train mode is the fast one and gives the same arrival times, FEC outcomes and statistics.
+    ExecutionMode mode = ExecutionMode::Train;
+    // Every vector's arrival at every hop is listed in the stats ("arrivals") when the run has at most this many
+    // vector hops (0: never). 10,000 entries keep the document under about a megabyte.
+    std::int64_t record_limit = 10'000;
+    // A "workload" run seeds its transfers' source vectors with values and checks every destination's memory at
+    // the end when the workload has at most this many vectors (values cost a map entry per vector and slot).
+    std::int64_t value_limit = 1'000'000;
+};
+
+// {"mode": "train" | "vector", "record_limit": integer >= 0, "value_limit": integer >= 0}.
+config::Schema<ExecutorConfig> executor_schema();
+
+}  // namespace loom::tsp

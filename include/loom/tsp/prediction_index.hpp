@@ -1,0 +1,47 @@
+// One port's predicted arrivals by (transfer, vector), for the dynamic check predicted <= actual <= predicted +
+// jitter allowance: unlike sched::PredictionIndex (whole schedule) it keeps a cursor for in-order lookups and
+// counts what was seen; times come from sched::predicted_arrival.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "loom/base/link_timing.hpp"
+#include "loom/base/units.hpp"
+#include "loom/sched/schedule.hpp"
+
+namespace loom::tsp {
+
+class PredictionIndex {
+public:
+    // Adds a run of predictions on the channel whose timing is `timing`. Call freeze() after the last add.
+    void add(const sched::PredictedRun& run, const LinkTiming& timing);
+    // Sorts the runs; two runs covering the same vector is a bug in the schedule (InputError naming it).
+    void freeze();
+
+    bool empty() const { return entries_.empty(); }
+    // Predicted arrival of `vector` of `transfer` on this channel (nullopt: none predicted), counting the
+    // vector as seen. Lookups in increasing vector order within a run cost O(1).
+    std::optional<Time> expect(std::uint32_t transfer, std::uint32_t vector);
+
+    struct Missing {
+        std::uint32_t transfer = 0;
+        std::uint32_t first_vector = 0;  // of the run that has unseen vectors
+        std::uint32_t count = 0;         // vectors of that run not seen
+        Time predicted;                  // predicted arrival of the run's first vector
+    };
+    // Runs with vectors that were predicted but never seen.
+    std::vector<Missing> missing() const;
+
+private:
+    struct Entry {
+        sched::PredictedRun run;
+        const LinkTiming* timing = nullptr;
+        std::uint32_t seen = 0;
+    };
+    std::vector<Entry> entries_;
+    std::size_t cursor_ = 0;
+};
+
+}  // namespace loom::tsp

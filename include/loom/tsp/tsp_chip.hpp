@@ -1,0 +1,301 @@
+// One TSP chip: its C2C ports, its own core clock, its memory, and the executor of its program (Send, Forward
+// with fan-out, Receive, Reduce) following the timing contract of sched/schedule.hpp, with every schedule
+// check (link double booking, FIFO overflow, unexpected and late vectors, predicted arrivals) made as it runs.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "loom/base/clock_domain.hpp"
+#include "loom/base/link_timing.hpp"
+#include "loom/base/units.hpp"
+#include "loom/net/error_model.hpp"
+#include "loom/net/transmitter.hpp"
+#include "loom/sched/schedule.hpp"
+#include "loom/sim/component.hpp"
+#include "loom/sim/port.hpp"
+#include "loom/sim/timer.hpp"
+#include "loom/stats/group.hpp"
+#include "loom/stats/histogram.hpp"
+#include "loom/tsp/executor_config.hpp"
+#include "loom/tsp/prediction_index.hpp"
+#include "loom/tsp/timed_memory.hpp"
+#include "loom/tsp/train_arithmetic.hpp"
+#include "loom/tsp/tsp_system.hpp"
+#include "loom/tsp/vector_wire.hpp"
+
+namespace loom::tsp {
+
+// What a chip runs, besides the machine: its instructions, its initial memory and the predicted arrivals on
+// its ports.
+struct ChipProgram {
+    std::vector<sched::Instruction> instructions;               // any order of cycles: sorted stably by cycle
+    std::vector<std::pair<std::int64_t, std::int64_t>> memory;  // initial (vector slot, value)
+    std::vector<sched::PredictedRun> predicted;                 // runs arriving at this TSP (checked when any)
+    Time jitter_allowance;                                      // arrivals may be this much after the prediction
+    bool check_predictions = false;                             // every arriving vector must have a prediction
+};
+
+// "send", "forward", "receive", "reduce" (as programs write them).
+const char* op_text(sched::Op op);
+
+enum class ErrorKind : std::uint8_t { DoubleBooked, Overflow, Unexpected, Late, Mispredicted, Missing };
+const char* to_string(ErrorKind kind);  // "double_booked", "fifo_overflow", ...
+
+// A schedule error: a one-line message naming the TSP, port, time (ps and core cycle), transfer and vector.
+// Errors order by (time, tsp, port, transfer, vector, kind): the run reports the earliest.
+struct ScheduleError {
+    Time time;
+    topo::VertexId tsp = 0;
+    std::int32_t port = -1;
+    std::uint32_t transfer = 0;
+    std::uint32_t vector = 0;
+    ErrorKind kind = ErrorKind::Unexpected;
+    std::string message;
+    bool operator<(const ScheduleError& o) const;
+};
+
+// One vector's arrival at one hop, for the listing of small runs.
+struct ArrivalRecord {
+    topo::VertexId tsp = 0;
+    std::int32_t port = 0;
+    std::uint32_t transfer = 0;
+    std::uint32_t vector = 0;
+    Time arrival;
+    net::FecOutcome fec = net::FecOutcome::Clean;
+    bool operator<(const ArrivalRecord& o) const;
+};
+
+// The chip's figures at the end of a run, summed by the model.
+struct ChipTotals {
+    std::int64_t instructions = 0;
+    std::int64_t vectors_sent = 0;       // vectors leaving on links (a fan-out counts once per port)
+    std::int64_t vector_hops = 0;        // vectors arriving on links
+    std::int64_t vectors_delivered = 0;  // arrivals consumed by Receive or storing Reduce (final destination)
+    Time last_arrival;                   // latest arrival on any port
+    Time last_delivery;                  // latest arrival at a final destination
+    Time max_prediction_error;           // largest |actual - predicted|
+    std::int64_t predictions_checked = 0;
+};
+
+// Timing (sched/schedule.hpp contract), with clock = this chip's core ClockDomain and S = the train start:
+//   Send            acts at S = clock.edge(cycle + issue_cycles): reads its vectors from memory at S and starts
+//                   one train per out port at S.
+//   Forward         acts at S = clock.edge(cycle + forward_cycles) (forward_train_start, ForwardDeadlines: the
+//                   one place this rule is coded); vector i must be available by its first slot after the issue,
+//                   clock.edge(cycle) + serialization(i-1), and leaves the FIFO at its last such slot (the latest
+//                   over out ports): forwarding latency adds to the hop, it is never hidden.
+//   Reduce          with out ports: as Forward with reduce_cycles, reading its memory operands at S; without: acts
+//                   at its issue, reading its operands then, and stores each sum when the vector is consumed.
+//   Receive         acts at its issue; vector i is consumed (written) at max(available, issue) and must be
+//                   available by issue + serialization(i-1) on the in-port's link.
+// A vector arriving (fully) at t is available at clock.edge(first edge >= t + crossing_cycles) and sits in its
+// port's FIFO from t until consumed; it is claimed by the port's receiving instructions in program order.
+// Memory: a read at an instruction's act sees every write consumed before that instant (ties: program order).
+//
+// Events: one timer event per instant at which instructions act, one arrival event per run (a vector in vector
+// mode, a train segment in train mode), and in vector mode one timer event per vector a Send puts on a link.
+// Idle chips have none. Every check is computed from exact per-vector times, so both modes agree.
+class TspChip : public sim::Component {
+public:
+    static constexpr std::string_view kSubsystem = "tsp";
+
+    // `system`, `wire` and `config` must outlive the chip. Throws InputError if the program uses a port that is
+    // not wired or an address outside memory (the "program" section reports those with JSON Pointers first).
+    TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, topo::VertexId vertex,
+            const ExecutorConfig& config, ChipProgram program);
+
+    void init() override;
+
+    topo::VertexId vertex() const { return vertex_; }
+    const ClockDomain& clock() const { return clock_; }
+    // The port's ends for the builder (nullptr if the port is not wired).
+    sim::OutPort* out_port(std::int32_t port);
+    sim::InPort* in_port(std::int32_t port);
+
+    // Schedule errors found while running, in the order found.
+    const std::vector<ScheduleError>& errors() const { return errors_; }
+    // After a run that ended with nothing pending: every instruction got all its vectors and every predicted
+    // vector arrived (errors of kind Missing otherwise, appended to `out`).
+    void check_complete(std::vector<ScheduleError>& out) const;
+
+    const ChipTotals& totals() const { return totals_; }
+    const stats::Histogram& latency() const { return latency_; }
+    // By transfer id: the latest arrival of one of its vectors at this chip as a final destination.
+    const std::map<std::uint32_t, Time>& deliveries() const { return deliveries_; }
+    // Arrivals recorded so far (recording stops after record_limit + 1 of them).
+    const std::vector<ArrivalRecord>& arrivals() const { return arrivals_; }
+    const TimedMemory& memory() const { return memory_; }
+    // True if the chip did anything (ran an instruction or received a vector).
+    bool active() const { return totals_.instructions > 0 || totals_.vector_hops > 0; }
+    // Per-port and per-op figures into `group`; utilization is busy time over `span`.
+    void write_stats(stats::Group& group, Time span) const;
+    // Per out port, for the model's link-class summary.
+    struct LinkUse {
+        topo::ChannelId channel = 0;
+        std::int64_t vectors = 0;
+        Time busy;
+        std::int64_t corrected = 0;  // FEC outcomes of the vectors sent
+        std::int64_t uncorrectable = 0;
+    };
+    std::vector<LinkUse> link_use() const;
+    // Events this chip caused (arrivals it sent + timers), for --perf.
+    std::uint64_t events_sent() const { return ctx().events_sent(); }
+
+private:
+    struct Claim {
+        std::uint32_t instr = 0;
+        std::int64_t start = 0;  // port vector number of its first vector
+        std::int64_t count = 0;
+    };
+    struct InPortState {
+        std::int32_t port = 0;
+        topo::ChannelId channel = 0;  // arriving channel
+        const LinkTiming* timing = nullptr;
+        net::Transmitter view;  // the sender's arithmetic, for timing the vectors of a run
+        std::vector<Claim> claims;
+        std::size_t cursor = 0;
+        std::int64_t arrived = 0;
+        std::vector<Time> fifo;  // min-heap of the times the vectors in the FIFO leave it
+        PredictionIndex predictions;
+    };
+    struct OutPortState {
+        std::int32_t port = 0;
+        topo::ChannelId channel = 0;
+        net::Transmitter tx;
+        sim::OutPort* out = nullptr;
+        std::int64_t trains = 0;
+    };
+    // One train an instruction put on one out port, and how far its vectors have been emitted.
+    struct OutTrain {
+        std::int32_t out = 0;  // index into outs_
+        Time start;
+        std::uint64_t first_index = 0;
+        Time floor;             // arrival of the last unit emitted (or of the previous train's last unit)
+        std::int64_t next = 1;  // position of the next unit to emit
+    };
+    struct Pending {
+        VectorRun run;
+        SparseValues values;
+    };
+    struct InstrState {
+        sched::Instruction ins;
+        std::uint32_t order = 0;         // program index
+        Time issue;                      // clock.edge(cycle)
+        Time action;                     // when it acts (see the class comment)
+        std::int32_t in = -1;            // index into ins_ (receiving ops)
+        std::vector<std::int32_t> outs;  // indices into outs_, in port order
+        bool acted = false;
+        std::int64_t claimed = 0;   // vectors whose arrival was processed
+        std::int64_t consumed = 0;  // vectors handed on (written, forwarded)
+        std::vector<OutTrain> trains;
+        SparseValues operand;  // Send: the values sent; Reduce: memory operands (offsets from the first vector)
+        std::vector<Pending> pending;
+    };
+    struct Emission {  // vector mode: a Send's next vector, due at its slot
+        Time time;
+        std::uint32_t instr = 0;
+        std::uint32_t train = 0;
+        bool operator>(const Emission& o) const {
+            return time != o.time ? time > o.time : (instr != o.instr ? instr > o.instr : train > o.train);
+        }
+    };
+
+    void on_arrival(std::uint32_t handle);
+    void on_action();
+    void on_emission();
+    void on_stop();
+
+    void act(InstrState& I);
+    void open_trains(InstrState& I);
+    void accept(InPortState& ip, const VectorRun& run, const SparseValues& values);
+    // Checks vector k of `run` (position `pos` of instruction I) arriving at t, needed by `need`; a forwarded
+    // vector leaves the FIFO at `last_slot`.
+    void check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run, std::int64_t k, Time t,
+                      Time need, Time last_slot);
+    void consume(InstrState& I, Pending& part);
+    // Emits `m` vectors (identity and origin from `src`) as the next units of train `ot`.
+    void emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values);
+    void send_run(OutPortState& op, const VectorRun& r, Time arrival, const SparseValues* values);
+
+    static bool forwards(const sched::Instruction& ins);
+    static bool stores(const sched::Instruction& ins);
+    Time available(Time arrival) const;
+    // ---- forward timing: schedule.hpp rule 5 (Forward) and rule 7 (forwarding Reduce), here and nowhere else --
+    // When the onward train of forwarding instruction `ins` starts: clock.edge(cycle + forward_cycles), or
+    // reduce_cycles for a Reduce. It does not wait for the vectors (cut-through): their deadlines say when each
+    // must be available.
+    Time forward_train_start(const sched::Instruction& ins) const;
+    // The deadlines of vectors pos, pos + 1, ... (1-based within the instruction) of a forwarding instruction
+    // issued at `issue`: need() = its first slot over the out ports (issue + serialization(pos - 1): it must be
+    // available by then, else it is late), leave() = its last slot (it leaves the FIFO then). Stepped with
+    // additions only, for the executor's per-vector loops.
+    class ForwardDeadlines {
+    public:
+        ForwardDeadlines(const TspChip& chip, const InstrState& I, std::int64_t pos);
+        Time need() const { return need_; }
+        Time leave() const { return leave_; }
+        void next();
+
+    private:
+        void update();
+        Time issue_;
+        std::size_t n_ = 0;
+        std::array<SerialStepper, 16> slot_;
+        Time need_, leave_;
+    };
+    void report(Time t, std::int32_t port, std::uint32_t transfer, std::uint32_t vector, ErrorKind kind,
+                const std::string& what);
+    std::string where(Time t, std::int32_t port) const;
+
+    const TspSystem& system_;
+    VectorWire& wire_;
+    topo::VertexId vertex_;
+    ExecutorConfig config_;
+    ClockDomain clock_;
+    FastClock fast_clock_;
+    std::int64_t crossing_cycles_;
+    std::int64_t vector_bytes_;
+    std::int64_t fifo_depth_;
+    Time jitter_allowance_;
+    bool check_predictions_;
+
+    std::deque<sim::InPort> in_ports_;
+    std::deque<sim::OutPort> out_ports_;
+    std::vector<std::int32_t> in_index_;   // port -> index into ins_ (-1)
+    std::vector<std::int32_t> out_index_;  // port -> index into outs_ (-1)
+    std::vector<InPortState> ins_;
+    std::vector<OutPortState> outs_;
+
+    std::vector<InstrState> instrs_;      // program order
+    std::vector<std::uint32_t> actions_;  // instruction indices by (action time, program index)
+    std::size_t next_action_ = 0;
+    std::vector<Emission> emissions_;  // min-heap (vector mode)
+    sim::Timer action_timer_;
+    sim::Timer emission_timer_;
+    sim::Timer stop_timer_;
+
+    TimedMemory memory_;
+    SparseValues arrived_values_;  // the values of the run being accepted
+    Pending part_;                 // the part of it being handed to one instruction
+    SparseValues scratch_;
+    SparseValues scratch_out_;
+
+    std::vector<ScheduleError> errors_;
+    std::vector<ArrivalRecord> arrivals_;
+    ChipTotals totals_;
+    std::int64_t op_counts_[4] = {0, 0, 0, 0};
+    std::int64_t vectors_forwarded_ = 0;
+    std::int64_t vectors_reduced_ = 0;
+    stats::Histogram latency_;
+    std::map<std::uint32_t, Time> deliveries_;
+    std::map<std::uint32_t, Time>::iterator last_delivered_ = deliveries_.end();  // runs repeat one transfer
+};
+
+}  // namespace loom::tsp

@@ -1,0 +1,762 @@
+#include "loom/tsp/tsp_chip.hpp"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "loom/base/assert.hpp"
+#include "loom/base/error.hpp"
+#include "loom/tsp/train_arithmetic.hpp"
+
+namespace loom::tsp {
+namespace {
+
+// Values are sums of contributions; they wrap on overflow rather than invoke undefined behaviour.
+std::int64_t add_wrapping(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
+// The value at `offset` of sparse values (0 if absent).
+std::int64_t value_at(const SparseValues& values, std::uint32_t offset) {
+    auto it =
+        std::lower_bound(values.begin(), values.end(), offset,
+                         [](const std::pair<std::uint32_t, std::int64_t>& e, std::uint32_t o) { return e.first < o; });
+    return it != values.end() && it->first == offset ? it->second : 0;
+}
+
+// Entries of `values` with offsets in [from, from + count), shifted to start at 0, into `out`.
+void slice(const SparseValues& values, std::int64_t from, std::int64_t count, SparseValues& out) {
+    out.clear();
+    auto it =
+        std::lower_bound(values.begin(), values.end(), static_cast<std::uint32_t>(from),
+                         [](const std::pair<std::uint32_t, std::int64_t>& e, std::uint32_t o) { return e.first < o; });
+    for (; it != values.end() && static_cast<std::int64_t>(it->first) < from + count; ++it)
+        out.emplace_back(static_cast<std::uint32_t>(it->first - from), it->second);
+}
+
+}  // namespace
+
+const char* op_text(sched::Op op) {
+    switch (op) {
+        case sched::Op::Send:
+            return "send";
+        case sched::Op::Forward:
+            return "forward";
+        case sched::Op::Receive:
+            return "receive";
+        case sched::Op::Reduce:
+            return "reduce";
+    }
+    return "?";
+}
+
+const char* to_string(ErrorKind kind) {
+    switch (kind) {
+        case ErrorKind::DoubleBooked:
+            return "double_booked";
+        case ErrorKind::Overflow:
+            return "fifo_overflow";
+        case ErrorKind::Unexpected:
+            return "unexpected_vector";
+        case ErrorKind::Late:
+            return "late_vector";
+        case ErrorKind::Mispredicted:
+            return "mispredicted_arrival";
+        case ErrorKind::Missing:
+            return "missing_vectors";
+    }
+    return "?";
+}
+
+bool ScheduleError::operator<(const ScheduleError& o) const {
+    return std::tie(time, tsp, port, transfer, vector, kind, message) <
+           std::tie(o.time, o.tsp, o.port, o.transfer, o.vector, o.kind, o.message);
+}
+
+bool ArrivalRecord::operator<(const ArrivalRecord& o) const {
+    return std::tie(tsp, port, arrival, transfer, vector) < std::tie(o.tsp, o.port, o.arrival, o.transfer, o.vector);
+}
+
+// ---- construction ---------------------------------------------------------------------------------------------
+
+TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, topo::VertexId vertex,
+                 const ExecutorConfig& config, ChipProgram program)
+    : sim::Component(ctx),
+      system_(system),
+      wire_(wire),
+      vertex_(vertex),
+      config_(config),
+      clock_(system.chip().clock()),
+      fast_clock_(clock_),
+      crossing_cycles_(system.chip().crossing_cycles),
+      vector_bytes_(system.vector_bytes()),
+      fifo_depth_(system.chip().fifo_depth),
+      jitter_allowance_(program.jitter_allowance),
+      check_predictions_(program.check_predictions),
+      action_timer_(ctx, this, sim::handler<&TspChip::on_action>),
+      emission_timer_(ctx, this, sim::handler<&TspChip::on_emission>),
+      stop_timer_(ctx, this, sim::handler<&TspChip::on_stop>, sim::Phase::Report) {
+    const topo::FrozenTopology& t = system.topology();
+    const std::int32_t ports = t.num_ports(vertex);
+    in_index_.assign(static_cast<std::size_t>(ports), -1);
+    out_index_.assign(static_cast<std::size_t>(ports), -1);
+    for (std::int32_t p = 0; p < ports; ++p) {
+        const topo::ChannelId c_out = system.out_channel(vertex, p);
+        if (c_out == topo::kNoChannel) continue;
+        const topo::ChannelId c_in = topo::FrozenTopology::reverse(c_out);
+
+        in_index_[static_cast<std::size_t>(p)] = static_cast<std::int32_t>(ins_.size());
+        InPortState ip;
+        ip.port = p;
+        ip.channel = c_in;
+        ip.timing = &system.timing(c_in);
+        ip.view = net::Transmitter(system.timing(c_in), system.stream(c_in));
+        ins_.push_back(std::move(ip));
+        in_ports_.emplace_back(ctx, fmt::format("port{}.in", p), this, sim::handler<&TspChip::on_arrival>);
+
+        out_index_[static_cast<std::size_t>(p)] = static_cast<std::int32_t>(outs_.size());
+        out_ports_.emplace_back(ctx, fmt::format("port{}.out", p));
+        OutPortState op;
+        op.port = p;
+        op.channel = c_out;
+        op.tx = net::Transmitter(system.timing(c_out), system.stream(c_out));
+        op.out = &out_ports_.back();
+        outs_.push_back(std::move(op));
+    }
+
+    // The program, in issue order: sorted by cycle, ties in list order.
+    std::stable_sort(program.instructions.begin(), program.instructions.end(),
+                     [](const sched::Instruction& a, const sched::Instruction& b) { return a.cycle < b.cycle; });
+    const topo::ChipConfig& chip = system.chip();
+    std::vector<std::int64_t> claimed(ins_.size(), 0);
+    instrs_.reserve(program.instructions.size());
+    for (const sched::Instruction& ins : program.instructions) {
+        const auto order = static_cast<std::uint32_t>(instrs_.size());
+        auto fail = [&](const std::string& what) {
+            throw InputError(fmt::format("{}: instruction {} ({} at cycle {}): {}", path(), order, op_text(ins.op),
+                                         ins.cycle, what));
+        };
+        if (ins.cycle < 0) fail("negative issue cycle");
+        if (ins.count < 1) fail("count must be at least 1");
+        if (ins.address < 0) fail(fmt::format("negative address {}", ins.address));
+        const bool touches_memory = ins.op != sched::Op::Forward;
+        if (touches_memory && ins.address + static_cast<std::int64_t>(ins.count) * vector_bytes_ > chip.memory.count())
+            fail(fmt::format("vectors at {} .. +{} x {} bytes are outside the TSP's memory of {}", ins.address,
+                             ins.count, vector_bytes_, to_string(chip.memory)));
+        InstrState I;
+        I.ins = ins;
+        I.order = order;
+        I.issue = clock_.edge(ins.cycle);
+        const bool receiving = ins.op != sched::Op::Send;
+        if (receiving) {
+            if (ins.in_port >= ports || in_index_[ins.in_port] < 0)
+                fail(fmt::format("in_port {} is not wired", static_cast<int>(ins.in_port)));
+            I.in = in_index_[ins.in_port];
+        }
+        for (std::int32_t p = 0; p < 16; ++p) {
+            if (!(ins.out_ports & (1u << p))) continue;
+            if (p >= ports || out_index_[static_cast<std::size_t>(p)] < 0)
+                fail(fmt::format("out port {} is not wired", p));
+            I.outs.push_back(out_index_[static_cast<std::size_t>(p)]);
+        }
+        if ((ins.op == sched::Op::Send || ins.op == sched::Op::Forward) && I.outs.empty())
+            fail("needs at least one out port");
+        if (ins.op == sched::Op::Receive && !I.outs.empty()) fail("a receive has no out ports");
+        switch (ins.op) {
+            case sched::Op::Send:
+                I.action = clock_.edge(ins.cycle + chip.issue_cycles);
+                break;
+            case sched::Op::Forward:
+                I.action = forward_train_start(ins);
+                break;
+            case sched::Op::Reduce:
+                I.action = forwards(ins) ? forward_train_start(ins) : I.issue;
+                break;
+            case sched::Op::Receive:
+                I.action = I.issue;
+                break;
+        }
+        if (receiving) {
+            auto& c = claimed[static_cast<std::size_t>(I.in)];
+            ins_[static_cast<std::size_t>(I.in)].claims.push_back({order, c, static_cast<std::int64_t>(ins.count)});
+            c += ins.count;
+        }
+        instrs_.push_back(std::move(I));
+    }
+    actions_.resize(instrs_.size());
+    for (std::uint32_t i = 0; i < actions_.size(); ++i) actions_[i] = i;
+    std::stable_sort(actions_.begin(), actions_.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return instrs_[a].action < instrs_[b].action; });
+
+    for (const auto& [slot, value] : program.memory) {
+        if (slot < 0 || slot * vector_bytes_ >= chip.memory.count())
+            throw InputError(fmt::format("{}: initial memory slot {} is outside the TSP's memory", path(), slot));
+        memory_.init(slot, value);
+    }
+    for (const sched::PredictedRun& run : program.predicted) {
+        if (run.channel >= static_cast<std::uint32_t>(t.num_channels()) ||
+            t.channel(static_cast<topo::ChannelId>(run.channel)).dst != vertex)
+            throw InputError(fmt::format("{}: predicted run of transfer {} on channel {} does not arrive here", path(),
+                                         run.transfer, run.channel));
+        const topo::Channel& ch = t.channel(static_cast<topo::ChannelId>(run.channel));
+        ins_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(ch.dst_port)])].predictions.add(
+            run, system.timing(static_cast<topo::ChannelId>(run.channel)));
+    }
+    for (InPortState& ip : ins_) ip.predictions.freeze();
+}
+
+void TspChip::init() {
+    if (!actions_.empty()) action_timer_.arm_at(instrs_[actions_[0]].action);
+}
+
+sim::OutPort* TspChip::out_port(std::int32_t port) {
+    if (port < 0 || port >= static_cast<std::int32_t>(out_index_.size()) ||
+        out_index_[static_cast<std::size_t>(port)] < 0)
+        return nullptr;
+    return outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(port)])].out;
+}
+
+sim::InPort* TspChip::in_port(std::int32_t port) {
+    if (port < 0 || port >= static_cast<std::int32_t>(in_index_.size()) ||
+        in_index_[static_cast<std::size_t>(port)] < 0)
+        return nullptr;
+    return &in_ports_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(port)])];
+}
+
+// ---- timing helpers -------------------------------------------------------------------------------------------
+
+bool TspChip::forwards(const sched::Instruction& ins) {
+    return ins.op == sched::Op::Forward || (ins.op == sched::Op::Reduce && ins.out_ports != 0);
+}
+
+bool TspChip::stores(const sched::Instruction& ins) {
+    return ins.op == sched::Op::Receive || (ins.op == sched::Op::Reduce && ins.out_ports == 0);
+}
+
+Time TspChip::available(Time arrival) const { return fast_clock_.available(arrival, crossing_cycles_); }
+
+// ---- forward timing (schedule.hpp rules 5 and 7): the only place it is coded --------------------------------
+
+Time TspChip::forward_train_start(const sched::Instruction& ins) const {
+    const topo::ChipConfig& chip = system_.chip();
+    return clock_.edge(ins.cycle + (ins.op == sched::Op::Reduce ? chip.reduce_cycles : chip.forward_cycles));
+}
+
+TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrState& I, std::int64_t pos)
+    : issue_(I.issue), n_(I.outs.size()) {
+    LOOM_DEBUG_ASSERT(n_ <= slot_.size(), "at most 16 out ports");
+    for (std::size_t o = 0; o < n_; ++o)
+        slot_[o] = SerialStepper(chip.outs_[static_cast<std::size_t>(I.outs[o])].tx.timing(), pos - 1);
+    update();
+}
+
+void TspChip::ForwardDeadlines::next() {
+    for (std::size_t o = 0; o < n_; ++o) slot_[o].next();
+    update();
+}
+
+void TspChip::ForwardDeadlines::update() {
+    need_ = Time::max();
+    leave_ = Time::zero();
+    for (std::size_t o = 0; o < n_; ++o) {
+        const Time at = issue_ + slot_[o].value();
+        need_ = std::min(need_, at);
+        leave_ = std::max(leave_, at);
+    }
+}
+
+std::string TspChip::where(Time t, std::int32_t port) const {
+    return fmt::format("schedule error at {} port {}, t={} ps (core cycle {}): ", path(), port, t.count(),
+                       clock_.edge_at_or_before(t));
+}
+
+void TspChip::report(Time t, std::int32_t port, std::uint32_t transfer, std::uint32_t vector, ErrorKind kind,
+                     const std::string& what) {
+    // After the first few the run is stopping anyway; later errors are consequences.
+    if (errors_.size() < 64) errors_.push_back({t, vertex_, port, transfer, vector, kind, where(t, port) + what});
+    // Stop once simulated time has passed the error: every error at or before it has been found by then (each
+    // is found no later than its own time), so the earliest one reported is the same in both modes.
+    const Time at = std::max(t, now());
+    if (!stop_timer_.armed() || at < stop_timer_.expiry()) stop_timer_.arm_at(at);
+}
+
+void TspChip::on_stop() { ctx().sim().stop(); }
+
+// ---- instructions ---------------------------------------------------------------------------------------------
+
+void TspChip::on_action() {
+    const Time t = now();
+    while (next_action_ < actions_.size() && instrs_[actions_[next_action_]].action <= t)
+        act(instrs_[actions_[next_action_++]]);
+    if (next_action_ < actions_.size()) action_timer_.arm_at(instrs_[actions_[next_action_]].action);
+}
+
+void TspChip::open_trains(InstrState& I) {
+    const std::int64_t count = I.ins.count;
+    for (std::int32_t o : I.outs) {
+        OutPortState& op = outs_[static_cast<std::size_t>(o)];
+        OutTrain ot;
+        ot.out = o;
+        ot.floor = op.tx.last_arrival();
+        const Time busy_until = op.tx.free_at();
+        net::Transmission tr{};
+        if (!op.tx.start_train(I.action, count, tr)) {
+            report(I.action, op.port, I.ins.transfer, I.ins.first_vector, ErrorKind::DoubleBooked,
+                   fmt::format(
+                       "link {} double-booked: instruction {} ({} at cycle {}) starts transfer {} vectors {}..{} "
+                       "at {} ps but the link is busy until {} ps",
+                       system_.channel_name(op.channel), I.order, op_text(I.ins.op), I.ins.cycle, I.ins.transfer,
+                       I.ins.first_vector, I.ins.first_vector + I.ins.count - 1, I.action.count(), busy_until.count()));
+            tr = op.tx.send(I.action, count);  // keep going (the run stops at the error): queue behind
+        }
+        ot.start = tr.start;
+        ot.first_index = tr.index + 1 - static_cast<std::uint64_t>(count);
+        ot.next = 1;
+        ++op.trains;
+        totals_.vectors_sent += count;
+        I.trains.push_back(ot);
+    }
+}
+
+void TspChip::act(InstrState& I) {
+    ++totals_.instructions;
+    ++op_counts_[static_cast<std::size_t>(I.ins.op)];
+    const Time t = now();
+    const std::int64_t slot0 = I.ins.address / vector_bytes_;
+    switch (I.ins.op) {
+        case sched::Op::Send:
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.operand);
+            open_trains(I);
+            for (std::uint32_t k = 0; k < I.trains.size(); ++k) {
+                OutTrain& ot = I.trains[k];
+                if (config_.mode == ExecutionMode::Train) {
+                    const OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
+                    VectorRun src;
+                    src.transfer = I.ins.transfer;
+                    src.first_vector = I.ins.first_vector;
+                    src.count = I.ins.count;
+                    src.origin_channel = op.channel;
+                    src.origin_start = ot.start;
+                    src.origin_position = 1;
+                    emit(ot, src, I.ins.count, I.operand);
+                } else {
+                    emissions_.push_back({ot.start, I.order, k});
+                    std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
+                }
+            }
+            if (config_.mode == ExecutionMode::Train) {
+                I.operand.clear();
+                I.operand.shrink_to_fit();
+            } else if (!emissions_.empty() &&
+                       (!emission_timer_.armed() || emissions_.front().time < emission_timer_.expiry())) {
+                emission_timer_.arm_at(emissions_.front().time);
+            }
+            break;
+        case sched::Op::Forward:
+            open_trains(I);
+            break;
+        case sched::Op::Reduce:
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.operand);
+            if (forwards(I.ins)) open_trains(I);
+            break;
+        case sched::Op::Receive:
+            break;
+    }
+    I.acted = true;
+    for (Pending& part : I.pending) consume(I, part);
+    I.pending.clear();
+    I.pending.shrink_to_fit();
+}
+
+void TspChip::on_emission() {
+    const Time t = now();
+    while (!emissions_.empty() && emissions_.front().time <= t) {
+        std::pop_heap(emissions_.begin(), emissions_.end(), std::greater<>());
+        const Emission e = emissions_.back();
+        emissions_.pop_back();
+        InstrState& I = instrs_[e.instr];
+        OutTrain& ot = I.trains[e.train];
+        const OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
+        const std::int64_t k = ot.next;
+        VectorRun src;
+        src.transfer = I.ins.transfer;
+        src.first_vector = I.ins.first_vector + static_cast<std::uint32_t>(k - 1);
+        src.count = 1;
+        src.origin_channel = op.channel;
+        src.origin_start = ot.start;
+        src.origin_position = k;
+        scratch_.clear();
+        const std::int64_t v = value_at(I.operand, static_cast<std::uint32_t>(k - 1));
+        if (v != 0) scratch_.emplace_back(0, v);
+        emit(ot, src, 1, scratch_);
+        if (ot.next <= static_cast<std::int64_t>(I.ins.count)) {
+            emissions_.push_back({ot.start + op.tx.timing().serialization(ot.next - 1), e.instr, e.train});
+            std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
+        }
+    }
+    if (!emissions_.empty()) emission_timer_.arm_at(emissions_.front().time);
+}
+
+// ---- vectors on the wire --------------------------------------------------------------------------------------
+
+void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values) {
+    OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
+    const bool jitter = op.tx.timing().jitter > Time::zero();
+    auto post = [&](const VectorRun& r, Time arrival, const SparseValues* vals, std::uint32_t from, std::uint32_t n) {
+        const net::PacketHandle h = wire_.make(r);
+        if (vals && !vals->empty()) {
+            if (from == 0 && n >= m) {
+                wire_.values(h) = *vals;
+            } else {
+                slice(*vals, from, n, wire_.values(h));
+            }
+        }
+        const Time delay = std::max(arrival - now(), op.out->latency());
+        op.out->send(h.index, delay);
+    };
+    VectorRun r;
+    r.transfer = src.transfer;
+    r.channel = op.channel;
+    r.train_start = ot.start;
+    r.first_index = ot.first_index;
+    r.origin_channel = src.origin_channel;
+    r.origin_start = src.origin_start;
+    if (config_.mode == ExecutionMode::Train) {
+        r.first_vector = src.first_vector;
+        r.count = m;
+        r.position = ot.next;
+        r.floor = ot.floor;
+        r.origin_position = src.origin_position;
+        const Time first = op.tx.unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
+        Time last = first;
+        if (!jitter) {
+            last = op.tx.unit_arrival(ot.start, ot.next + m - 1, ot.first_index, ot.floor);
+        } else {
+            SerialStepper sent(op.tx.timing(), ot.next + 1);
+            for (std::int64_t k = ot.next + 1; k < ot.next + m; ++k) {
+                last = op.tx.arrival_after(ot.start + sent.value(), ot.first_index + static_cast<std::uint64_t>(k - 1),
+                                           last);
+                sent.next();
+            }
+        }
+        ot.floor = last;
+        ot.next += m;
+        post(r, first, &values, 0, m);
+    } else {
+        for (std::uint32_t k = 0; k < m; ++k) {
+            r.first_vector = src.first_vector + k;
+            r.count = 1;
+            r.position = ot.next;
+            r.floor = ot.floor;
+            r.origin_position = src.origin_position + k;
+            const Time arrival = op.tx.unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
+            ot.floor = arrival;
+            ++ot.next;
+            post(r, arrival, &values, k, 1);
+        }
+    }
+}
+
+void TspChip::on_arrival(std::uint32_t handle) {
+    const net::PacketHandle h{handle};
+    const VectorRun run = wire_.run(h);
+    arrived_values_.swap(wire_.values(h));  // take the values; the wire clears our old buffer on reuse
+    wire_.release(h);
+    const topo::Channel& ch = system_.topology().channel(run.channel);
+    InPortState& ip = ins_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(ch.dst_port)])];
+    accept(ip, run, arrived_values_);
+}
+
+void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& values) {
+    Time floor = run.floor;
+    // Units position, position + 1, ... of the run's train: their last bits leave at train_start + ser(position + j).
+    SerialStepper sent(*ip.timing, run.position);
+    auto next_arrival = [&](std::int64_t k) {
+        const Time t = ip.view.arrival_after(run.train_start + sent.value(),
+                                             run.first_index + static_cast<std::uint64_t>(run.position + k - 1), floor);
+        sent.next();
+        floor = t;
+        return t;
+    };
+    std::uint32_t j = 0;
+    while (j < run.count) {
+        if (ip.cursor >= ip.claims.size()) {
+            const Time t = next_arrival(j);
+            ++totals_.vector_hops;
+            totals_.last_arrival = std::max(totals_.last_arrival, t);
+            report(t, ip.port, run.transfer, run.first_vector + j, ErrorKind::Unexpected,
+                   fmt::format("vector arrived where none is expected: transfer {} vector {} after the port's {} "
+                               "expected vectors",
+                               run.transfer, run.first_vector + j, ip.arrived));
+            return;
+        }
+        const Claim& cl = ip.claims[ip.cursor];
+        InstrState& I = instrs_[cl.instr];
+        const auto m =
+            static_cast<std::uint32_t>(std::min<std::int64_t>(run.count - j, cl.start + cl.count - ip.arrived));
+        Pending& part = part_;  // reused: no allocation unless the part has to wait for its instruction
+        part.run = run;
+        part.run.first_vector = run.first_vector + j;
+        part.run.count = m;
+        part.run.position = run.position + j;
+        part.run.floor = floor;
+        part.run.origin_position = run.origin_position + j;
+
+        // When each vector is needed: its first slot on the out ports (Forward, Reduce-and-forward) or the
+        // issue plus the in-link's serialization of the vectors before it (Receive, storing Reduce).
+        const std::int64_t pos0 = ip.arrived - cl.start + 1;
+        const bool fwd = forwards(I.ins);
+        ForwardDeadlines forward(*this, I, pos0);  // no out ports (storing ops): unused
+        SerialStepper receive_slot(*ip.timing, pos0 - 1);
+        const bool final_hop = stores(I.ins);
+        SerialStepper origin;
+        if (final_hop) origin = SerialStepper(system_.timing(run.origin_channel), run.origin_position + j - 1);
+
+        for (std::uint32_t v = 0; v < m; ++v) {
+            const std::int64_t k = j + v;
+            const Time t = next_arrival(k);
+            Time need, last;
+            if (fwd) {
+                need = forward.need();
+                last = forward.leave();
+                forward.next();
+            } else {
+                need = I.issue + receive_slot.value();  // rule 6
+                receive_slot.next();
+            }
+            check_vector(ip, I, ip.arrived - cl.start + 1, run, k, t, need, last);
+            if (final_hop) {
+                latency_.record((t - (run.origin_start + origin.value())).count());
+                origin.next();
+            }
+            ++ip.arrived;
+        }
+        I.claimed += m;
+        if (ip.arrived == cl.start + cl.count) ++ip.cursor;
+        slice(values, j, m, part.values);
+        if (I.acted) {
+            consume(I, part);
+        } else {
+            I.pending.push_back(part);
+        }
+        j += m;
+    }
+}
+
+void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run, std::int64_t k,
+                           Time t, Time need, Time last_slot) {
+    const std::uint32_t vec = run.first_vector + static_cast<std::uint32_t>(k);
+    const std::int32_t port = ip.port;
+    const std::uint32_t want = I.ins.first_vector + static_cast<std::uint32_t>(pos - 1);
+    if (run.transfer != I.ins.transfer || vec != want) {
+        report(t, port, run.transfer, vec, ErrorKind::Unexpected,
+               fmt::format("vector arrived where none is expected: transfer {} vector {} came where instruction {} "
+                           "({} at cycle {}) expects transfer {} vector {}",
+                           run.transfer, vec, I.order, op_text(I.ins.op), I.ins.cycle, I.ins.transfer, want));
+    }
+    const Time avail = available(t);
+    // It leaves the FIFO at its last slot (forwarding) or when consumed (written to memory).
+    Time leave = forwards(I.ins) ? last_slot : std::max(avail, I.issue);
+    if (avail > need) {
+        report(
+            avail, port, run.transfer, vec, ErrorKind::Late,
+            fmt::format("late vector: transfer {} vector {} arrived at {} ps, available at {} ps, but instruction {} "
+                        "({} at cycle {}) needed it at {} ps (core cycle {})",
+                        run.transfer, vec, t.count(), avail.count(), I.order, op_text(I.ins.op), I.ins.cycle,
+                        need.count(), clock_.edge_at_or_before(need)));
+    }
+    // The clock-crossing FIFO holds the vector from its arrival until it leaves: [t, leave).
+    leave = std::max(leave, t);
+    auto& fifo = ip.fifo;
+    while (!fifo.empty() && fifo.front() <= t) {
+        std::pop_heap(fifo.begin(), fifo.end(), std::greater<>());
+        fifo.pop_back();
+    }
+    if (static_cast<std::int64_t>(fifo.size()) + 1 > fifo_depth_) {
+        report(t, port, run.transfer, vec, ErrorKind::Overflow,
+               fmt::format("FIFO overflow: transfer {} vector {} arrived with {} vectors queued (fifo_depth {})",
+                           run.transfer, vec, fifo.size(), fifo_depth_));
+    }
+    fifo.push_back(leave);
+    std::push_heap(fifo.begin(), fifo.end(), std::greater<>());
+
+    if (check_predictions_) {
+        ++totals_.predictions_checked;
+        const std::optional<Time> p = ip.predictions.expect(run.transfer, vec);
+        if (!p) {
+            report(t, port, run.transfer, vec, ErrorKind::Mispredicted,
+                   fmt::format("transfer {} vector {} arrived on link {} with no predicted arrival", run.transfer, vec,
+                               system_.channel_name(ip.channel)));
+        } else {
+            const Time err = t > *p ? t - *p : *p - t;
+            totals_.max_prediction_error = std::max(totals_.max_prediction_error, err);
+            if (t < *p || t > *p + jitter_allowance_) {
+                report(t, port, run.transfer, vec, ErrorKind::Mispredicted,
+                       fmt::format("transfer {} vector {} arrived on link {} at {} ps, outside its predicted window "
+                                   "[{}, {}] ps",
+                                   run.transfer, vec, system_.channel_name(ip.channel), t.count(), p->count(),
+                                   (*p + jitter_allowance_).count()));
+            }
+        }
+    }
+
+    ++totals_.vector_hops;
+    totals_.last_arrival = std::max(totals_.last_arrival, t);
+    if (config_.record_limit > 0 && static_cast<std::int64_t>(arrivals_.size()) <= config_.record_limit) {
+        const std::uint64_t index = run.first_index + static_cast<std::uint64_t>(run.position + k - 1);
+        arrivals_.push_back({vertex_, port, run.transfer, vec, t, ip.view.outcome(index)});
+    }
+    if (stores(I.ins)) {
+        ++totals_.vectors_delivered;
+        totals_.last_delivery = std::max(totals_.last_delivery, t);
+        if (last_delivered_ == deliveries_.end() || last_delivered_->first != run.transfer)
+            last_delivered_ = deliveries_.try_emplace(run.transfer, t).first;
+        last_delivered_->second = std::max(last_delivered_->second, t);
+    }
+}
+
+void TspChip::consume(InstrState& I, Pending& part) {
+    const std::int64_t m = part.run.count;
+    const std::int64_t p0 = I.consumed;  // offset of the part's first vector within the instruction
+    const bool reduce = I.ins.op == sched::Op::Reduce;
+    if (stores(I.ins)) {
+        const std::int64_t slot0 = I.ins.address / vector_bytes_ + p0;
+        bool operand_zero = true;
+        if (reduce) {
+            slice(I.operand, p0, m, scratch_out_);
+            operand_zero = scratch_out_.empty();
+        }
+        // Zeros written over memory that was never touched change nothing: skip the per-vector work.
+        if (!(part.values.empty() && operand_zero && memory_.untouched(slot0, m))) {
+            const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
+            const Time t_now = now();
+            Time floor = part.run.floor;
+            SerialStepper sent(*ip.timing, part.run.position);
+            std::size_t vi = 0, oi = 0;
+            for (std::int64_t k = 0; k < m; ++k) {
+                const Time t = ip.view.arrival_after(
+                    part.run.train_start + sent.value(),
+                    part.run.first_index + static_cast<std::uint64_t>(part.run.position + k - 1), floor);
+                sent.next();
+                floor = t;
+                const Time consumed = std::max(available(t), I.issue);
+                std::int64_t v = 0;
+                if (vi < part.values.size() && part.values[vi].first == k) v = part.values[vi++].second;
+                if (reduce && oi < scratch_out_.size() && scratch_out_[oi].first == k)
+                    v = add_wrapping(v, scratch_out_[oi++].second);
+                memory_.write(slot0 + k, {consumed, I.order}, v, t_now);
+            }
+        }
+        if (reduce) vectors_reduced_ += m;
+    } else {
+        const SparseValues* out = &part.values;
+        if (reduce) {
+            // Sum of two sparse lists.
+            slice(I.operand, p0, m, scratch_);
+            scratch_out_.clear();
+            std::size_t a = 0, b = 0;
+            while (a < part.values.size() || b < scratch_.size()) {
+                if (b == scratch_.size() || (a < part.values.size() && part.values[a].first < scratch_[b].first)) {
+                    scratch_out_.push_back(part.values[a++]);
+                } else if (a == part.values.size() || scratch_[b].first < part.values[a].first) {
+                    scratch_out_.push_back(scratch_[b++]);
+                } else {
+                    const std::int64_t s = add_wrapping(part.values[a].second, scratch_[b].second);
+                    if (s != 0) scratch_out_.emplace_back(part.values[a].first, s);
+                    ++a;
+                    ++b;
+                }
+            }
+            out = &scratch_out_;
+            vectors_reduced_ += m;
+        } else {
+            vectors_forwarded_ += m;
+        }
+        for (OutTrain& ot : I.trains) emit(ot, part.run, static_cast<std::uint32_t>(m), *out);
+    }
+    I.consumed += m;
+}
+
+// ---- end of run -----------------------------------------------------------------------------------------------
+
+void TspChip::check_complete(std::vector<ScheduleError>& out) const {
+    for (const InstrState& I : instrs_) {
+        if (I.ins.op == sched::Op::Send || I.claimed >= static_cast<std::int64_t>(I.ins.count)) continue;
+        const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
+        const std::int64_t pos = I.claimed + 1;
+        const Time need =
+            forwards(I.ins) ? ForwardDeadlines(*this, I, pos).need() : I.issue + ip.timing->serialization(pos - 1);
+        const auto vec = I.ins.first_vector + static_cast<std::uint32_t>(I.claimed);
+        out.push_back({need, vertex_, ip.port, I.ins.transfer, vec, ErrorKind::Missing,
+                       where(need, ip.port) +
+                           fmt::format("vectors never arrived: instruction {} ({} at cycle {}) expected {} vectors of "
+                                       "transfer {} from vector {}; {} arrived",
+                                       I.order, op_text(I.ins.op), I.ins.cycle, I.ins.count, I.ins.transfer,
+                                       I.ins.first_vector, I.claimed)});
+    }
+    for (const InPortState& ip : ins_) {
+        for (const PredictionIndex::Missing& m : ip.predictions.missing()) {
+            out.push_back({m.predicted, vertex_, ip.port, m.transfer, m.first_vector, ErrorKind::Missing,
+                           where(m.predicted, ip.port) +
+                               fmt::format("predicted vectors never arrived: {} vectors of transfer {} from vector {} "
+                                           "on link {}",
+                                           m.count, m.transfer, m.first_vector, system_.channel_name(ip.channel))});
+        }
+    }
+}
+
+std::vector<TspChip::LinkUse> TspChip::link_use() const {
+    std::vector<LinkUse> out;
+    out.reserve(outs_.size());
+    for (const OutPortState& op : outs_)
+        out.push_back({op.channel, static_cast<std::int64_t>(op.tx.units_sent()), op.tx.busy_time(),
+                       static_cast<std::int64_t>(op.tx.corrected()), static_cast<std::int64_t>(op.tx.uncorrectable())});
+    return out;
+}
+
+void TspChip::write_stats(stats::Group& group, Time span) const {
+    group.counter("instructions").set(totals_.instructions);
+    group.set("ops", stats::Json{{"send", op_counts_[0]},
+                                 {"forward", op_counts_[1]},
+                                 {"receive", op_counts_[2]},
+                                 {"reduce", op_counts_[3]}});
+    group.counter("vectors_sent").set(totals_.vectors_sent);
+    group.counter("vector_hops").set(totals_.vector_hops);
+    group.counter("vectors_delivered").set(totals_.vectors_delivered);
+    group.counter("vectors_forwarded").set(vectors_forwarded_);
+    group.counter("vectors_reduced").set(vectors_reduced_);
+    stats::Json ports = stats::Json::object();
+    const topo::FrozenTopology& t = system_.topology();
+    for (std::size_t i = 0; i < outs_.size(); ++i) {
+        const OutPortState& op = outs_[i];
+        const InPortState& ip = ins_[i];
+        if (op.tx.units_sent() == 0 && ip.arrived == 0) continue;
+        const topo::Channel& ch = t.channel(op.channel);
+        const Time busy = op.tx.busy_time();
+        ports[fmt::format("port{}", op.port)] = stats::Json{
+            {"link", system_.channel_name(op.channel)},
+            {"peer", system_.tsp_path(ch.dst)},
+            {"class", std::string(topo::link_class_name(ch.link_class))},
+            {"vectors_out", op.tx.units_sent()},
+            {"vectors_in", ip.arrived},
+            {"trains", op.trains},
+            {"busy_ps", busy.count()},
+            {"utilization",
+             span > Time::zero() ? static_cast<double>(busy.count()) / static_cast<double>(span.count()) : 0.0},
+            {"corrected", op.tx.corrected()},
+            {"uncorrectable", op.tx.uncorrectable()}};
+    }
+    group.set("ports", ports);
+    // Final memory contents of small runs, so data flow can be read off the report.
+    if (memory_.cells() > 0 && memory_.cells() <= 256) {
+        stats::Json mem = stats::Json::array();
+        for (const auto& [slot, value] : memory_.final_contents())
+            mem.push_back(stats::Json::array({slot * vector_bytes_, value}));
+        group.set("memory", mem);
+    }
+}
+
+}  // namespace loom::tsp

@@ -1,0 +1,463 @@
+#include "loom/tsp/tsp_model.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "loom/base/error.hpp"
+#include "loom/sched/scheduler.hpp"
+#include "loom/sched/scheduler_config.hpp"
+#include "loom/sched/trace.hpp"
+#include "loom/topo/global_address_map.hpp"
+#include "loom/topo/tsp_topology.hpp"
+#include "loom/stats/group.hpp"
+#include "loom/workload/transfer.hpp"
+
+namespace loom::tsp {
+namespace {
+
+const char* fec_name(net::FecOutcome f) {
+    switch (f) {
+        case net::FecOutcome::Clean:
+            return "clean";
+        case net::FecOutcome::Corrected:
+            return "corrected";
+        case net::FecOutcome::Uncorrectable:
+            return "uncorrectable";
+    }
+    return "?";
+}
+
+double ratio(Time a, Time b) {
+    return b > Time::zero() ? static_cast<double>(a.count()) / static_cast<double>(b.count()) : 0.0;
+}
+
+template <class T>
+config::FieldInfo section_info(const std::string& key, const config::Schema<T>& schema) {
+    config::FieldInfo info;
+    info.key = key;
+    info.kind = config::Kind::Section;
+    info.doc = schema.doc();
+    info.default_value = schema.defaults();
+    info.children = schema.describe();
+    return info;
+}
+
+}  // namespace
+
+TspModel::TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system, std::unique_ptr<VectorWire> wire,
+                   ExecutorConfig executor, Program program, std::vector<TspChip*> chips, bool recording)
+    : sim_(sim),
+      system_(std::move(system)),
+      wire_(std::move(wire)),
+      executor_(executor),
+      program_(std::move(program)),
+      chips_(std::move(chips)),
+      recording_(recording) {}
+
+std::int64_t TspModel::vector_hops() const {
+    std::int64_t n = 0;
+    for (const TspChip* c : chips_) n += c->totals().vector_hops;
+    return n;
+}
+
+std::string TspModel::perf_fields() const {
+    return fmt::format(" mode={} tsps={} vector_hops={} runs={}", to_string(executor_.mode), chips_.size(),
+                       vector_hops(), runs_sent());
+}
+
+void TspModel::finish() {
+    std::vector<ScheduleError> errors;
+    for (const TspChip* c : chips_) errors.insert(errors.end(), c->errors().begin(), c->errors().end());
+    // Nothing pending: every instruction acted and every vector landed, so completeness can be judged.
+    const bool complete = sim_.pending() == 0;
+    if (errors.empty() && complete) {
+        for (const TspChip* c : chips_) c->check_complete(errors);
+    }
+    std::string data_error;
+    if (errors.empty() && complete) {
+        const std::int64_t vb = system_->vector_bytes();
+        for (const MemoryBlock& b : program_.expect_memory) {
+            const TspChip& chip = *chips_[b.tsp];
+            for (std::size_t k = 0; k < b.values.size() && data_error.empty(); ++k) {
+                const std::int64_t address = b.address + static_cast<std::int64_t>(k) * vb;
+                const std::int64_t got = chip.memory().final_value(address / vb);
+                if (got != b.values[k])
+                    data_error = fmt::format("data error at {} address {}: expected {}, got {}", chip.path(), address,
+                                             b.values[k], got);
+            }
+            if (!data_error.empty()) break;
+        }
+    }
+    write_stats(complete);
+    if (!errors.empty()) {
+        const auto first = std::min_element(errors.begin(), errors.end());
+        throw ModelError(first->message);
+    }
+    if (!data_error.empty()) throw ModelError(data_error);
+}
+
+std::optional<std::string> TspModel::trace() const {
+    return sched::trace_json(program_.schedule, system_->topology(), system_->links(), system_->chip()).dump();
+}
+
+void TspModel::write_stats(bool complete) {
+    stats::Group& g = sim_.stats().group("tsp");
+    const topo::FrozenTopology& t = system_->topology();
+
+    ChipTotals sum;
+    Time span, last_delivery, max_error;
+    std::int64_t checked = 0;
+    stats::Histogram latency;
+    for (const TspChip* c : chips_) {
+        const ChipTotals& x = c->totals();
+        sum.instructions += x.instructions;
+        sum.vectors_sent += x.vectors_sent;
+        sum.vector_hops += x.vector_hops;
+        sum.vectors_delivered += x.vectors_delivered;
+        span = std::max(span, x.last_arrival);
+        last_delivery = std::max(last_delivery, x.last_delivery);
+        max_error = std::max(max_error, x.max_prediction_error);
+        checked += x.predictions_checked;
+        latency.merge(c->latency());
+    }
+    g.counter("tsps").set(t.num_vertices());
+    g.counter("compute_tsps").set(t.num_compute_vertices());
+    std::int64_t active = 0;
+    for (const TspChip* c : chips_) active += c->active() ? 1 : 0;
+    g.counter("active_tsps").set(active);
+    g.counter("instructions").set(sum.instructions);
+    g.counter("vectors_sent").set(sum.vectors_sent);
+    g.counter("vector_hops").set(sum.vector_hops);
+    g.counter("vectors_delivered").set(sum.vectors_delivered);
+    g.set("complete", complete);
+    g.set("makespan_ps", last_delivery.count());
+    g.set("makespan_ns", last_delivery.to_ns());
+    g.set("makespan_cycles", system_->chip().clock().edge_at_or_after(last_delivery));
+
+    // Per transfer: from the issue of its first Send to its last vector's arrival at a final destination.
+    std::map<std::uint32_t, Time> first_send;
+    const ClockDomain clock = system_->chip().clock();
+    for (const sched::TspProgram& p : program_.schedule.programs) {
+        for (const sched::Instruction& ins : p.instructions) {
+            if (ins.op != sched::Op::Send) continue;
+            const Time issue = clock.edge(ins.cycle);
+            auto [it, fresh] = first_send.try_emplace(ins.transfer, issue);
+            if (!fresh) it->second = std::min(it->second, issue);
+        }
+    }
+    std::map<std::uint32_t, Time> done;
+    for (const TspChip* c : chips_)
+        for (const auto& [id, t_done] : c->deliveries()) done[id] = std::max(done[id], t_done);
+    stats::Histogram transfer_latency;
+    for (const auto& [id, t_done] : done) {
+        const auto it = first_send.find(id);
+        if (it != first_send.end()) transfer_latency.record((t_done - it->second).count());
+    }
+    g.counter("transfers").set(static_cast<std::int64_t>(first_send.size()));
+    g.set("transfer_latency", transfer_latency.to_json("ps"));
+
+    // Bandwidth per TSP over the makespan: payload bytes leaving and arriving on its links (forwarded vectors
+    // count at every TSP they pass), mean over active TSPs and the largest.
+    {
+        const double secs = static_cast<double>(last_delivery.count()) * 1e-12;
+        const double unit = static_cast<double>(system_->links().unit_payload.count());
+        double sent_sum = 0, sent_max = 0, recv_sum = 0, recv_max = 0;
+        std::int64_t n = 0;
+        for (const TspChip* c : chips_) {
+            if (!c->active() || secs <= 0) continue;
+            const double sent = static_cast<double>(c->totals().vectors_sent) * unit / secs;
+            const double recv = static_cast<double>(c->totals().vector_hops) * unit / secs;
+            sent_sum += sent;
+            recv_sum += recv;
+            sent_max = std::max(sent_max, sent);
+            recv_max = std::max(recv_max, recv);
+            ++n;
+        }
+        const double dn = n > 0 ? static_cast<double>(n) : 1.0;
+        g.set("bandwidth", stats::Json{{"sent_mean_bytes_per_s", sent_sum / dn},
+                                       {"sent_max_bytes_per_s", sent_max},
+                                       {"received_mean_bytes_per_s", recv_sum / dn},
+                                       {"received_max_bytes_per_s", recv_max}});
+    }
+    g.set("active_until_ps", span.count());
+    g.set("vector_latency", latency.to_json("ps"));
+
+    // Links by class: directed channels, the ones used, vectors, busy time, utilization over the active span.
+    struct ClassUse {
+        std::int64_t channels = 0, used = 0, vectors = 0, corrected = 0, uncorrectable = 0;
+        Time busy, busiest;
+    };
+    std::map<std::string, ClassUse> classes;
+    for (topo::ChannelId c = 0; c < t.num_channels(); ++c)
+        ++classes[std::string(topo::link_class_name(t.channel(c).link_class))].channels;
+    std::int64_t corrected = 0, uncorrectable = 0;
+    Time busiest;
+    for (const TspChip* c : chips_) {
+        for (const TspChip::LinkUse& u : c->link_use()) {
+            ClassUse& cu = classes[std::string(topo::link_class_name(t.channel(u.channel).link_class))];
+            if (u.vectors > 0) ++cu.used;
+            cu.vectors += u.vectors;
+            cu.busy += u.busy;
+            cu.busiest = std::max(cu.busiest, u.busy);
+            cu.corrected += u.corrected;
+            cu.uncorrectable += u.uncorrectable;
+            corrected += u.corrected;
+            uncorrectable += u.uncorrectable;
+            busiest = std::max(busiest, u.busy);
+        }
+    }
+    stats::Json links = stats::Json::object();
+    for (const auto& [name, cu] : classes) {
+        const double denom = static_cast<double>(cu.channels) * static_cast<double>(span.count());
+        links[name] = stats::Json{{"channels", cu.channels},
+                                  {"channels_used", cu.used},
+                                  {"vectors", cu.vectors},
+                                  {"busy_ps", cu.busy.count()},
+                                  {"bytes_per_s", last_delivery > Time::zero()
+                                                      ? static_cast<double>(cu.vectors) *
+                                                            static_cast<double>(system_->links().unit_payload.count()) /
+                                                            (static_cast<double>(last_delivery.count()) * 1e-12)
+                                                      : 0.0},
+                                  {"utilization", denom > 0 ? static_cast<double>(cu.busy.count()) / denom : 0.0},
+                                  {"max_utilization", ratio(cu.busiest, span)},
+                                  {"corrected", cu.corrected},
+                                  {"uncorrectable", cu.uncorrectable}};
+    }
+    g.set("links", links);
+    g.set("busiest_link_busy_ps", busiest.count());
+    // FEC: corrected errors cost nothing; an uncorrectable one is detected and the runtime replays the inference
+    // (no link-level retry: that would move arrival times and break the schedule).
+    g.set("fec",
+          stats::Json{
+              {"corrected", corrected}, {"uncorrectable", uncorrectable}, {"replay_required", uncorrectable > 0}});
+
+    const topo::GlobalAddressMap map(t, system_->chip().memory);
+    g.set("global_memory", stats::Json{{"capacity_bytes", map.capacity().count()},
+                                       {"capacity", to_string(map.capacity())},
+                                       {"per_tsp_bytes", map.per_tsp().count()},
+                                       {"tsps", map.tsps()}});
+
+    const sched::Schedule& s = program_.schedule;
+    if (!s.predicted.empty() || s.lower_bound > Time::zero()) {
+        stats::Json sj{{"jitter_allowance_ps", s.jitter_allowance.count()}, {"vectors_checked", checked}};
+        if (!s.predicted.empty()) sj["prediction_error_ps"] = max_error.count();
+        if (s.makespan > Time::zero()) sj["predicted_makespan_ps"] = s.makespan.count();
+        if (s.lower_bound > Time::zero()) {
+            sj["lower_bound_ps"] = s.lower_bound.count();
+            sj["efficiency"] = ratio(s.lower_bound, last_delivery);
+        }
+        g.set("schedule", sj);
+    }
+
+    // Every vector's arrival at every hop, for small runs.
+    if (recording_ && sum.vector_hops <= executor_.record_limit) {
+        std::vector<ArrivalRecord> all;
+        for (const TspChip* c : chips_) all.insert(all.end(), c->arrivals().begin(), c->arrivals().end());
+        std::sort(all.begin(), all.end());
+        stats::Json list = stats::Json::array();
+        for (const ArrivalRecord& a : all) {
+            list.push_back(stats::Json{{"tsp", t.vertex_name(a.tsp)},
+                                       {"port", a.port},
+                                       {"transfer", a.transfer},
+                                       {"vector", a.vector},
+                                       {"arrival_ps", a.arrival.count()},
+                                       {"fec", fec_name(a.fec)}});
+        }
+        g.set("arrivals", list);
+    }
+
+    for (const TspChip* c : chips_)
+        if (c->active()) c->write_stats(sim_.stats().group(c->path()), span);
+}
+
+std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const ExecutorConfig& executor, Program program,
+                                sim::Simulator& sim) {
+    const topo::FrozenTopology& t = system->topology();
+    const std::int32_t n = t.num_vertices();
+    std::vector<ChipProgram> per(static_cast<std::size_t>(n));
+    const bool check = !program.schedule.predicted.empty();
+    for (ChipProgram& p : per) {
+        p.jitter_allowance = program.schedule.jitter_allowance;
+        p.check_predictions = check;
+    }
+    auto chip_of = [&](std::uint32_t tsp, const char* what) -> ChipProgram& {
+        if (tsp >= static_cast<std::uint32_t>(n))
+            throw InputError(fmt::format("schedule: {} names TSP {} but the system has {}", what, tsp, n));
+        return per[tsp];
+    };
+    for (sched::TspProgram& p : program.schedule.programs) {
+        ChipProgram& cp = chip_of(p.tsp, "a program");
+        cp.instructions.insert(cp.instructions.end(), p.instructions.begin(), p.instructions.end());
+    }
+    const std::int64_t vb = system->vector_bytes();
+    for (const MemoryBlock& b : program.memory) {
+        ChipProgram& cp = chip_of(b.tsp, "initial memory");
+        for (std::size_t k = 0; k < b.values.size(); ++k)
+            cp.memory.emplace_back(b.address / vb + static_cast<std::int64_t>(k), b.values[k]);
+    }
+    for (const MemoryBlock& b : program.expect_memory) chip_of(b.tsp, "expected memory");
+    for (const sched::PredictedRun& r : program.schedule.predicted) {
+        if (r.channel >= static_cast<std::uint32_t>(t.num_channels()))
+            throw InputError(fmt::format("schedule: predicted run of transfer {} on channel {} but the system has {}",
+                                         r.transfer, r.channel, t.num_channels()));
+        per[static_cast<std::size_t>(t.channel(static_cast<topo::ChannelId>(r.channel)).dst)].predicted.push_back(r);
+    }
+
+    // Every vector hop is claimed by one receiving instruction, so the program says how many there will be: list
+    // them only if they fit (a chip would otherwise record up to the limit for nothing).
+    std::int64_t expected_hops = 0;
+    for (const ChipProgram& cp : per)
+        for (const sched::Instruction& ins : cp.instructions)
+            if (ins.op != sched::Op::Send) expected_hops += ins.count;
+    ExecutorConfig chip_config = executor;
+    if (expected_hops > executor.record_limit) chip_config.record_limit = 0;
+
+    auto wire = std::make_unique<VectorWire>();
+    std::vector<TspChip*> chips;
+    chips.reserve(static_cast<std::size_t>(n));
+    for (topo::VertexId v = 0; v < n; ++v) {
+        chips.push_back(&sim.add<TspChip>(system->tsp_path(v), *system, *wire, v, chip_config,
+                                          std::move(per[static_cast<std::size_t>(v)])));
+    }
+    for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
+        const topo::Channel& ch = t.channel(c);
+        sim.connect(*chips[static_cast<std::size_t>(ch.src)]->out_port(ch.src_port),
+                    *chips[static_cast<std::size_t>(ch.dst)]->in_port(ch.dst_port), system->timing(c).latency());
+    }
+    return std::make_unique<TspModel>(sim, std::move(system), std::move(wire), executor, std::move(program),
+                                      std::move(chips), chip_config.record_limit > 0);
+}
+
+Program workload_program(const workload::TransferSet& transfers, const TspSystem& system,
+                         const sched::SchedulerConfig& scheduler, std::int64_t value_limit) {
+    Program p;
+    p.schedule = sched::compile(system.topology(), system.links(), system.chip(), transfers, scheduler);
+    const Bytes unit = system.links().unit_payload;
+    if (transfers.total_vectors(unit) > value_limit) return p;
+
+    // Data flow: source vectors hold values that name their TSP and slot, (tsp + 1) x 10^9 + slot + 1 (so transfers
+    // reading overlapping sources agree), and every destination must end with its transfer's values, for the
+    // transfers whose result is unambiguous: the source region is written by no transfer and each destination
+    // region by this transfer alone (overlapping or chained transfers are timed but not checked).
+    const std::int64_t vb = system.vector_bytes();
+    struct Region {
+        topo::VertexId tsp;
+        std::int64_t first, end;  // vector slots [first, end)
+        std::size_t transfer;
+    };
+    std::vector<Region> written;
+    for (std::size_t i = 0; i < transfers.transfers.size(); ++i) {
+        const workload::Transfer& x = transfers.transfers[i];
+        for (topo::VertexId d : x.dsts)
+            written.push_back({d, x.dst_address / vb, x.dst_address / vb + x.vectors(unit), i});
+    }
+    std::sort(written.begin(), written.end(), [](const Region& a, const Region& b) {
+        return std::tie(a.tsp, a.first, a.transfer) < std::tie(b.tsp, b.first, b.transfer);
+    });
+    std::vector<bool> ambiguous(transfers.transfers.size(), false);
+    for (std::size_t k = 1, reach = 0; k < written.size(); ++k) {
+        // `reach`: the region reaching furthest among those before k on the same TSP.
+        if (written[k].tsp != written[k - 1].tsp) {
+            reach = k;
+            continue;
+        }
+        if (written[k].first < written[reach].end) {
+            ambiguous[written[k].transfer] = true;
+            ambiguous[written[reach].transfer] = true;
+        }
+        if (written[k].end > written[reach].end) reach = k;
+    }
+    auto is_written = [&](topo::VertexId v, std::int64_t first, std::int64_t end) {
+        auto it = std::lower_bound(written.begin(), written.end(), v,
+                                   [](const Region& r, topo::VertexId t) { return r.tsp < t; });
+        for (; it != written.end() && it->tsp == v && it->first < end; ++it)
+            if (it->end > first) return true;
+        return false;
+    };
+    auto value = [](topo::VertexId v, std::int64_t slot) {
+        return (static_cast<std::int64_t>(v) + 1) * 1'000'000'000 + slot + 1;
+    };
+    for (std::size_t i = 0; i < transfers.transfers.size(); ++i) {
+        const workload::Transfer& x = transfers.transfers[i];
+        const std::int64_t n = x.vectors(unit);
+        const std::int64_t first = x.src_address / vb;
+        if (is_written(x.src, first, first + n)) continue;
+        std::vector<std::int64_t> values(static_cast<std::size_t>(n));
+        for (std::int64_t k = 0; k < n; ++k) values[static_cast<std::size_t>(k)] = value(x.src, first + k);
+        p.memory.push_back({static_cast<std::uint32_t>(x.src), first * vb, values});
+        if (ambiguous[i]) continue;
+        for (topo::VertexId d : x.dsts)
+            p.expect_memory.push_back({static_cast<std::uint32_t>(d), x.dst_address / vb * vb, values});
+    }
+    return p;
+}
+
+std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulator& sim, config::Errors& errors) {
+    MachineConfig machine;
+    ExecutorConfig executor;
+    ProgramConfig program_config;
+    workload::TransferSetConfig workload_config;
+    sched::SchedulerConfig scheduler_config;
+    const std::size_t before = errors.size();
+    auto parse = [&](const char* key, const auto& schema, auto& out) {
+        if (root.is_object() && root.contains(key)) schema.parse(root.at(key), std::string("/") + key, out, errors);
+    };
+    parse("topology", topo::tsp_topology_schema(), machine.topology);
+    parse("links", topo::link_class_timing_schema(), machine.links);
+    parse("chip", topo::chip_schema(), machine.chip);
+    parse("executor", executor_schema(), executor);
+    parse("program", program_schema(), program_config);
+    parse("workload", workload::transfer_set_schema(), workload_config);
+    parse("scheduler", sched::scheduler_schema(), scheduler_config);
+    const bool has_program = root.is_object() && root.contains("program");
+    const bool has_workload = root.is_object() && root.contains("workload");
+    if (has_program && has_workload)
+        errors.add("/workload", "a tsp config runs either a \"program\" or a \"workload\", not both");
+    if (root.is_object() && root.contains("scheduler") && !has_workload)
+        errors.add("/scheduler", "the scheduler compiles a \"workload\": give one, or leave this section out");
+    if (errors.size() != before) return nullptr;
+
+    auto system = std::make_unique<TspSystem>(machine, sim.seed());
+    Program program;
+    if (has_workload) {
+        // Both throw ConfigError with JSON Pointers under /workload for a transfer set that does not fit.
+        const workload::TransferSet transfers = workload::make_transfer_set(
+            workload_config, system->topology(), system->chip(), "/workload", system->links().unit_payload);
+        program = workload_program(transfers, *system, scheduler_config, executor.value_limit);
+    } else {
+        program = resolve(program_config, *system, "/program", errors);
+    }
+    if (errors.size() != before) return nullptr;
+    return build(std::move(system), executor, std::move(program), sim);
+}
+
+void register_components(sim::Registry& registry) {
+    sim::ModelEntry entry;
+    entry.name = "tsp";
+    entry.doc =
+        "TSP multiprocessor executing a compile-time schedule: chips are endpoints and switches (send, "
+        "cut-through forward with fan-out, receive, reduce) on C2C links with exact train timing and FEC; "
+        "every link double booking, FIFO overflow, unexpected, late or mispredicted vector is an error.";
+    entry.sections = {section_info("topology", topo::tsp_topology_schema()),
+                      section_info("links", topo::link_class_timing_schema()),
+                      section_info("chip", topo::chip_schema()),
+                      section_info("executor", executor_schema()),
+                      section_info("program", program_schema()),
+                      section_info("workload", workload::transfer_set_schema()),
+                      section_info("scheduler", sched::scheduler_schema())};
+    entry.components = {{"TspChip",
+                         "One TSP (sys.<rack>.<node>.<tsp>): C2C ports, core clock, memory, clock-crossing FIFOs and "
+                         "the executor of its instruction list."}};
+    entry.build = [](const config::Json& root, sim::Simulator& sim, config::Errors& errors) {
+        return build(root, sim, errors);
+    };
+    registry.add(std::move(entry));
+}
+
+}  // namespace loom::tsp

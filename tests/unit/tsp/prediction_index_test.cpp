@@ -1,0 +1,61 @@
+#include <catch2/catch.hpp>
+
+#include "loom/base/error.hpp"
+#include "loom/tsp/prediction_index.hpp"
+
+using namespace loom;
+using namespace loom::literals;
+using loom::tsp::PredictionIndex;
+
+namespace {
+LinkTiming link() {
+    LinkTiming t;
+    t.rate = Bandwidth::gbps(100);
+    t.latency_parts = {{"all", 497'750_ps}};
+    return t;
+}
+sched::PredictedRun run(std::uint32_t transfer, std::uint32_t first, std::uint32_t count, std::uint32_t offset,
+                        Time start) {
+    sched::PredictedRun r;
+    r.transfer = transfer;
+    r.first_vector = first;
+    r.count = count;
+    r.offset = offset;
+    r.train_start = start;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("A predicted arrival is the train start plus the serialization of the vector's position plus latency") {
+    const LinkTiming t = link();
+    PredictionIndex idx;
+    idx.add(run(2, 10, 4, 3, 1_us), t);  // vectors 10..13 are units 4..7 of a train started at 1 us
+    idx.add(run(1, 0, 2, 0, 0_ns), t);
+    idx.freeze();
+    CHECK(idx.expect(1, 0) == Time::ps(26'240 + 497'750));
+    CHECK(idx.expect(2, 10) == 1_us + Time::ps(4 * 26'240 + 497'750));
+    CHECK(idx.expect(2, 13) == 1_us + Time::ps(7 * 26'240 + 497'750));
+    CHECK_FALSE(idx.expect(2, 14).has_value());
+    CHECK_FALSE(idx.expect(3, 0).has_value());
+}
+
+TEST_CASE("Predicted vectors never looked up are reported missing") {
+    const LinkTiming t = link();
+    PredictionIndex idx;
+    idx.add(run(1, 0, 3, 0, 0_ns), t);
+    idx.freeze();
+    idx.expect(1, 0);
+    idx.expect(1, 1);
+    const auto m = idx.missing();
+    REQUIRE(m.size() == 1);
+    CHECK(m[0].transfer == 1);
+    CHECK(m[0].count == 1);
+}
+
+TEST_CASE("Overlapping predicted runs are rejected") {
+    const LinkTiming t = link();
+    PredictionIndex idx;
+    idx.add(run(1, 0, 3, 0, 0_ns), t);
+    idx.add(run(1, 2, 3, 0, 1_us), t);
+    CHECK_THROWS_AS(idx.freeze(), InputError);
+}
