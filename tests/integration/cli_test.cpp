@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -177,4 +178,77 @@ TEST_CASE("A sweep runs every point, writes points.csv and skips finished points
     CHECK(again.code == 0);
     CHECK(again.out.find("cached") != std::string::npos);
     CHECK(read(d / "out" / "points.csv") == csv);
+}
+
+TEST_CASE("loom schedule compiles, verifies and runs a workload and reports its figures") {
+    const auto r = loom("schedule configs/tsp/schedule-node.json");
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK(r.out.find("schedule: 64 transfers") != std::string::npos);
+    CHECK(r.out.find("efficiency") != std::string::npos);
+    CHECK(r.out.find("prediction error    0 ps") != std::string::npos);
+    CHECK(r.out.find("transfer latency") != std::string::npos);
+}
+
+TEST_CASE("loom schedule --json puts the schedule figures in the stats document") {
+    const auto r = loom("schedule configs/tsp/schedule-node.json --json --quiet");
+    REQUIRE(r.code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    CHECK(doc.at("command") == "schedule");
+    const auto& tsp = doc.at("stats").at("tsp");
+    CHECK(tsp.at("schedule").at("prediction_error_ps") == 0);
+    CHECK(tsp.at("schedule").at("efficiency").get<double>() > 0.5);
+    CHECK(tsp.at("schedule").at("efficiency").get<double>() <= 1.0);
+    CHECK(tsp.at("transfer_latency").at("count") == 64);
+    CHECK(tsp.at("makespan_cycles").get<std::int64_t>() > 0);
+}
+
+TEST_CASE("Link jitter beyond the schedule's allowance fails the run with exit 3 naming link, TSP and time") {
+    const auto r = loom("schedule configs/tsp/schedule-node.json --set links.in_node.jitter=5ns "
+                        "--set scheduler.jitter_allowance=2ns");
+    INFO(r.out);
+    CHECK(r.code == 3);
+    CHECK(r.out.find("schedule error at sys.node0.tsp") != std::string::npos);
+    CHECK(r.out.find("arrived on link sys.node0.tsp") != std::string::npos);
+    CHECK(r.out.find("outside its predicted window") != std::string::npos);
+    // Within the allowance the same jitter is absorbed.
+    const auto ok = loom("schedule configs/tsp/schedule-node.json --set links.in_node.jitter=5ns --quiet");
+    CHECK(ok.code == 0);
+}
+
+TEST_CASE("loom schedule --trace writes a Perfetto trace naming every link that carried traffic") {
+    const fs::path d = scratch("trace");
+    const auto r = loom("schedule configs/tsp/schedule-node.json --quiet --trace " + (d / "t.json").string() +
+                        " --out " + (d / "out").string());
+    REQUIRE(r.code == 0);
+    const auto trace = nlohmann::json::parse(read(d / "t.json"));
+    std::set<std::string> links;
+    std::size_t slices = 0;
+    for (const auto& e : trace.at("traceEvents")) {
+        if (e.at("ph") == "M" && e.at("name") == "thread_name" && e.at("pid") == 1)
+            links.insert(e.at("args").at("name").get<std::string>());
+        if (e.at("ph") == "X") ++slices;
+    }
+    // All 56 directed in-node channels carry traffic in this workload (see its stats: channels_used 56).
+    CHECK(links.size() == 56);
+    CHECK(slices > 64);
+    CHECK(read(d / "out" / "trace.json") == read(d / "t.json"));
+}
+
+TEST_CASE("loom schedule refuses a config that is not a TSP workload") {
+    const auto r = loom("schedule " + kSmallPhold);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("/model") != std::string::npos);
+    const auto none = loom("schedule configs/tsp/node.json");
+    CHECK(none.code == 2);
+    CHECK(none.out.find("/workload") != std::string::npos);
+}
+
+TEST_CASE("loom run executes a hand-written TSP program and lists every vector's arrival") {
+    const auto r = loom("run configs/tsp/programs/relay.json --json --quiet");
+    REQUIRE(r.code == 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& arrivals = doc.at("stats").at("tsp").at("arrivals");
+    REQUIRE(arrivals.size() == 8);
+    CHECK(arrivals.back().at("arrival_ps") == 1'326'043);
 }
