@@ -7,6 +7,7 @@
 
 #include "loom/base/error.hpp"
 #include "loom/config/document.hpp"
+#include "loom/fabric/fabric.hpp"
 #include "loom/phold/phold.hpp"
 #include "loom/sim/simulator.hpp"
 #include "loom/stats/stats.hpp"
@@ -19,6 +20,7 @@ namespace loom::scenario {
 const sim::Registry& registry() {
     static const sim::Registry reg = [] {
         sim::Registry r;
+        fabric::register_components(r);
         phold::register_components(r);
         tsp::register_components(r);
         return r;

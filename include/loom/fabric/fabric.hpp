@@ -1,0 +1,115 @@
+// The "fabric" model: the conventional, dynamically routed network (VC routers, credits, allocators, routing
+// functions, terminals injecting workload traffic) on a Dragonfly from the config, or on any frozen topology.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "loom/config/schema.hpp"
+#include "loom/fabric/fabric_config.hpp"
+#include "loom/fabric/flit_link.hpp"
+#include "loom/fabric/network_context.hpp"
+#include "loom/fabric/routing_function.hpp"
+#include "loom/fabric/routing_tables.hpp"
+#include "loom/sim/registry.hpp"
+#include "loom/sim/simulator.hpp"
+#include "loom/stats/json.hpp"
+#include "loom/topo/dragonfly.hpp"
+#include "loom/topo/frozen_topology.hpp"
+#include "loom/workload/traffic_config.hpp"
+#include "loom/workload/traffic_pattern.hpp"
+#include "loom/workload/traffic_trace.hpp"
+
+namespace loom::fabric {
+
+class FabricModel;
+class Monitor;
+class Router;
+class Terminal;
+
+// The model's four config sections, each optional (absent: its defaults).
+struct FabricModelConfig {
+    topo::DragonflyConfig topology;
+    FabricConfig fabric;
+    RoutingConfig routing;
+    workload::TrafficConfig traffic;
+};
+
+// Parses "/topology", "/fabric", "/routing" and "/traffic" of `root` into `out`; problems go to `errors`.
+void parse(const config::Json& root, FabricModelConfig& out, config::Errors& errors);
+
+// Builds the network on any frozen topology (terminals per VertexInfo::terminals) in `sim`, before sim.init().
+// Topology-dependent problems go to `errors` under the JSON Pointers of the sections (/fabric/vcs when the
+// routing function needs more VC classes, /traffic/... for the pattern and trace) and nullptr is returned.
+// `trace`: the messages of trace traffic when already loaded (nullptr: read traffic.trace from disk).
+std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricConfig& fabric,
+                                   const RoutingConfig& routing, const workload::TrafficConfig& traffic,
+                                   sim::Simulator& sim, config::Errors& errors,
+                                   const workload::TrafficTrace* trace = nullptr);
+
+// A built run. Components: "fabric.<vertex name>" routers (Dragonfly: fabric.group3.router2), their terminals
+// "fabric.<vertex name>.term<k>", and "fabric.monitor". finish() writes the "fabric" stats group and checks that
+// no flit was lost (flits injected = ejected + buffered + on links), that credits are conserved on every VC of
+// every channel, and that a run that ran out of events left no flit behind (ModelError otherwise).
+//
+// Stats ("fabric" group): status ("steady" | "saturated" | "incomplete"; trace runs: "complete" |
+// "incomplete"), offered and accepted load in flits/cycle/terminal, packet_latency and network_latency
+// histograms in cycles (marked packets; left out unless the run is steady or complete), hop histogram,
+// minimal / non-minimal packets and share, per-class link utilization, input-buffer occupancy, totals.
+class FabricModel : public sim::ModelInstance {
+public:
+    FabricModel(sim::Simulator& sim, std::unique_ptr<topo::FrozenTopology> topology,
+                std::unique_ptr<RoutingTables> tables, std::unique_ptr<RoutingFunction> routing,
+                std::unique_ptr<workload::TrafficPattern> pattern, std::unique_ptr<NetworkContext> net);
+    ~FabricModel() override;
+
+    void finish() override;
+    // " flit_hops=<n> flit_hops_per_s=<r>": flits through a router switch, per wall second from the monitor's
+    // init() (the start of the run) to finish().
+    std::string perf_fields() const override;
+
+    // The problems found by the conservation checks (empty when flits and credits are all accounted for).
+    std::vector<std::string> conservation_problems() const;
+    // The "fabric" stats group as finish() writes it.
+    stats::Json summary() const;
+
+    const NetworkContext& network() const { return *net_; }
+    NetworkContext& network() { return *net_; }
+    const topo::FrozenTopology& topology() const { return *topology_; }
+    const std::vector<Router*>& routers() const { return routers_; }
+    const std::vector<Terminal*>& terminals() const { return terminals_; }
+    const Monitor& monitor() const { return *monitor_; }
+    // Called for every packet that reaches its destination (set before the run).
+    void set_packet_observer(std::function<void(const PacketSummary&)> fn) { net_->observer = std::move(fn); }
+
+private:
+    friend std::unique_ptr<FabricModel> build(topo::FrozenTopology, const FabricConfig&, const RoutingConfig&,
+                                              const workload::TrafficConfig&, sim::Simulator&, config::Errors&,
+                                              const workload::TrafficTrace*);
+
+    sim::Simulator& sim_;
+    std::unique_ptr<topo::FrozenTopology> topology_;
+    std::unique_ptr<RoutingTables> tables_;
+    std::unique_ptr<RoutingFunction> routing_;
+    std::unique_ptr<workload::TrafficPattern> pattern_;
+    std::unique_ptr<NetworkContext> net_;
+    std::vector<FlitLink> lines_;       // every channel direction (flits and credits), grouped by reader
+    std::vector<Router*> routers_;      // by vertex
+    std::vector<Terminal*> terminals_;  // by terminal id
+    Monitor* monitor_ = nullptr;
+    double wall_s_ = 0;
+    bool finished_ = false;
+};
+
+// Builds the Dragonfly of config.topology and the network on it.
+std::unique_ptr<FabricModel> build(const FabricModelConfig& config, sim::Simulator& sim, config::Errors& errors);
+// The registry's build function: parse, then build if it parsed.
+std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulator& sim, config::Errors& errors);
+
+void register_components(sim::Registry& registry);
+
+}  // namespace loom::fabric

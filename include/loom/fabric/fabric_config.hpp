@@ -1,0 +1,62 @@
+// The "fabric" config section: the input-queued virtual-channel router (buffers, pipeline, allocators, speed-up)
+// and the channels between routers and terminals (per-class latencies, flit size, router clock).
+#pragma once
+
+#include <cstdint>
+
+#include "loom/base/units.hpp"
+#include "loom/config/schema.hpp"
+#include "loom/fabric/allocator.hpp"
+#include "loom/topo/link_class.hpp"
+
+namespace loom::fabric {
+
+// Defaults are the parameters of the reference 1,056-terminal Dragonfly of dynamically routed network studies
+// (configs/dragonfly/reference-1056-ur.json): 10-cycle local and 100-cycle global channels, 2 VCs of 256
+// flits, credit delay 2, pipeline 0/1/1/1, internal speed-up 2, separable input-first allocators with one
+// iteration. Router clock, flit size and terminal channel latency are not part of that set: they are
+// documented choices below. Every latency is in router cycles; a channel carries one flit per cycle.
+struct FabricConfig {
+    // Not given by the reference set-up (results are in cycles): 1 GHz, so a cycle is exactly 1000 ps.
+    Frequency router_clock = Frequency::ghz(1);
+    // Not given by the reference set-up (it counts flits): 16 bytes, a common flit width; converts trace
+    // message sizes into flits and flits per cycle into bandwidth.
+    Bytes flit_bytes{16};
+    // Virtual channels per port (at most 16) and the depth of each VC's input buffer.
+    std::int32_t vcs = 2;
+    std::int32_t vc_buffer_flits = 256;
+    // Cycles from a flit leaving an input buffer to its credit being sent upstream; the credit then takes the
+    // channel's latency (credits travel as fast as flits).
+    std::int64_t credit_delay_cycles = 2;
+    // Router pipeline, each a number of cycles: routing computation, VC allocation, switch allocation, switch
+    // traversal. A head flit arriving at cycle a leaves at a + routing + vc_alloc + sw_alloc + st at the
+    // earliest; body flits skip routing and VC allocation but take the same time in the buffer.
+    std::int64_t routing_cycles = 0;
+    std::int64_t vc_alloc_cycles = 1;
+    std::int64_t sw_alloc_cycles = 1;
+    std::int64_t st_cycles = 1;
+    // Switch allocation rounds per cycle: 2.0 runs the allocator and crossbar twice per channel cycle (an input
+    // may forward two flits per cycle into output queues; each output channel still sends one per cycle).
+    // Fractional values alternate (1.5: 1, 2, 1, 2, ... rounds).
+    double internal_speedup = 2.0;
+    AllocatorKind vc_allocator = AllocatorKind::SeparableInputFirst;
+    AllocatorKind sw_allocator = AllocatorKind::SeparableInputFirst;
+    std::int32_t alloc_iterations = 1;
+    // Channel latencies by class, in cycles. Dragonfly local and global links; TSP-system topologies map
+    // in-node and in-rack links to local and rack-to-rack links to global.
+    std::int64_t local_latency_cycles = 10;
+    std::int64_t global_latency_cycles = 100;
+    // Terminal <-> router channels (injection and ejection): not given by the reference set-up; 1 cycle.
+    std::int64_t terminal_latency_cycles = 1;
+
+    std::int64_t pipeline_cycles() const { return routing_cycles + vc_alloc_cycles + sw_alloc_cycles + st_cycles; }
+    std::int64_t latency_cycles(topo::LinkClass c) const;
+    // internal_speedup in thousandths (exact integer arithmetic for the rounds of each cycle).
+    std::int64_t speedup_milli() const;
+    // Switch allocation rounds in cycle `cycle`: floor((cycle + 1) s) - floor(cycle s).
+    std::int32_t rounds_at(std::int64_t cycle) const;
+};
+
+config::Schema<FabricConfig> fabric_schema();
+
+}  // namespace loom::fabric

@@ -1,0 +1,48 @@
+// What every component of one fabric run shares: the topology, routing tables and function, traffic pattern
+// and configs (read-only), and the packet pool and statistics (written through the hot path). Owned by the
+// model instance, which outlives the run.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "loom/fabric/cycle_clock.hpp"
+#include "loom/fabric/fabric_config.hpp"
+#include "loom/fabric/fabric_packet.hpp"
+#include "loom/fabric/fabric_stats.hpp"
+#include "loom/fabric/routing_function.hpp"
+#include "loom/fabric/routing_tables.hpp"
+#include "loom/topo/frozen_topology.hpp"
+#include "loom/workload/traffic_config.hpp"
+#include "loom/workload/traffic_pattern.hpp"
+
+namespace loom::fabric {
+
+struct NetworkContext {
+    NetworkContext(const topo::FrozenTopology& t, const RoutingTables& rt, const RoutingFunction& rf,
+                   const workload::TrafficPattern& tp, const FabricConfig& fc, const workload::TrafficConfig& tc)
+        : topology(t), tables(rt), routing(rf), pattern(tp), config(fc), traffic(tc), clock(fc.router_clock),
+          classes(rf.classes()) {}
+    NetworkContext(const NetworkContext&) = delete;
+    NetworkContext& operator=(const NetworkContext&) = delete;
+
+    const topo::FrozenTopology& topology;
+    const RoutingTables& tables;
+    const RoutingFunction& routing;
+    const workload::TrafficPattern& pattern;
+    const FabricConfig config;
+    const workload::TrafficConfig traffic;
+    const CycleClock clock;
+    const std::int32_t classes;  // VC classes in use (the routing function's); <= config.vcs
+
+    // VCs of class `c` on every port: [vc_first(c), vc_first(c + 1)), the VCs split as evenly as possible.
+    std::int32_t vc_first(std::int32_t c) const { return c * config.vcs / classes; }
+
+    PacketPool pool;
+    FabricStats stats;
+    // Called for every packet whose tail reaches its destination (tests and traces); empty: none.
+    std::function<void(const PacketSummary&)> observer;
+};
+
+}  // namespace loom::fabric

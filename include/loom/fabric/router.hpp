@@ -1,0 +1,163 @@
+// The input-queued virtual-channel router: per-VC input buffers, credit flow control, a routing / VC allocation /
+// switch allocation / switch traversal pipeline with separable allocators and internal speed-up, and output
+// channels that send one flit per cycle. It runs only in cycles where some flit can move.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "loom/fabric/allocator.hpp"
+#include "loom/fabric/flit_link.hpp"
+#include "loom/fabric/network_context.hpp"
+#include "loom/sim/component.hpp"
+#include "loom/sim/port.hpp"
+#include "loom/sim/timer.hpp"
+
+namespace loom::fabric {
+
+// Ports 0 .. network_ports()-1 are the topology's ports of the router's vertex (unwired ones get nothing and are
+// never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
+// and the credit line back to its sender, and an output flit line and the credit line coming back from its
+// receiver (FlitLink), each line with its wake-up sim port. Terminal ports have no credit line from the terminal:
+// a terminal absorbs a flit every cycle, so ejection needs no flow control.
+//
+// Timing, in router cycles (R, V, S, X the pipeline stages; L the channel latency of a port):
+//  - a flit arriving at cycle a is written into its VC's buffer at a;
+//  - a head flit at the front of its VC is routed at the first tick >= a + R and takes part in VC allocation
+//    from then on; granted at cycle v, it may take part in switch allocation from v + V;
+//  - a body flit may take part in switch allocation from a + R + V (so a packet's flits keep their spacing);
+//  - switch allocation runs rounds_at(c) times in cycle c (internal speed-up); a flit granted at cycle s leaves
+//    on its output channel at max(s + S + X, the cycle after the channel's previous flit) and arrives at the
+//    next router at that cycle + L. At zero load a head flit spends R + V + S + X cycles in each router;
+//  - the flit's credit leaves at s + credit_delay and arrives upstream L cycles later;
+//  - an output VC is held by one packet from its VC grant until its tail flit wins switch allocation; a grant
+//    needs a free output VC of the packet's class, and every switch grant needs a credit of that output VC.
+// Activity: the router ticks (Phase::Clock) only in cycles where a flit arrives or something can progress; a
+// flit blocked on credits waits for the credit's arrival. Credits are read at the next tick, or woken for when
+// a flit waits on them.
+class Router : public sim::Component {
+public:
+    static constexpr std::string_view kSubsystem = "fabric";
+
+    Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex);
+    ~Router() override;
+
+    topo::VertexId vertex() const { return vertex_; }
+    std::int32_t network_ports() const { return network_ports_; }
+    std::int32_t ports() const { return ports_; }
+    std::int32_t terminal_port(std::int32_t k) const { return network_ports_ + k; }
+    bool wired(std::int32_t port) const { return flit_wake_in_[static_cast<std::size_t>(port)] != nullptr; }
+    bool is_terminal_port(std::int32_t port) const { return port >= network_ports_; }
+    // Wake-up ports of the lines of `port` (the builder connects them; credit_wake_in: network ports only).
+    sim::InPort& flit_wake_in(std::int32_t port) { return *flit_wake_in_[static_cast<std::size_t>(port)]; }
+    sim::InPort& credit_wake_in(std::int32_t port) { return *credit_wake_in_[static_cast<std::size_t>(port)]; }
+    sim::OutPort& flit_wake_out(std::int32_t port) { return *flit_wake_out_[static_cast<std::size_t>(port)]; }
+    sim::OutPort& credit_wake_out(std::int32_t port) { return *credit_wake_out_[static_cast<std::size_t>(port)]; }
+    // The lines of `port`: flits in and the credits we return for them; flits out and the credits coming back
+    // (nullptr for a terminal port).
+    void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
+    void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
+    const FlitLink& input_line(std::int32_t port) const { return *port_[static_cast<std::size_t>(port)].in_flits; }
+    const FlitLink* credit_line(std::int32_t port) const { return port_[static_cast<std::size_t>(port)].in_credits; }
+
+    // Every output VC starts with vc_buffer_flits credits (the downstream buffer is empty).
+    void init() override;
+
+    // Observation, for statistics and conservation checks.
+    std::int32_t credits(std::int32_t port, std::int32_t vc) const;
+    std::int32_t buffered(std::int32_t port, std::int32_t vc) const;
+    std::int64_t buffered_flits() const;
+    std::int32_t peak_vc_flits() const { return peak_vc_flits_; }
+    std::int64_t ticks() const { return ticks_; }
+
+private:
+    enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
+    // Cache-line sized and aligned: a router tick touches one line per active VC and per port with work.
+    struct alignas(64) InputVc {
+        std::vector<std::uint64_t> ring;  // (arrival cycle mod 2^32) << 32 | flit argument; capacity 2^k
+        std::uint32_t head = 0, size = 0;
+        VcState state = VcState::Idle;
+        std::int32_t out_port = -1;
+        std::int32_t out_vc = -1;                 // output VC index (port * vcs + vc) while Active
+        std::int32_t cand_first = 0, cand_end = 0;  // output VCs the packet may take (VcAlloc)
+        std::int64_t ready = 0;  // Routing / VcAlloc: first cycle of routing / VC allocation; Active: head's SA
+    };
+    // Per port: its lines, its output channel's state and statistics kind, its VCs waiting for the switch.
+    struct alignas(64) PortState {
+        FlitLink* in_flits = nullptr;     // flits arriving
+        FlitLink* out_credits = nullptr;  // credits returned for them
+        FlitLink* out_flits = nullptr;    // flits leaving
+        FlitLink* in_credits = nullptr;   // credits coming back (nullptr: terminal port)
+        std::int64_t next_free = 0;       // first cycle the output channel is free
+        std::int64_t flit_due = 0;        // front arrival of in_flits while its bit is in flit_lines_
+        std::int64_t credit_due = 0;      // front arrival of in_credits while its bit is in credit_lines_
+        std::int32_t latency = 0;         // channel latency, cycles (at most 10^6, a config bound)
+        std::uint16_t sa_vcs = 0;         // input VCs Active with a buffered flit (at most 16 VCs)
+        std::uint8_t kind = 0;            // channel kind (statistics)
+    };
+    struct PortHandlers {
+        Router* router;
+        std::int32_t port;
+        void on_flit_wake(std::uint32_t) { router->on_flit_wake(port); }
+        void on_credit_wake(std::uint32_t) { router->on_credit_wake(port); }
+    };
+
+    void on_flit_wake(std::int32_t port);
+    void on_credit_wake(std::int32_t port);
+    void on_tick();
+    void drain(std::int64_t cycle);
+    void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
+    void wake(std::int64_t cycle);
+    void route(std::int32_t iv);
+    void vc_allocate(std::int64_t cycle);
+    bool switch_allocate(std::int64_t cycle);
+    void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
+    bool eligible(const InputVc& x, std::int64_t cycle) const;
+    std::int64_t eligible_at(const InputVc& x, std::int64_t now) const;
+    void sa_add(std::int32_t port, std::int32_t vc);
+    void sa_remove(std::int32_t port, std::int32_t vc);
+    std::int64_t now_cycle() const { return net_.clock.cycle_at(ctx().now_ps()); }
+    Time delay_to(std::int64_t cycle) const {
+        return Time::ps(net_.clock.edge_ps(cycle) - ctx().now_ps());
+    }
+
+    static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+    NetworkContext& net_;
+    topo::VertexId vertex_;
+    std::int32_t network_ports_;
+    std::int32_t ports_;
+    std::int32_t vcs_;
+    std::int32_t first_terminal_;
+    std::uint32_t body_wait_;  // R + V: cycles a body flit waits in the buffer before switch allocation
+    std::int64_t routing_cycles_, vc_alloc_cycles_, traversal_cycles_, credit_delay_;
+    std::uint32_t depth_;
+    std::int64_t speedup_milli_;  // internal speed-up in thousandths (rounds of cycle c: see FabricConfig)
+
+    std::vector<PortState> port_;
+    std::vector<InputVc> ivs_;              // port * vcs + vc
+    std::vector<std::int32_t> credits_;     // per output VC
+    std::vector<std::uint8_t> ov_busy_;     // per output VC
+    std::vector<std::int32_t> used_;        // per output port: credits consumed (UGAL-L's queue)
+    std::uint64_t sa_ports_ = 0;            // input ports with a nonzero sa_vcs
+    std::vector<std::int32_t> va_list_;     // input VCs Routing or waiting for VC allocation
+    Allocator va_, sw_;
+
+    std::deque<PortHandlers> handlers_;
+    std::deque<sim::InPort> in_ports_;
+    std::deque<sim::OutPort> out_ports_;
+    std::vector<sim::InPort*> flit_wake_in_, credit_wake_in_;
+    std::vector<sim::OutPort*> flit_wake_out_, credit_wake_out_;
+    std::uint64_t flit_lines_ = 0;    // ports whose input flit line holds entries
+    std::uint64_t credit_lines_ = 0;  // ports whose credit line holds entries
+
+    sim::Timer tick_;
+    std::int64_t next_tick_ = kNever;
+    std::int64_t ticks_ = 0;
+    std::int32_t peak_vc_flits_ = 0;
+};
+
+}  // namespace loom::fabric

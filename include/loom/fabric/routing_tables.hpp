@@ -1,0 +1,89 @@
+// Routing tables of the dynamically routed network, computed once from any frozen topology and shared read-only
+// by every router: distances to each router and to each group, the minimal output ports derived from them, and
+// the virtual-channel class scheme that keeps routing deadlock-free.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "loom/topo/frozen_topology.hpp"
+
+namespace loom::fabric {
+
+// How a hop's virtual-channel class is numbered (see RoutingFunction for the deadlock argument).
+enum class VcClassScheme : std::uint8_t {
+    GlobalHops,  // Dragonfly: the class is the number of group-crossing (global) hops taken so far
+    HopIndex,    // any other topology: the class is the number of hops taken so far
+};
+
+// Distances. On a Dragonfly (kind "dragonfly") routes are hierarchical: a hop between two groups weighs 256 and a
+// hop inside a group 1, so the distance 256 * crossings + local hops orders routes by group crossings first
+// (minimal routes cross at most once on a Dragonfly and take at most one local hop per group). On other
+// topologies every hop weighs 1 (minimal = fewest hops). Storage: one uint16 per (router, router) and per
+// (router, group): V^2 + V*G entries (8.5 MB at 2,064 routers).
+class RoutingTables {
+public:
+    static constexpr std::uint16_t kUnreachable = 0xffff;
+    static constexpr std::uint16_t kCrossingWeight = 256;
+
+    // Throws InternalError if a wired router cannot reach another, or a router has more than 64 ports.
+    explicit RoutingTables(const topo::FrozenTopology& topology);
+
+    const topo::FrozenTopology& topology() const { return topo_; }
+    VcClassScheme scheme() const { return scheme_; }
+    std::int32_t routers() const { return vertices_; }
+    std::int32_t groups() const { return groups_; }
+    std::int32_t group_of(topo::VertexId v) const { return group_[static_cast<std::size_t>(v)]; }
+
+    // Weighted distance from router v to router d, and from v to the nearest router of group g.
+    std::uint16_t distance(topo::VertexId v, topo::VertexId d) const {
+        return dist_[static_cast<std::size_t>(d) * static_cast<std::size_t>(vertices_) + static_cast<std::size_t>(v)];
+    }
+    std::uint16_t group_distance(topo::VertexId v, std::int32_t g) const {
+        return gdist_[static_cast<std::size_t>(g) * static_cast<std::size_t>(vertices_) + static_cast<std::size_t>(v)];
+    }
+    // Hops and group crossings of a distance.
+    std::int32_t hops(std::uint16_t distance) const {
+        return scheme_ == VcClassScheme::GlobalHops ? (distance >> 8) + (distance & 0xff) : distance;
+    }
+    std::int32_t crossings(std::uint16_t distance) const {
+        return scheme_ == VcClassScheme::GlobalHops ? distance >> 8 : 0;
+    }
+
+    // Output ports of v on minimal routes to router d (to group g): bit q set for port q. Empty at d (in g).
+    std::uint64_t minimal_ports(topo::VertexId v, topo::VertexId d) const;
+    std::uint64_t group_ports(topo::VertexId v, std::int32_t g) const;
+
+    // The router at the far end of port q of v (-1 if unwired) and whether that hop crosses between groups.
+    topo::VertexId neighbor(topo::VertexId v, std::int32_t port) const {
+        return neighbor_[static_cast<std::size_t>(port_offset_[static_cast<std::size_t>(v)] + port)];
+    }
+    bool crosses(topo::VertexId v, std::int32_t port) const {
+        return weight_[static_cast<std::size_t>(port_offset_[static_cast<std::size_t>(v)] + port)] != 1;
+    }
+    std::int32_t ports(topo::VertexId v) const {
+        return port_offset_[static_cast<std::size_t>(v) + 1] - port_offset_[static_cast<std::size_t>(v)];
+    }
+
+    // VC classes routes need: minimal routes, and routes through one intermediate group (Valiant, UGAL). With
+    // GlobalHops: largest number of crossings + 1; with HopIndex: largest number of hops (a conservative bound
+    // for intermediate-group routes: longest route to a group plus longest route from there).
+    std::int32_t minimal_classes() const { return minimal_classes_; }
+    std::int32_t intermediate_classes() const { return intermediate_classes_; }
+
+private:
+    const topo::FrozenTopology& topo_;
+    VcClassScheme scheme_;
+    std::int32_t vertices_ = 0;
+    std::int32_t groups_ = 0;
+    std::vector<std::int32_t> group_;
+    std::vector<std::int32_t> port_offset_;  // V + 1
+    std::vector<topo::VertexId> neighbor_;   // per port slot
+    std::vector<std::uint16_t> weight_;      // per port slot: 1 or kCrossingWeight
+    std::vector<std::uint16_t> dist_;        // [d * V + v]
+    std::vector<std::uint16_t> gdist_;       // [g * V + v]
+    std::int32_t minimal_classes_ = 1;
+    std::int32_t intermediate_classes_ = 1;
+};
+
+}  // namespace loom::fabric

@@ -1,0 +1,105 @@
+// A network endpoint: generates packets (Bernoulli arrivals or a trace), queues them in its injection (source)
+// queue, sends their flits to its router under credit flow control, and ejects the flits addressed to it.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string_view>
+#include <vector>
+
+#include "loom/fabric/flit_link.hpp"
+#include "loom/fabric/network_context.hpp"
+#include "loom/sim/component.hpp"
+#include "loom/sim/port.hpp"
+#include "loom/sim/timer.hpp"
+#include "loom/workload/traffic_trace.hpp"
+
+namespace loom::fabric {
+
+// Injection: a packet generated at cycle t waits in the (unbounded) source queue; when it reaches the front it
+// gets its destination (synthetic traffic draws it then, from the terminal's own stream) and the class-0 VC of
+// the router's terminal port with the most credits, and its flits leave one per cycle from
+// max(t, the cycle after the previous flit) while that VC has credits. The packet's total latency counts from t,
+// its network latency from its head flit's departure.
+// Ejection: the terminal absorbs every flit in the cycle it arrives (one per cycle at most, the channel's rate),
+// so the ejection channel needs no credits; a tail flit completes its packet at its arrival cycle.
+// Bernoulli arrivals are drawn as geometric gaps (one timer event per packet, none per idle cycle): packet
+// probability p = rate / packet_flits per cycle, gap = 1 + floor(ln U / ln(1 - p)) cycles, U uniform in (0, 1].
+class Terminal : public sim::Component {
+public:
+    static constexpr std::string_view kSubsystem = "fabric";
+
+    // `trace`: this terminal's messages (src == id), sorted by time; empty for synthetic traffic.
+    Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std::vector<workload::TraceMessage> trace);
+
+    std::int32_t id() const { return id_; }
+    // Wake-up ports: of the injection line (to the router), of the router's credit line and of the ejection line.
+    sim::OutPort& flit_wake_out() { return flit_wake_out_; }
+    sim::InPort& credit_wake_in() { return credit_wake_in_; }
+    sim::InPort& flit_wake_in() { return flit_wake_in_; }
+    // The lines: flits to the router, credits back from it, flits ejected to this terminal.
+    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection);
+    const FlitLink& injection_line() const { return *injection_; }
+    const FlitLink& credit_line() const { return *credits_in_; }
+    const FlitLink& ejection_line() const { return *ejection_; }
+
+    // Credits for the router's input buffers; schedules the first arrival.
+    void init() override;
+
+    std::int32_t credits(std::int32_t vc) const { return credits_[static_cast<std::size_t>(vc)]; }
+    // Packets generated and not yet started (the source queue).
+    std::int64_t queued_packets() const { return static_cast<std::int64_t>(queue_.size()); }
+
+private:
+    struct Pending {
+        std::int64_t created;  // cycle
+        std::int32_t dst;      // -1: drawn when the packet starts
+        std::int32_t flits;
+    };
+
+    void on_generate();
+    void on_flit_wake(std::uint32_t);
+    void on_credit_wake(std::uint32_t);
+    void on_tick();
+    void eject(std::uint32_t arg, std::int64_t arrived);
+    std::int64_t next_ejection(std::int64_t cycle) const;
+    void wake(std::int64_t cycle);
+    void enqueue(std::int64_t cycle, std::int32_t dst, std::int32_t flits);
+    void start_packet();
+    void pump(std::int64_t cycle);
+    std::int64_t next_gap();
+    std::int64_t now_cycle() const { return net_.clock.cycle_at(ctx().now_ps()); }
+    Time delay_to(std::int64_t cycle) const { return Time::ps(net_.clock.edge_ps(cycle) - ctx().now_ps()); }
+
+    NetworkContext& net_;
+    std::int32_t id_;
+    std::int64_t latency_;  // terminal channel, cycles
+    std::int32_t inject_vcs_;  // class-0 VCs: 0 .. inject_vcs_-1
+
+    sim::OutPort flit_wake_out_;
+    sim::InPort credit_wake_in_;
+    sim::InPort flit_wake_in_;
+    sim::Timer generate_;
+    sim::Timer tick_;
+    std::int64_t next_tick_ = INT64_MAX;
+    FlitLink* injection_ = nullptr;
+    FlitLink* credits_in_ = nullptr;
+    FlitLink* ejection_ = nullptr;
+
+    std::vector<std::int32_t> credits_;
+    std::deque<Pending> queue_;
+    std::uint32_t current_;  // packet handle being sent, or net::PacketHandle::kNone
+    std::int32_t current_vc_ = 0;
+    std::int32_t current_sent_ = 0;
+    std::int32_t current_flits_ = 0;
+    std::int64_t next_free_ = 0;  // first cycle the injection channel is free
+
+    bool bernoulli_ = false;
+    std::int64_t sample_cycles_ = 0;  // the monitor's sample length (Bernoulli traffic), else 0
+    bool every_cycle_ = false;
+    double log_q_ = 0;  // ln(1 - p)
+    std::vector<workload::TraceMessage> trace_;
+    std::size_t next_message_ = 0;
+};
+
+}  // namespace loom::fabric

@@ -1,0 +1,409 @@
+#include "loom/fabric/fabric.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+
+#include <fmt/format.h>
+
+#include "loom/base/error.hpp"
+#include "loom/fabric/flit.hpp"
+#include "loom/fabric/monitor.hpp"
+#include "loom/fabric/router.hpp"
+#include "loom/fabric/terminal.hpp"
+#include "loom/sim/port.hpp"
+#include "loom/stats/group.hpp"
+
+namespace loom::fabric {
+
+void parse(const config::Json& root, FabricModelConfig& out, config::Errors& errors) {
+    if (!root.is_object()) return;
+    if (root.contains("topology")) topo::dragonfly_schema().parse(root.at("topology"), "/topology", out.topology, errors);
+    if (root.contains("fabric")) fabric_schema().parse(root.at("fabric"), "/fabric", out.fabric, errors);
+    if (root.contains("routing")) routing_schema().parse(root.at("routing"), "/routing", out.routing, errors);
+    if (root.contains("traffic")) workload::traffic_schema().parse(root.at("traffic"), "/traffic", out.traffic, errors);
+}
+
+FabricModel::FabricModel(sim::Simulator& sim, std::unique_ptr<topo::FrozenTopology> topology,
+                         std::unique_ptr<RoutingTables> tables, std::unique_ptr<RoutingFunction> routing,
+                         std::unique_ptr<workload::TrafficPattern> pattern, std::unique_ptr<NetworkContext> net)
+    : sim_(sim), topology_(std::move(topology)), tables_(std::move(tables)), routing_(std::move(routing)),
+      pattern_(std::move(pattern)), net_(std::move(net)) {}
+
+FabricModel::~FabricModel() = default;
+
+std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricConfig& fabric,
+                                   const RoutingConfig& routing, const workload::TrafficConfig& traffic,
+                                   sim::Simulator& sim, config::Errors& errors, const workload::TrafficTrace* trace) {
+    const std::size_t before = errors.size();
+    auto topo = std::make_unique<topo::FrozenTopology>(std::move(topology));
+    for (topo::VertexId v = 0; v < topo->num_vertices(); ++v) {
+        const std::int64_t ports = std::int64_t{topo->num_ports(v)} + std::max(0, topo->vertex(v).terminals);
+        if (ports > 64) {
+            errors.add("/topology", fmt::format("router {} has {} ports (network and terminal), at most 64 are "
+                                                "supported",
+                                                topo->vertex_name(v), ports));
+            return nullptr;
+        }
+    }
+    auto tables = std::make_unique<RoutingTables>(*topo);
+    auto fn = make_routing_function(routing, *tables);
+    if (fabric.vcs < fn->classes()) {
+        errors.add("/fabric/vcs",
+                   fmt::format("{} routing needs {} virtual channels on this {} topology ({}), got {}",
+                               routing_name(routing.function), fn->classes(), topo->kind(),
+                               tables->scheme() == VcClassScheme::GlobalHops
+                                   ? "one class per global hop taken, plus one"
+                                   : "one class per hop of the longest route",
+                               fabric.vcs));
+    }
+    workload::TrafficPattern::validate(traffic, *topo, "/traffic", errors);
+    workload::TrafficTrace loaded;
+    if (traffic.pattern == workload::TrafficPatternKind::Trace) {
+        if (trace == nullptr) {
+            try {
+                loaded = workload::TrafficTrace::load(traffic.trace);
+                trace = &loaded;
+            } catch (const ConfigError& e) {
+                for (const auto& m : e.messages()) errors.add("/traffic/trace", m);
+            } catch (const InputError& e) {
+                errors.add("/traffic/trace", e.what());
+            }
+        }
+    }
+    if (errors.size() != before) return nullptr;
+    auto pattern = std::make_unique<workload::TrafficPattern>(traffic, *topo, derive(sim.seed(), std::string_view("fabric.traffic")));
+    if (trace != nullptr) {
+        const auto problems = trace->problems(pattern->terminals());
+        for (const auto& p : problems) errors.add("/traffic/trace", p);
+        if (!problems.empty()) return nullptr;
+    }
+    auto net = std::make_unique<NetworkContext>(*topo, *tables, *fn, *pattern, fabric, traffic);
+    auto model = std::make_unique<FabricModel>(sim, std::move(topo), std::move(tables), std::move(fn),
+                                               std::move(pattern), std::move(net));
+    NetworkContext& n = *model->net_;
+    const topo::FrozenTopology& t = *model->topology_;
+
+    // Components, in a fixed order: the monitor, routers by vertex, terminals by id.
+    model->monitor_ = &sim.add<Monitor>("fabric.monitor", n);
+    std::vector<std::vector<workload::TraceMessage>> per_terminal(static_cast<std::size_t>(n.pattern.terminals()));
+    if (trace != nullptr)
+        for (const auto& m : trace->messages()) per_terminal[static_cast<std::size_t>(m.src)].push_back(m);
+    for (topo::VertexId v = 0; v < t.num_vertices(); ++v)
+        model->routers_.push_back(&sim.add<Router>("fabric." + t.vertex_name(v), n, v));
+    for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
+        const topo::VertexId v = n.pattern.router_of(id);
+        model->terminals_.push_back(&sim.add<Terminal>(
+            fmt::format("fabric.{}.term{}", t.vertex_name(v), id - n.pattern.first_terminal(v)), n, id,
+            std::move(per_terminal[static_cast<std::size_t>(id)])));
+    }
+
+    // Channels: every directed channel is a flit line one way and a credit line back, each with the class's
+    // latency, woken through sim links of the same latency. The lines a router reads (its input flit lines and
+    // the credit lines of its outputs) are laid out together, then each terminal's (credits, ejection).
+    const std::size_t routers = model->routers_.size();
+    std::vector<std::size_t> first_line(routers + 1, 0);
+    for (std::size_t v = 0; v < routers; ++v) {
+        const Router& r = *model->routers_[v];
+        std::size_t k = 0;
+        for (std::int32_t q = 0; q < r.ports(); ++q)
+            if (r.wired(q)) k += r.is_terminal_port(q) ? 1 : 2;
+        first_line[v + 1] = first_line[v] + k;
+    }
+    const std::size_t terminal_lines = first_line[routers];
+    model->lines_ = std::vector<FlitLink>(terminal_lines + 2 * static_cast<std::size_t>(n.pattern.terminals()));
+    std::vector<FlitLink>& lines = model->lines_;
+    // Line of router v's port q: its input flit line, or (credit = true) the credit line back to its output.
+    auto line_of = [&](topo::VertexId v, std::int32_t q, bool credit) -> FlitLink& {
+        const Router& r = *model->routers_[static_cast<std::size_t>(v)];
+        std::size_t k = first_line[static_cast<std::size_t>(v)];
+        for (std::int32_t p = 0; p < q; ++p)
+            if (r.wired(p)) k += r.is_terminal_port(p) ? 1 : 2;
+        return lines[k + (credit ? 1 : 0)];
+    };
+    for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
+        const topo::Channel& ch = t.channel(c);
+        const Time latency = n.clock.min_span(n.config.latency_cycles(ch.link_class));
+        Router& a = *model->routers_[static_cast<std::size_t>(ch.src)];
+        Router& b = *model->routers_[static_cast<std::size_t>(ch.dst)];
+        FlitLink& flits = line_of(ch.dst, ch.dst_port, false);
+        FlitLink& credits = line_of(ch.src, ch.src_port, true);
+        a.attach_output(ch.src_port, flits, &credits);
+        b.attach_input(ch.dst_port, flits, credits);
+        sim.connect(a.flit_wake_out(ch.src_port), b.flit_wake_in(ch.dst_port), latency);
+        sim.connect(b.credit_wake_out(ch.dst_port), a.credit_wake_in(ch.src_port), latency);
+    }
+    const Time terminal_latency = n.clock.min_span(n.config.terminal_latency_cycles);
+    for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
+        Terminal& term = *model->terminals_[static_cast<std::size_t>(id)];
+        const topo::VertexId v = n.pattern.router_of(id);
+        Router& r = *model->routers_[static_cast<std::size_t>(v)];
+        const std::int32_t q = r.terminal_port(id - n.pattern.first_terminal(v));
+        FlitLink& injection = line_of(v, q, false);
+        FlitLink& credits = lines[terminal_lines + 2 * static_cast<std::size_t>(id)];
+        FlitLink& ejection = lines[terminal_lines + 2 * static_cast<std::size_t>(id) + 1];
+        term.attach(injection, credits, ejection);
+        r.attach_input(q, injection, credits);
+        r.attach_output(q, ejection, nullptr);
+        sim.connect(term.flit_wake_out(), r.flit_wake_in(q), terminal_latency);
+        sim.connect(r.credit_wake_out(q), term.credit_wake_in(), terminal_latency);
+        sim.connect(r.flit_wake_out(q), term.flit_wake_in(), terminal_latency);
+    }
+    return model;
+}
+
+std::unique_ptr<FabricModel> build(const FabricModelConfig& config, sim::Simulator& sim, config::Errors& errors) {
+    const std::size_t before = errors.size();
+    topo::validate(config.topology, "/topology", errors);
+    if (errors.size() != before) return nullptr;
+    return build(topo::build_dragonfly(config.topology), config.fabric, config.routing, config.traffic, sim, errors);
+}
+
+std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulator& sim, config::Errors& errors) {
+    FabricModelConfig config;
+    const std::size_t before = errors.size();
+    parse(root, config, errors);
+    if (errors.size() != before) return nullptr;
+    return build(config, sim, errors);
+}
+
+// ---- end of run ------------------------------------------------------------------------------------------
+
+namespace {
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
+std::vector<std::string> FabricModel::conservation_problems() const {
+    const NetworkContext& n = *net_;
+    const topo::FrozenTopology& t = *topology_;
+    const std::int32_t vcs = n.config.vcs;
+    const std::int32_t depth = n.config.vc_buffer_flits;
+
+    auto flits_on = [](const FlitLink& line, std::int32_t vc) {
+        std::int64_t k = 0;
+        line.for_each_payload([&](std::uint32_t p) { k += static_cast<std::int32_t>(Flit::vc_of(p)) == vc; });
+        return k;
+    };
+    auto credits_on = [](const FlitLink& line, std::int32_t vc) {
+        std::int64_t k = 0;
+        line.for_each_payload([&](std::uint32_t p) { k += static_cast<std::int32_t>(p) == vc; });
+        return k;
+    };
+
+    std::vector<std::string> problems;
+    auto report = [&](std::string what) {
+        if (problems.size() < 20) problems.push_back(std::move(what));
+    };
+    std::int64_t buffered = 0, flying = 0;
+    for (const Router* r : routers_) {
+        buffered += r->buffered_flits();
+        for (std::int32_t q = 0; q < r->ports(); ++q)
+            if (r->wired(q)) flying += r->input_line(q).size();
+    }
+    for (const Terminal* term : terminals_) flying += term->ejection_line().size();
+    const FabricCounters& c = n.stats.totals;
+    if (c.flits_injected - c.flits_ejected != buffered + flying)
+        report(fmt::format("flits: {} injected - {} ejected = {} in the network, but {} are buffered and {} on "
+                           "channels",
+                           c.flits_injected, c.flits_ejected, c.flits_injected - c.flits_ejected, buffered, flying));
+
+    auto check = [&](const std::string& where, std::int32_t vc, std::int64_t credits, std::int64_t buf,
+                     std::int64_t flits, std::int64_t back) {
+        if (credits + buf + flits + back != depth)
+            report(fmt::format("credits of {} vc {}: {} held + {} buffered + {} flits and {} credits in flight = {}, "
+                               "expected {}",
+                               where, vc, credits, buf, flits, back, credits + buf + flits + back, depth));
+    };
+    for (topo::ChannelId ch = 0; ch < t.num_channels(); ++ch) {
+        const topo::Channel& x = t.channel(ch);
+        const Router& a = *routers_[static_cast<std::size_t>(x.src)];
+        const Router& b = *routers_[static_cast<std::size_t>(x.dst)];
+        for (std::int32_t vc = 0; vc < vcs; ++vc)
+            check(a.path() + fmt::format(".port{}", x.src_port), vc, a.credits(x.src_port, vc),
+                  b.buffered(x.dst_port, vc), flits_on(b.input_line(x.dst_port), vc),
+                  credits_on(*a.credit_line(x.src_port), vc));
+    }
+    for (const Terminal* term : terminals_) {
+        const topo::VertexId v = n.pattern.router_of(term->id());
+        const Router& r = *routers_[static_cast<std::size_t>(v)];
+        const std::int32_t q = r.terminal_port(term->id() - n.pattern.first_terminal(v));
+        for (std::int32_t vc = 0; vc < vcs; ++vc)
+            check(term->path(), vc, term->credits(vc), r.buffered(q, vc), flits_on(r.input_line(q), vc),
+                  credits_on(term->credit_line(), vc));
+    }
+    // Flits left with nothing pending to move them: a deadlock (runs with Bernoulli traffic never run dry).
+    if (sim_.pending() == 0 && buffered + flying > 0)
+        report(fmt::format("deadlock: no event pending and {} flits buffered, {} on channels", buffered, flying));
+    return problems;
+}
+
+stats::Json FabricModel::summary() const {
+    const NetworkContext& n = *net_;
+    const FabricStats& s = n.stats;
+    const topo::FrozenTopology& t = *topology_;
+    const bool trace = n.traffic.pattern == workload::TrafficPatternKind::Trace;
+    const std::int64_t now_cycle = n.clock.cycle_at(sim_.now_ps());
+    const double terminals = static_cast<double>(n.pattern.terminals());
+
+    stats::Json j;
+    j["routing"] = std::string(routing_name(routing_->kind()));
+    j["pattern"] = std::string(workload::traffic_pattern_name(n.traffic.pattern));
+    j["terminals"] = n.pattern.terminals();
+    j["routers"] = t.num_vertices();
+    j["vcs"] = n.config.vcs;
+    j["vc_classes"] = n.classes;
+    j["cycle_ps"] = n.clock.period_ceil().count();
+    j["flits_generated"] = s.totals.flits_generated;
+    j["flits_injected"] = s.totals.flits_injected;
+    j["flits_ejected"] = s.totals.flits_ejected;
+    j["flits_in_network"] = s.totals.flits_injected - s.totals.flits_ejected;
+    j["packets_ejected"] = s.totals.packets_ejected;
+    j["flit_hops"] = s.totals.flit_hops;
+    std::int64_t queued = 0;
+    for (const Terminal* term : terminals_) queued += term->queued_packets();
+    j["source_queue_packets"] = queued;
+
+    // The measured window: the measurement window of a steady run, the whole run for traces.
+    std::string status;
+    FabricCounters w0, w1;
+    bool have_window = false;
+    if (trace) {
+        const bool all_sent = s.totals.packets_generated == s.totals.packets_ejected && queued == 0;
+        status = all_sent && sim_.pending() == 0 ? "complete" : "incomplete";
+        w1 = s.totals;
+        w1.cycle = now_cycle;
+        w0.cycle = -1;
+        have_window = true;
+    } else if (s.saturated) {
+        status = "saturated";
+        j["saturation_reason"] = s.saturation_reason;
+    } else if (s.phase == MeasurePhase::Done && s.measure_start != std::numeric_limits<std::int64_t>::max()) {
+        status = "steady";
+        w0 = s.window_start;
+        w1 = s.window_end;
+        have_window = true;
+    } else if (s.phase == MeasurePhase::Done) {
+        status = "steady";  // rate 0: nothing to measure
+    } else {
+        status = "incomplete";
+    }
+    j["status"] = status;
+    j["offered_flits_per_cycle"] = trace ? 0.0 : n.traffic.rate;
+    j["warmup_samples"] = s.warmup_samples;
+    const bool measured = status == "steady" || status == "complete";
+    if (have_window) {
+        const double cycles = static_cast<double>(w1.cycle - w0.cycle);
+        const double per = terminals * cycles;
+        j["window"] = {{"start_cycle", w0.cycle + 1}, {"end_cycle", w1.cycle + 1}};
+        j["offered_measured_flits_per_cycle"] = ratio(static_cast<double>(w1.flits_generated - w0.flits_generated), per);
+        j["accepted_flits_per_cycle"] = ratio(static_cast<double>(w1.flits_ejected - w0.flits_ejected), per);
+        // Link utilization: flits per channel per cycle, by channel kind.
+        stats::Json util = stats::Json::object();
+        for (std::size_t k = 0; k < kChannelKinds; ++k) {
+            double channels = 0;
+            std::string name;
+            if (k == kInjectionChannel) {
+                channels = terminals;
+                name = "injection";
+            } else if (k == kEjectionChannel) {
+                channels = terminals;
+                name = "ejection";
+            } else {
+                channels = 2.0 * static_cast<double>(t.link_count(topo::kAllLinkClasses[k]));
+                name = std::string(topo::link_class_name(topo::kAllLinkClasses[k]));
+            }
+            if (channels == 0) continue;
+            util[name] = ratio(static_cast<double>(w1.channel_flits[k] - w0.channel_flits[k]), channels * cycles);
+        }
+        j["link_utilization"] = util;
+        // Input-buffer occupancy: exact area from the write / read tallies (see FabricCounters).
+        auto area = [](const FabricCounters& x) {
+            const double end = static_cast<double>(x.cycle + 1);
+            return static_cast<double>(x.buffer_in) * end - static_cast<double>(x.buffer_in_cycles) -
+                   static_cast<double>(x.buffer_out) * end + static_cast<double>(x.buffer_out_cycles);
+        };
+        const double occupancy = ratio(area(w1) - (w0.cycle >= 0 ? area(w0) : 0.0), cycles);
+        std::int64_t input_vcs = 0;
+        std::int32_t peak = 0;
+        for (const Router* r : routers_) {
+            for (std::int32_t q = 0; q < r->ports(); ++q) input_vcs += r->wired(q) ? n.config.vcs : 0;
+            peak = std::max(peak, r->peak_vc_flits());
+        }
+        j["buffer_occupancy"] = {{"avg_flits_per_router", ratio(occupancy, static_cast<double>(t.num_vertices()))},
+                                 {"avg_flits_per_vc", ratio(occupancy, static_cast<double>(input_vcs))},
+                                 {"peak_flits_per_vc", peak}};
+    } else if (s.saturated) {
+        j["accepted_flits_per_cycle"] = s.last_accepted;
+        j["offered_measured_flits_per_cycle"] = s.last_offered;
+    }
+    j["packets_measured"] = s.marked_packets;
+    if (measured && s.marked_packets > 0) {
+        j["packet_latency"] = s.packet_latency.to_json("cycles");
+        j["network_latency"] = s.network_latency.to_json("cycles");
+        j["packet_latency_mean_ps"] = s.packet_latency.mean() * static_cast<double>(n.clock.period_ceil().count());
+        j["hops"] = s.hops.to_json();
+        const double packets = static_cast<double>(s.marked_packets);
+        j["minimal_packets"] = s.minimal_packets;
+        j["nonminimal_packets"] = s.nonminimal_packets;
+        j["nonminimal_share"] = static_cast<double>(s.nonminimal_packets) / packets;
+        j["mean_local_hops"] = static_cast<double>(s.local_hops) / packets;
+        j["mean_global_hops"] = static_cast<double>(s.global_hops) / packets;
+    }
+    return j;
+}
+
+void FabricModel::finish() {
+    if (finished_) return;
+    finished_ = true;
+    wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() -
+              monitor_->wall_start();
+    stats::Group& g = sim_.stats().group("fabric");
+    const stats::Json j = summary();
+    for (auto it = j.begin(); it != j.end(); ++it) g.set(it.key(), it.value());
+    const auto problems = conservation_problems();
+    if (!problems.empty()) {
+        std::string all;
+        for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+        throw ModelError(fmt::format("fabric: conservation violated at {}: {}", loom::to_string(sim_.now()), all));
+    }
+}
+
+std::string FabricModel::perf_fields() const {
+    const std::int64_t hops = net_->stats.totals.flit_hops;
+    return fmt::format(" flit_hops={} flit_hops_per_s={:.0f}", hops,
+                       wall_s_ > 0 ? static_cast<double>(hops) / wall_s_ : 0.0);
+}
+
+void register_components(sim::Registry& registry) {
+    auto section = [](const std::string& key, const auto& schema) {
+        config::FieldInfo f;
+        f.key = key;
+        f.kind = config::Kind::Section;
+        f.doc = schema.doc();
+        f.default_value = schema.defaults();
+        f.children = schema.describe();
+        return f;
+    };
+    sim::ModelEntry entry;
+    entry.name = "fabric";
+    entry.doc = "Conventional dynamically routed network: input-queued VC routers with credit flow control, "
+                "separable allocators and minimal / Valiant / UGAL-L routing on a Dragonfly, driven by synthetic "
+                "or trace traffic with warm-up, measurement window and drain.";
+    entry.sections = {section("topology", topo::dragonfly_schema()), section("fabric", fabric_schema()),
+                      section("routing", routing_schema()), section("traffic", workload::traffic_schema())};
+    entry.components = {
+        {"Router", "Input-queued VC router (fabric.<group>.<router>): per-VC buffers, credits, RC/VA/SA/ST "
+                   "pipeline, separable allocators, internal speed-up."},
+        {"Terminal", "Endpoint (fabric.<router>.term<k>): Bernoulli or trace injection through a source queue, "
+                     "ejection, latency accounting."},
+        {"Monitor", "fabric.monitor: warm-up until steady, measurement window, drain, saturation and deadlock "
+                    "detection."}};
+    entry.build = [](const config::Json& root, sim::Simulator& sim, config::Errors& errors) {
+        return build(root, sim, errors);
+    };
+    registry.add(std::move(entry));
+}
+
+}  // namespace loom::fabric

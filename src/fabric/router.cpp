@@ -1,0 +1,378 @@
+#include "loom/fabric/router.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include <fmt/format.h>
+
+#include "loom/base/assert.hpp"
+#include "loom/fabric/flit.hpp"
+
+namespace loom::fabric {
+
+namespace {
+constexpr std::uint64_t bit64(std::int32_t i) { return std::uint64_t{1} << i; }
+constexpr std::uint32_t bit32(std::int32_t i) { return std::uint32_t{1} << i; }
+}  // namespace
+
+Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
+    : sim::Component(ctx),
+      net_(net),
+      vertex_(vertex),
+      network_ports_(net.topology.num_ports(vertex)),
+      ports_(network_ports_ + net.topology.vertex(vertex).terminals),
+      vcs_(net.config.vcs),
+      first_terminal_(net.pattern.first_terminal(vertex)),
+      body_wait_(static_cast<std::uint32_t>(net.config.routing_cycles + net.config.vc_alloc_cycles)),
+      routing_cycles_(net.config.routing_cycles),
+      vc_alloc_cycles_(net.config.vc_alloc_cycles),
+      traversal_cycles_(net.config.sw_alloc_cycles + net.config.st_cycles),
+      credit_delay_(net.config.credit_delay_cycles),
+      depth_(static_cast<std::uint32_t>(net.config.vc_buffer_flits)),
+      speedup_milli_(net.config.speedup_milli()),
+      va_(net.config.vc_allocator, ports_ * vcs_, ports_ * vcs_, ports_ * vcs_, net.config.alloc_iterations, vcs_),
+      sw_(net.config.sw_allocator, ports_, vcs_, ports_, net.config.alloc_iterations, vcs_),
+      tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
+    LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
+    const auto P = static_cast<std::size_t>(ports_);
+    const auto PV = P * static_cast<std::size_t>(vcs_);
+    ivs_.resize(PV);
+    credits_.assign(PV, 0);
+    ov_busy_.assign(PV, 0);
+    used_.assign(P, 0);
+    port_.resize(P);
+    for (PortState& ps : port_) {
+        ps.latency = static_cast<std::int32_t>(net.config.terminal_latency_cycles);
+        ps.kind = static_cast<std::uint8_t>(kEjectionChannel);
+    }
+    flit_wake_in_.assign(P, nullptr);
+    credit_wake_in_.assign(P, nullptr);
+    flit_wake_out_.assign(P, nullptr);
+    credit_wake_out_.assign(P, nullptr);
+    for (std::int32_t q = 0; q < ports_; ++q) {
+        const auto u = static_cast<std::size_t>(q);
+        std::string name;
+        if (q < network_ports_) {
+            const topo::ChannelId c = net.topology.channel_at(vertex, q);
+            if (c == topo::kNoChannel) continue;
+            const topo::LinkClass lc = net.topology.channel(c).link_class;
+            port_[u].latency = static_cast<std::int32_t>(net.config.latency_cycles(lc));
+            port_[u].kind = static_cast<std::uint8_t>(topo::index_of(lc));
+            name = fmt::format("port{}", q);
+        } else {
+            name = fmt::format("term{}", q - network_ports_);
+        }
+        PortHandlers& h = handlers_.emplace_back(PortHandlers{this, q});
+        flit_wake_in_[u] =
+            &in_ports_.emplace_back(ctx, name + ".flit_in", &h, sim::handler<&PortHandlers::on_flit_wake>);
+        if (q < network_ports_)
+            credit_wake_in_[u] =
+                &in_ports_.emplace_back(ctx, name + ".credit_in", &h, sim::handler<&PortHandlers::on_credit_wake>);
+        flit_wake_out_[u] = &out_ports_.emplace_back(ctx, name + ".flit_out");
+        credit_wake_out_[u] = &out_ports_.emplace_back(ctx, name + ".credit_out");
+    }
+    va_list_.reserve(PV);
+}
+
+Router::~Router() = default;
+
+void Router::init() {
+    // Terminal ports are never short of credits (ejection is not flow-controlled): they start with as many as
+    // the buffers hold and forward() never takes one.
+    std::fill(credits_.begin(), credits_.end(), static_cast<std::int32_t>(depth_));
+}
+
+void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
+    port_[static_cast<std::size_t>(port)].in_flits = &flits;
+    port_[static_cast<std::size_t>(port)].out_credits = &credits_back;
+    credits_back.bind(credit_wake_out(port));
+}
+
+void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
+    port_[static_cast<std::size_t>(port)].out_flits = &flits;
+    port_[static_cast<std::size_t>(port)].in_credits = credits_back;
+    flits.bind(flit_wake_out(port));
+}
+
+std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const {
+    return credits_[static_cast<std::size_t>(port * vcs_ + vc)];
+}
+
+std::int32_t Router::buffered(std::int32_t port, std::int32_t vc) const {
+    return static_cast<std::int32_t>(ivs_[static_cast<std::size_t>(port * vcs_ + vc)].size);
+}
+
+std::int64_t Router::buffered_flits() const {
+    std::int64_t n = 0;
+    for (const InputVc& x : ivs_) n += x.size;
+    return n;
+}
+
+void Router::wake(std::int64_t cycle) {
+    if (cycle >= next_tick_) return;
+    next_tick_ = cycle;
+    tick_.arm_at(Time::ps(net_.clock.edge_ps(cycle)));
+}
+
+void Router::sa_add(std::int32_t port, std::int32_t vc) {
+    port_[static_cast<std::size_t>(port)].sa_vcs |= static_cast<std::uint16_t>(bit32(vc));
+    sa_ports_ |= bit64(port);
+}
+
+void Router::sa_remove(std::int32_t port, std::int32_t vc) {
+    auto& m = port_[static_cast<std::size_t>(port)].sa_vcs;
+    m = static_cast<std::uint16_t>(m & ~bit32(vc));
+    if (m == 0) sa_ports_ &= ~bit64(port);
+}
+
+// A wake-up arrives with the first entry pushed onto an empty line, at that entry's arrival.
+void Router::on_flit_wake(std::int32_t port) {
+    const std::int64_t c = now_cycle();
+    flit_lines_ |= bit64(port);
+    port_[static_cast<std::size_t>(port)].flit_due = c;
+    wake(c);
+}
+
+void Router::on_credit_wake(std::int32_t port) {
+    const std::int64_t c = now_cycle();
+    credit_lines_ |= bit64(port);
+    port_[static_cast<std::size_t>(port)].credit_due = c;
+    if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
+}
+
+void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
+    const std::uint32_t vc = Flit::vc_of(arg);
+    LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
+    const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
+    InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+    if (x.size == x.ring.size()) {
+        // Grow (power of two); a buffer beyond its depth is a credit bug, caught by the conservation check.
+        std::vector<std::uint64_t> bigger(std::max<std::size_t>(4, x.ring.size() * 2));
+        for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = x.ring[(x.head + k) & (x.ring.size() - 1)];
+        x.ring.swap(bigger);
+        x.head = 0;
+    }
+    x.ring[(x.head + x.size) & (x.ring.size() - 1)] =
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
+    ++x.size;
+    if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
+    FabricCounters& t = net_.stats.totals;
+    ++t.buffer_in;
+    t.buffer_in_cycles += c;
+    if (x.size != 1) return;  // the front flit is older
+    if (x.state == VcState::Idle) {
+        LOOM_DEBUG_ASSERT(Flit::is_head(arg), "body flit into an idle VC");
+        x.state = VcState::Routing;
+        x.ready = c + routing_cycles_;
+        va_list_.push_back(iv);
+    } else {
+        LOOM_DEBUG_ASSERT(x.state == VcState::Active, "flit into a VC that is routing an empty buffer");
+        sa_add(port, static_cast<std::int32_t>(vc));
+    }
+}
+
+void Router::drain(std::int64_t c) {
+    // Each line's front arrival is kept in PortState (flit_due / credit_due), so lines with nothing due are
+    // not touched: the front of a FIFO only changes when its reader pops.
+    for (std::uint64_t m = flit_lines_; m != 0; m &= m - 1) {
+        const auto p = static_cast<std::int32_t>(std::countr_zero(m));
+        PortState& ps = port_[static_cast<std::size_t>(p)];
+        if (ps.flit_due > c) continue;
+        FlitLink& line = *ps.in_flits;
+        do {
+            accept_flit(p, line.pop(), ps.flit_due);
+            if (line.empty()) break;
+            ps.flit_due = line.front_arrival(c);
+        } while (ps.flit_due <= c);
+        if (line.empty()) flit_lines_ &= ~bit64(p);
+    }
+    for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) {
+        const auto p = static_cast<std::int32_t>(std::countr_zero(m));
+        PortState& ps = port_[static_cast<std::size_t>(p)];
+        if (ps.credit_due > c) continue;
+        FlitLink& line = *ps.in_credits;
+        std::int32_t* credits = credits_.data() + p * vcs_;
+        do {
+            ++credits[line.pop()];
+            --used_[static_cast<std::size_t>(p)];
+            if (line.empty()) break;
+            ps.credit_due = line.front_arrival(c);
+        } while (ps.credit_due <= c);
+        if (line.empty()) credit_lines_ &= ~bit64(p);
+    }
+}
+
+bool Router::eligible(const InputVc& x, std::int64_t cycle) const {
+    const std::uint64_t e = x.ring[x.head];
+    if (Flit::is_head(static_cast<std::uint32_t>(e))) return x.ready <= cycle;
+    return static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - static_cast<std::uint32_t>(e >> 32)) >=
+           body_wait_;
+}
+
+std::int64_t Router::eligible_at(const InputVc& x, std::int64_t now) const {
+    const std::uint64_t e = x.ring[x.head];
+    if (Flit::is_head(static_cast<std::uint32_t>(e))) return x.ready;
+    // The arrival cycle from its low 32 bits: flits never wait 2^32 cycles.
+    const auto age = static_cast<std::uint32_t>(static_cast<std::uint32_t>(now) - static_cast<std::uint32_t>(e >> 32));
+    return now - age + body_wait_;
+}
+
+void Router::route(std::int32_t iv) {
+    InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
+    auto& packet = net_.pool[net::PacketHandle{Flit::packet_of(arg)}];
+    FabricPacket& p = packet.payload;
+    std::int32_t port = 0, first = 0, end = vcs_;
+    if (p.dest_router == vertex_) {
+        port = network_ports_ + static_cast<std::int32_t>(packet.header.dst) - first_terminal_;
+    } else {
+        const RouteQuery q{vertex_, p.dest_router,
+                           std::span<const std::int32_t>(used_.data(), static_cast<std::size_t>(network_ports_))};
+        port = net_.routing.route(q, p.route, ctx().rng());
+        LOOM_DEBUG_ASSERT(port >= 0 && port < network_ports_ && wired(port), "routing chose an unwired port");
+        const std::int32_t cls = vc_class(net_.tables.scheme(), p.route);
+        LOOM_ASSERT(cls < net_.classes, fmt::format("{}: a route needs VC class {}, {} exist", path(), cls, net_.classes));
+        first = net_.vc_first(cls);
+        end = net_.vc_first(cls + 1);
+        ++p.route.hops;
+        if (net_.tables.crosses(vertex_, port)) ++p.route.crossings;
+        p.channel_cycles += port_[static_cast<std::size_t>(port)].latency;
+    }
+    x.out_port = port;
+    x.cand_first = port * vcs_ + first;
+    x.cand_end = port * vcs_ + end;
+    x.state = VcState::VcAlloc;
+}
+
+void Router::vc_allocate(std::int64_t cycle) {
+    va_.clear();
+    for (std::int32_t iv : va_list_) {
+        InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+        if (x.ready > cycle) continue;
+        if (x.state == VcState::Routing) route(iv);
+        for (std::int32_t ov = x.cand_first; ov < x.cand_end; ++ov)
+            if (!ov_busy_[static_cast<std::size_t>(ov)]) va_.request(iv, ov, ov);
+    }
+    if (va_.empty()) return;
+    va_.allocate();
+    for (std::int32_t iv : va_.granted()) {
+        InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+        const std::int32_t ov = va_.output_of(iv);
+        ov_busy_[static_cast<std::size_t>(ov)] = 1;
+        x.out_vc = ov;
+        x.state = VcState::Active;
+        x.ready = cycle + vc_alloc_cycles_;
+        sa_add(iv / vcs_, iv % vcs_);
+    }
+    std::erase_if(va_list_, [this](std::int32_t iv) { return ivs_[static_cast<std::size_t>(iv)].state == VcState::Active; });
+}
+
+bool Router::switch_allocate(std::int64_t cycle) {
+    sw_.clear();
+    for (std::uint64_t pm = sa_ports_; pm != 0; pm &= pm - 1) {
+        const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
+        for (std::uint32_t vm = port_[static_cast<std::size_t>(p)].sa_vcs; vm != 0; vm &= vm - 1) {
+            const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
+            const InputVc& x = ivs_[static_cast<std::size_t>(p * vcs_ + vc)];
+            if (credits_[static_cast<std::size_t>(x.out_vc)] <= 0 || !eligible(x, cycle)) continue;
+            sw_.request(p, vc, x.out_port);
+        }
+    }
+    if (sw_.empty()) return false;
+    sw_.allocate();
+    for (std::int32_t p : sw_.granted()) forward(p, sw_.line_of(p), sw_.output_of(p), cycle);
+    return true;
+}
+
+void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
+    InputVc& x = ivs_[static_cast<std::size_t>(port * vcs_ + vc)];
+    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
+    x.head = (x.head + 1) & static_cast<std::uint32_t>(x.ring.size() - 1);
+    --x.size;
+    const auto o = static_cast<std::size_t>(out_port);
+    PortState& out = port_[o];
+    const std::int32_t ov = x.out_vc;
+    if (out_port < network_ports_) {
+        --credits_[static_cast<std::size_t>(ov)];
+        ++used_[o];
+    }
+    const std::int64_t depart = std::max(cycle + traversal_cycles_, out.next_free);
+    out.next_free = depart + 1;
+    const std::int64_t arrive = depart + out.latency;
+    out.out_flits->push(arrive, Flit::with_vc(arg, static_cast<std::uint32_t>(ov - out_port * vcs_)), delay_to(arrive));
+    PortState& in = port_[static_cast<std::size_t>(port)];
+    const std::int64_t credit_at = cycle + credit_delay_ + in.latency;
+    in.out_credits->push(credit_at, static_cast<std::uint32_t>(vc), delay_to(credit_at));
+    FabricCounters& t = net_.stats.totals;
+    ++t.buffer_out;
+    t.buffer_out_cycles += cycle;
+    ++t.flit_hops;
+    ++t.channel_flits[out.kind];
+
+    if (Flit::is_tail(arg)) {
+        ov_busy_[static_cast<std::size_t>(ov)] = 0;
+        x.out_vc = -1;
+        x.out_port = -1;
+        sa_remove(port, vc);
+        if (x.size > 0) {
+            // The next packet's head is at the front: it is routed from the next cycle on.
+            const auto arrived = static_cast<std::uint32_t>(x.ring[x.head] >> 32);
+            const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
+            x.state = VcState::Routing;
+            x.ready = std::max(a + routing_cycles_, cycle + 1);
+            va_list_.push_back(port * vcs_ + vc);
+        } else {
+            x.state = VcState::Idle;
+        }
+    } else if (x.size == 0) {
+        sa_remove(port, vc);
+    }
+}
+
+void Router::on_tick() {
+    const std::int64_t c = now_cycle();
+    next_tick_ = kNever;
+    ++ticks_;
+    drain(c);
+    if (!va_list_.empty()) vc_allocate(c);
+    // FabricConfig::rounds_at(c), with the speed-up converted once.
+    const auto rounds = static_cast<std::int32_t>((c + 1) * speedup_milli_ / 1000 - c * speedup_milli_ / 1000);
+    for (std::int32_t r = 0; r < rounds && sa_ports_ != 0; ++r)
+        if (!switch_allocate(c)) break;
+
+    // The next cycle in which something can progress.
+    std::int64_t next = kNever;
+    for (std::int32_t iv : va_list_) {
+        const InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+        if (x.ready > c) {
+            next = std::min(next, x.ready);
+        } else if (x.state == VcState::Routing) {
+            next = c + 1;
+        } else {
+            for (std::int32_t ov = x.cand_first; ov < x.cand_end; ++ov) {
+                if (!ov_busy_[static_cast<std::size_t>(ov)]) {
+                    next = c + 1;  // lost VC allocation: try again
+                    break;
+                }
+            }
+            // All candidates busy: the tail that frees one passes switch allocation here, which reschedules.
+        }
+    }
+    for (std::uint64_t pm = sa_ports_; pm != 0 && next > c + 1; pm &= pm - 1) {
+        const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
+        for (std::uint32_t vm = port_[static_cast<std::size_t>(p)].sa_vcs; vm != 0; vm &= vm - 1) {
+            const InputVc& x = ivs_[static_cast<std::size_t>(p * vcs_ + std::countr_zero(vm))];
+            if (credits_[static_cast<std::size_t>(x.out_vc)] > 0) {
+                next = std::min(next, std::max(eligible_at(x, c), c + 1));
+            } else if (credit_lines_ & bit64(x.out_port)) {
+                next = std::min(next, port_[static_cast<std::size_t>(x.out_port)].credit_due);  // a credit is coming
+            }
+            // else: the credit line is empty, and the next credit's push sends a wake-up.
+        }
+    }
+    for (std::uint64_t m = flit_lines_; m != 0 && next > c + 1; m &= m - 1)
+        next = std::min(next, port_[static_cast<std::size_t>(std::countr_zero(m))].flit_due);
+    if (next != kNever) wake(next);
+}
+
+}  // namespace loom::fabric

@@ -1,0 +1,241 @@
+#include "loom/fabric/terminal.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "loom/base/error.hpp"
+#include "loom/fabric/flit.hpp"
+
+namespace loom::fabric {
+
+Terminal::Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std::vector<workload::TraceMessage> trace)
+    : sim::Component(ctx),
+      net_(net),
+      id_(id),
+      latency_(net.config.terminal_latency_cycles),
+      inject_vcs_(net.vc_first(1)),
+      flit_wake_out_(ctx, "flit_out"),
+      credit_wake_in_(ctx, "credit_in", this, sim::handler<&Terminal::on_credit_wake>),
+      flit_wake_in_(ctx, "flit_in", this, sim::handler<&Terminal::on_flit_wake>),
+      generate_(ctx, this, sim::handler<&Terminal::on_generate>, sim::Phase::Timer),
+      tick_(ctx, this, sim::handler<&Terminal::on_tick>, sim::Phase::Clock),
+      current_(net::PacketHandle::kNone),
+      trace_(std::move(trace)) {
+    credits_.assign(static_cast<std::size_t>(net.config.vcs), 0);
+    if (net.traffic.pattern != workload::TrafficPatternKind::Trace && net.traffic.rate > 0) {
+        bernoulli_ = true;
+        sample_cycles_ = net.traffic.measurement.sample_cycles;
+        const double p = net.traffic.rate / static_cast<double>(net.traffic.packet_flits);
+        every_cycle_ = p >= 1.0;
+        log_q_ = every_cycle_ ? 0.0 : std::log1p(-p);
+    }
+}
+
+void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection) {
+    injection_ = &injection;
+    credits_in_ = &credits;
+    ejection_ = &ejection;
+    injection.bind(flit_wake_out_);
+}
+
+void Terminal::wake(std::int64_t cycle) {
+    if (cycle >= next_tick_) return;
+    next_tick_ = cycle;
+    tick_.arm_at(Time::ps(net_.clock.edge_ps(cycle)));
+}
+
+void Terminal::on_flit_wake(std::uint32_t) { wake(now_cycle()); }
+
+void Terminal::on_credit_wake(std::uint32_t) {
+    // Credits matter only to a packet waiting for them; otherwise they are read when the next flit leaves.
+    if (current_ != net::PacketHandle::kNone && credits_[static_cast<std::size_t>(current_vc_)] == 0)
+        wake(now_cycle());
+}
+
+void Terminal::on_tick() {
+    const std::int64_t c = now_cycle();
+    next_tick_ = INT64_MAX;
+    while (ejection_->ready(c)) {
+        const std::int64_t arrived = ejection_->front_arrival(c);
+        eject(ejection_->pop(), arrived);
+    }
+    if (!ejection_->empty()) wake(next_ejection(c));
+    pump(c);
+}
+
+// Flits are taken off the ejection line with their own arrival cycles, so the terminal need not wake for each:
+// it wakes for the next tail (a packet completes), at the end of the monitor's sample when flits arrive before
+// it (so every sample counts exactly the flits that arrived in it), and, with no tail in the line, at its last
+// entry (later pushes onto a non-empty line send no wake-up).
+std::int64_t Terminal::next_ejection(std::int64_t c) const {
+    const FlitLink& line = *ejection_;
+    const std::uint32_t n = line.size();
+    std::int64_t next = line.arrival_at(n - 1, c);
+    for (std::uint32_t k = 0; k < n; ++k) {
+        if (Flit::is_tail(line.payload_at(k))) {
+            next = line.arrival_at(k, c);
+            break;
+        }
+    }
+    if (sample_cycles_ > 0) {
+        const std::int64_t first = line.front_arrival(c);
+        next = std::min(next, (first + sample_cycles_) / sample_cycles_ * sample_cycles_ - 1);
+    }
+    return next;
+}
+
+void Terminal::init() {
+    std::fill(credits_.begin(), credits_.end(), net_.config.vc_buffer_flits);
+    if (bernoulli_) {
+        // The first Bernoulli trial is cycle 0.
+        generate_.arm_at(Time::ps(net_.clock.edge_ps(next_gap() - 1)));
+    } else if (!trace_.empty()) {
+        generate_.arm_at(Time::ps(net_.clock.edge_ps(net_.clock.cycle_at_or_after(trace_.front().time.count()))));
+    }
+}
+
+std::int64_t Terminal::next_gap() {
+    if (every_cycle_) return 1;
+    // U in (0, 1], so ln U is finite; gaps beyond 2^50 cycles are clamped (they never fire in a run).
+    const double u = 1.0 - ctx().rng().uniform01();
+    const double k = std::floor(std::log(u) / log_q_);
+    return 1 + (k < 0x1p50 ? static_cast<std::int64_t>(k) : std::int64_t{1} << 50);
+}
+
+void Terminal::enqueue(std::int64_t cycle, std::int32_t dst, std::int32_t flits) {
+    queue_.push_back(Pending{cycle, dst, flits});
+    FabricStats& s = net_.stats;
+    s.totals.flits_generated += flits;
+    ++s.totals.packets_generated;
+    if (s.marks(cycle)) ++s.marked_outstanding;
+}
+
+void Terminal::on_generate() {
+    const std::int64_t c = now_cycle();
+    if (bernoulli_) {
+        enqueue(c, -1, net_.traffic.packet_flits);
+        generate_.arm_at(Time::ps(net_.clock.edge_ps(c + next_gap())));
+    } else {
+        const std::int64_t flit_bytes = net_.config.flit_bytes.count();
+        const std::int64_t max_flits = net_.traffic.packet_flits;
+        while (next_message_ < trace_.size() &&
+               net_.clock.cycle_at_or_after(trace_[next_message_].time.count()) <= c) {
+            const workload::TraceMessage& m = trace_[next_message_++];
+            std::int64_t flits = (m.bytes.count() + flit_bytes - 1) / flit_bytes;
+            while (flits > 0) {
+                const std::int64_t k = std::min(flits, max_flits);
+                enqueue(c, m.dst, static_cast<std::int32_t>(k));
+                flits -= k;
+            }
+        }
+        if (next_message_ < trace_.size())
+            generate_.arm_at(
+                Time::ps(net_.clock.edge_ps(net_.clock.cycle_at_or_after(trace_[next_message_].time.count()))));
+    }
+    pump(c);
+}
+
+void Terminal::start_packet() {
+    const Pending pending = queue_.front();
+    queue_.pop_front();
+    const net::PacketHandle h = net_.pool.allocate();
+    if (h.index >= Flit::kMaxPackets)
+        throw ModelError(fmt::format("{}: more than {} packets in the network at once", path(), Flit::kMaxPackets));
+    auto& packet = net_.pool[h];
+    const std::int32_t dst = pending.dst >= 0 ? pending.dst : net_.pattern.destination(id_, ctx().rng());
+    packet.header.src = static_cast<std::uint32_t>(id_);
+    packet.header.dst = static_cast<std::uint32_t>(dst);
+    packet.header.bytes = pending.flits * net_.config.flit_bytes.count();
+    packet.header.created = Time::ps(net_.clock.edge_ps(pending.created));
+    FabricPacket& p = packet.payload;
+    p.dest_router = net_.pattern.router_of(dst);
+    p.flits = pending.flits;
+    p.created_cycle = pending.created;
+    p.marked = net_.stats.marks(pending.created);
+    current_ = h.index;
+    current_sent_ = 0;
+    current_flits_ = pending.flits;
+    // The class-0 VC with the most credits (lowest on ties).
+    current_vc_ = 0;
+    for (std::int32_t vc = 1; vc < inject_vcs_; ++vc)
+        if (credits_[static_cast<std::size_t>(vc)] > credits_[static_cast<std::size_t>(current_vc_)]) current_vc_ = vc;
+    ++net_.stats.totals.packets_injected;
+}
+
+void Terminal::pump(std::int64_t cycle) {
+    FabricCounters& t = net_.stats.totals;
+    while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop()];
+    for (;;) {
+        if (current_ == net::PacketHandle::kNone) {
+            if (queue_.empty()) return;
+            start_packet();
+        }
+        auto& credits = credits_[static_cast<std::size_t>(current_vc_)];
+        if (credits == 0) {
+            // Blocked: wake for the next credit on its way, if any (else its push sends a wake-up).
+            if (!credits_in_->empty()) wake(credits_in_->front_arrival(cycle));
+            return;
+        }
+        --credits;
+        const std::int64_t depart = std::max(cycle, next_free_);
+        next_free_ = depart + 1;
+        const bool head = current_sent_ == 0;
+        const bool tail = ++current_sent_ == current_flits_;
+        if (head) net_.pool[net::PacketHandle{current_}].payload.injected_cycle = depart;
+        injection_->push(depart + latency_, Flit::encode(current_, static_cast<std::uint32_t>(current_vc_), head, tail),
+                         delay_to(depart + latency_));
+        ++t.flits_injected;
+        ++t.channel_flits[kInjectionChannel];
+        if (tail) current_ = net::PacketHandle::kNone;
+    }
+}
+
+void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arrival cycle
+    FabricStats& s = net_.stats;
+    ++s.totals.flits_ejected;
+    if (!Flit::is_tail(arg)) return;
+
+    const net::PacketHandle h{Flit::packet_of(arg)};
+    const auto& packet = net_.pool[h];
+    const FabricPacket& p = packet.payload;
+    const std::int64_t total = c - p.created_cycle;
+    const std::int64_t network = c - p.injected_cycle;
+    ++s.totals.packets_ejected;
+    s.totals.latency_cycles += total;
+    s.totals.network_latency_cycles += network;
+    if (p.marked) {
+        s.packet_latency.record(total);
+        s.network_latency.record(network);
+        s.hops.record(p.route.hops);
+        ++s.marked_packets;
+        s.marked_flits += p.flits;
+        ++(p.route.nonminimal ? s.nonminimal_packets : s.minimal_packets);
+        s.global_hops += p.route.crossings;
+        s.local_hops += p.route.hops - p.route.crossings;
+        if (--s.marked_outstanding == 0 && s.phase == MeasurePhase::Drain) {
+            s.phase = MeasurePhase::Done;
+            ctx().sim().stop();
+        }
+    }
+    if (net_.observer) {
+        PacketSummary summary;
+        summary.id = packet.header.id;
+        summary.src = static_cast<std::int32_t>(packet.header.src);
+        summary.dst = static_cast<std::int32_t>(packet.header.dst);
+        summary.flits = p.flits;
+        summary.created_cycle = p.created_cycle;
+        summary.injected_cycle = p.injected_cycle;
+        summary.ejected_cycle = c;
+        summary.hops = p.route.hops;
+        summary.crossings = p.route.crossings;
+        summary.channel_cycles = p.channel_cycles;
+        summary.nonminimal = p.route.nonminimal;
+        summary.marked = p.marked;
+        net_.observer(summary);
+    }
+    LOOM_DEBUG_ASSERT(packet.header.dst == static_cast<std::uint32_t>(id_), "packet ejected at the wrong terminal");
+    net_.pool.release(h);
+}
+
+}  // namespace loom::fabric
