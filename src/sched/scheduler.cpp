@@ -845,7 +845,9 @@ Schedule Scheduler::build() {
             if (final_destination) s.makespan = std::max(s.makespan, start + ser(ct.n) + ser.latency());
             Instruction in;
             in.cycle = cycle;
-            in.op = hop.leaf ? Op::Receive : Op::Forward;
+            // A summing transfer's final consumer adds the vectors to memory: a storing Reduce, timed as a Receive.
+            const bool sum = final_destination && x.combine == workload::Combine::Sum;
+            in.op = hop.leaf ? (sum ? Op::Reduce : Op::Receive) : Op::Forward;
             in.in_port = static_cast<std::uint8_t>(ch.dst_port);
             in.out_ports = hop.leaf ? PortMask{0} : hop.out_ports;
             in.transfer = x.id;

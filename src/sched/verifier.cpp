@@ -476,7 +476,8 @@ private:
             if (bad_program_[p]) continue;
             const TspProgram& prog = s_.programs[p];
             for (const Instruction& ins : prog.instructions) {
-                if (ins.op == Op::Receive) got[{ins.transfer, prog.tsp}].emplace_back(ins.first_vector, ins.count);
+                if (ins.op == Op::Receive || (ins.op == Op::Reduce && ins.out_ports == 0))
+                    got[{ins.transfer, prog.tsp}].emplace_back(ins.first_vector, ins.count);
                 auto src = source.find(ins.transfer);
                 if (ins.op == Op::Send && src != source.end() && static_cast<std::uint32_t>(src->second) == prog.tsp) {
                     const Time t = clock_.edge(ins.cycle);

@@ -16,6 +16,7 @@
 #include "loom/topo/global_address_map.hpp"
 #include "loom/topo/tsp_topology.hpp"
 #include "loom/stats/group.hpp"
+#include "loom/workload/collective.hpp"
 #include "loom/workload/transfer.hpp"
 
 namespace loom::tsp {
@@ -243,6 +244,17 @@ void TspModel::write_stats(bool complete) {
                                        {"per_tsp_bytes", map.per_tsp().count()},
                                        {"tsps", map.tsps()}});
 
+    if (program_.collective) {
+        const workload::CollectiveLayout& c = *program_.collective;
+        g.set("collective", stats::Json{{"kind", std::string(workload::collective_kind_name(c.kind))},
+                                        {"algorithm", std::string(workload::collective_algorithm_name(c.algorithm))},
+                                        {"levels", c.levels},
+                                        {"tsps", static_cast<std::int64_t>(c.members.size())},
+                                        {"bytes_per_tsp", c.bytes_per_tsp.count()},
+                                        {"padding_bytes", c.padding_bytes.count()},
+                                        {"transfers", c.transfers}});
+    }
+
     const sched::Schedule& s = program_.schedule;
     if (!s.predicted.empty() || s.lower_bound > Time::zero()) {
         stats::Json sj{{"jitter_allowance_ps", s.jitter_allowance.count()}, {"vectors_checked", checked}};
@@ -339,7 +351,18 @@ Program workload_program(const workload::TransferSet& transfers, const TspSystem
     Program p;
     p.schedule = sched::compile(system.topology(), system.links(), system.chip(), transfers, scheduler);
     const Bytes unit = system.links().unit_payload;
+    p.collective = transfers.collective;
     if (transfers.total_vectors(unit) > value_limit) return p;
+    if (transfers.collective) {
+        // A collective knows its result from its definition (sums over members, copies from owners): checking that,
+        // rather than replaying the transfers, proves each contribution arrived and was counted once.
+        workload::CollectiveMemory m = workload::collective_memory(*transfers.collective, unit);
+        for (workload::MemoryImage& i : m.initial)
+            p.memory.push_back({static_cast<std::uint32_t>(i.tsp), i.address, std::move(i.values)});
+        for (workload::MemoryImage& i : m.expected)
+            p.expect_memory.push_back({static_cast<std::uint32_t>(i.tsp), i.address, std::move(i.values)});
+        return p;
+    }
 
     // Data flow: source vectors hold values that name their TSP and slot, (tsp + 1) x 10^9 + slot + 1 (so transfers
     // reading overlapping sources agree), and every destination must end with its transfer's values, for the
@@ -392,8 +415,23 @@ Program workload_program(const workload::TransferSet& transfers, const TspSystem
         for (std::int64_t k = 0; k < n; ++k) values[static_cast<std::size_t>(k)] = value(x.src, first + k);
         p.memory.push_back({static_cast<std::uint32_t>(x.src), first * vb, values});
         if (ambiguous[i]) continue;
-        for (topo::VertexId d : x.dsts)
-            p.expect_memory.push_back({static_cast<std::uint32_t>(d), x.dst_address / vb * vb, values});
+        for (topo::VertexId d : x.dsts) {
+            const std::int64_t dst_first = x.dst_address / vb;
+            if (x.combine == workload::Combine::Sum) {
+                // A sum lands on what the destination held before: give that region its own values too.
+                std::vector<std::int64_t> before(static_cast<std::size_t>(n));
+                std::vector<std::int64_t> after(static_cast<std::size_t>(n));
+                for (std::int64_t k = 0; k < n; ++k) {
+                    const auto ki = static_cast<std::size_t>(k);
+                    before[ki] = value(d, dst_first + k);
+                    after[ki] = before[ki] + values[ki];
+                }
+                p.memory.push_back({static_cast<std::uint32_t>(d), dst_first * vb, std::move(before)});
+                p.expect_memory.push_back({static_cast<std::uint32_t>(d), dst_first * vb, std::move(after)});
+            } else {
+                p.expect_memory.push_back({static_cast<std::uint32_t>(d), dst_first * vb, values});
+            }
+        }
     }
     return p;
 }
@@ -413,7 +451,11 @@ std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulat
     parse("chip", topo::chip_schema(), machine.chip);
     parse("executor", executor_schema(), executor);
     parse("program", program_schema(), program_config);
-    parse("workload", workload::transfer_set_schema(), workload_config);
+    if (root.is_object() && root.contains("workload")) {
+        // "collective"/"tsps" may be the string "compute", which the schema's integer list cannot say.
+        const config::Json workload = workload::normalize_collective(root.at("workload"), "/workload", errors);
+        workload::transfer_set_schema().parse(workload, "/workload", workload_config, errors);
+    }
     parse("scheduler", sched::scheduler_schema(), scheduler_config);
     const bool has_program = root.is_object() && root.contains("program");
     const bool has_workload = root.is_object() && root.contains("workload");

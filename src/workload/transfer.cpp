@@ -12,6 +12,7 @@
 #include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
 #include "loom/base/rng.hpp"
+#include "loom/workload/collective.hpp"
 
 namespace loom::workload {
 
@@ -61,6 +62,8 @@ config::Schema<TransferSetConfig> transfer_set_schema() {
         .range(0, std::int64_t{1} << 40);
     spec.field("dst_address", &S::dst_address, "byte offset written in every destination's memory")
         .range(0, std::int64_t{1} << 40);
+    spec.choice("combine", &S::combine, {{"store", Combine::Store}, {"sum", Combine::Sum}},
+                "store the tensor at dst_address, or sum: add it to what is there (one destination only)");
 
     using R = RandomTransfers;
     config::Schema<R> random("random point-to-point transfers between compute TSPs");
@@ -76,6 +79,8 @@ config::Schema<TransferSetConfig> transfer_set_schema() {
     config::Schema<C> s("tensor transfers for the compile-time scheduler: an explicit list and/or random ones");
     s.list("transfers", &C::transfers, spec, "explicit transfers");
     s.section("random", &C::random, random, "random transfers, appended after the explicit ones");
+    s.section("collective", &C::collective, collective_schema(),
+              "a collective expanded into transfers (instead of explicit and random ones)");
     return s;
 }
 
@@ -111,6 +116,10 @@ void validate(const TransferSet& s, const topo::FrozenTopology& t, const topo::C
         const Transfer& x = s.transfers[i];
         if (auto p = endpoint_problem(t, x.src)) errors.add(at(pointer, i, "src"), *p);
         if (x.dsts.empty()) errors.add(at(pointer, i, "dsts"), "expected at least one destination");
+        if (x.combine == Combine::Sum && x.dsts.size() > 1)
+            errors.add(at(pointer, i, "combine"),
+                       fmt::format("a summing transfer has one destination, got {} (a relay would forward the sum)",
+                                   x.dsts.size()));
         for (std::size_t j = 0; j < x.dsts.size(); ++j) {
             const std::string where = config::child_pointer(at(pointer, i, "dsts"), j);
             const topo::VertexId d = x.dsts[j];
@@ -241,6 +250,15 @@ TransferSet random_transfers(const RandomTransfers& r, const topo::FrozenTopolog
 
 TransferSet make_transfer_set(const TransferSetConfig& c, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
                               const std::string& pointer, Bytes unit_payload) {
+    if (c.collective.kind != CollectiveKind::None) {
+        if (!c.transfers.empty() || c.random.count > 0) {
+            config::Errors errors;
+            errors.add(config::child_pointer(pointer, "collective"),
+                       "a collective is the whole workload: leave out \"transfers\" and \"random\"");
+            errors.throw_if_any();
+        }
+        return make_collective(c.collective, t, chip, config::child_pointer(pointer, "collective"), unit_payload);
+    }
     TransferSet s;
     s.transfers.reserve(c.transfers.size());
     std::int64_t next_id = 0;
@@ -258,6 +276,7 @@ TransferSet make_transfer_set(const TransferSetConfig& c, const topo::FrozenTopo
         x.compute_before = e.compute_before;
         x.src_address = e.src_address;
         x.dst_address = e.dst_address;
+        x.combine = e.combine;
         s.transfers.push_back(std::move(x));
     }
     config::Errors errors;

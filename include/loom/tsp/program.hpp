@@ -12,6 +12,7 @@
 #include "loom/config/schema.hpp"
 #include "loom/sched/schedule.hpp"
 #include "loom/tsp/tsp_system.hpp"
+#include "loom/workload/collective_config.hpp"
 
 namespace loom::tsp {
 
@@ -79,6 +80,8 @@ struct Program {
     sched::Schedule schedule;
     std::vector<MemoryBlock> memory;
     std::vector<MemoryBlock> expect_memory;
+    // A workload generated from a collective: its layout, reported under the "tsp" stats as "collective".
+    std::optional<workload::CollectiveLayout> collective;
 };
 
 // Resolves TSP ids and names, ports and addresses against `system`. Every problem goes to `errors` at its JSON

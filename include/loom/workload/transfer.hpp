@@ -12,6 +12,7 @@
 #include "loom/config/schema.hpp"
 #include "loom/topo/chip_config.hpp"
 #include "loom/topo/frozen_topology.hpp"
+#include "loom/workload/collective_config.hpp"
 
 namespace loom::workload {
 
@@ -20,6 +21,11 @@ using TransferId = std::uint32_t;
 // The paper's unit of data everywhere: a vector of 320 bytes (links.unit_payload). A transfer of b bytes travels
 // as ceil(b / 320) vectors, the last one padded.
 inline constexpr Bytes kDefaultVectorBytes{320};
+
+// What a destination does with an arriving tensor: store it (a Receive) or add it to the vectors already at
+// dst_address (a storing Reduce, timed as a Receive). Sums into one region must not overlap in time: whoever
+// generates them orders them with `deps`.
+enum class Combine { Store, Sum };
 
 // One tensor moved from the memory of one TSP to the memories of one or more others (fan-out: every destination
 // receives the whole tensor at the same address).
@@ -33,6 +39,7 @@ struct Transfer {
     Time compute_before{};             // compute time after the last dependency completes, before this may start
     std::int64_t src_address = 0;      // byte offset of the tensor in the source TSP's memory
     std::int64_t dst_address = 0;      // byte offset written in every destination's memory
+    Combine combine = Combine::Store;  // Sum: exactly one destination (a relay would forward the sum)
 
     // Vectors on the wire: ceil(bytes / unit_payload).
     std::int64_t vectors(Bytes unit_payload = kDefaultVectorBytes) const;
@@ -40,6 +47,8 @@ struct Transfer {
 
 struct TransferSet {
     std::vector<Transfer> transfers;
+    // Set when the transfers were generated from a collective: its layout, for reports and the data-flow check.
+    std::optional<CollectiveLayout> collective;
 
     std::int64_t total_vectors(Bytes unit_payload = kDefaultVectorBytes) const;
     std::int64_t total_bytes() const;
@@ -60,6 +69,7 @@ struct TransferSpec {
     Time compute_before{};
     std::int64_t src_address = 0;
     std::int64_t dst_address = 0;
+    Combine combine = Combine::Store;
 };
 
 // Random point-to-point (or fan-out) traffic between compute TSPs: `count` transfers of `bytes` each, sources and
@@ -79,12 +89,13 @@ struct RandomTransfers {
 struct TransferSetConfig {
     std::vector<TransferSpec> transfers;
     RandomTransfers random;
+    CollectiveConfig collective;  // kind None: no collective; otherwise the only source of transfers
 };
 
 config::Schema<TransferSetConfig> transfer_set_schema();
 
-// Builds the transfer set: the explicit transfers (ids as given, else their position), then `random.count` random
-// ones with ids following the largest explicit id. Validates it (see validate()) and throws ConfigError with every
+// Builds the transfer set: a collective (make_collective) when one is given, else the explicit transfers (ids as
+// given, else their position), then `random.count` random ones with ids following the largest explicit id. Validates it (see validate()) and throws ConfigError with every
 // problem, each under `pointer` ("/workload/transfers/3/dsts/0: ...", "/workload/random/fanout: ...").
 TransferSet make_transfer_set(const TransferSetConfig& c, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
                               const std::string& pointer = "/workload", Bytes unit_payload = kDefaultVectorBytes);
@@ -97,8 +108,8 @@ TransferSet random_transfers(const RandomTransfers& r, const topo::FrozenTopolog
 
 // Checks a transfer set against a topology: unique ids; every TSP in the topology and a compute TSP (spares forward
 // but are never endpoints); at least one destination, none repeated, none equal to the source (self-transfer);
-// bytes >= 1; dependencies name existing transfers and form no cycle; addresses non-negative and the tensor,
-// padded to whole vectors, inside the chip's memory. Messages go to `errors` as
+// bytes >= 1; a summing transfer has exactly one destination; dependencies name existing transfers and form no
+// cycle; addresses non-negative and the tensor, padded to whole vectors, inside the chip's memory. Messages go to `errors` as
 // "<pointer>/transfers/<position>/<field>: ...".
 void validate(const TransferSet& s, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
               const std::string& pointer, config::Errors& errors, Bytes unit_payload = kDefaultVectorBytes);

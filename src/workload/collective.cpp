@@ -1,0 +1,498 @@
+#include "loom/workload/collective.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "loom/base/error.hpp"
+
+namespace loom::workload {
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+using Deps = std::vector<TransferId>;
+
+void merge_into(Deps& into, const Deps& more) {
+    into.insert(into.end(), more.begin(), more.end());
+    std::sort(into.begin(), into.end());
+    into.erase(std::unique(into.begin(), into.end()), into.end());
+}
+
+// Appends transfers with consecutive ids; regions are vector slots counted from the collective's buffer.
+class Builder {
+public:
+    Builder(const CollectiveLayout& layout, std::int64_t vector_bytes) : layout_(layout), vb_(vector_bytes) {}
+
+    TransferId add(std::int64_t src_rank, std::vector<std::int64_t> dst_ranks, std::int64_t src_slot,
+                   std::int64_t dst_slot, std::int64_t vectors, Combine combine, Deps deps,
+                   std::int64_t dst_base = -1) {
+        Transfer x;
+        x.id = static_cast<TransferId>(out_.size());
+        x.src = member(src_rank);
+        for (std::int64_t d : dst_ranks) x.dsts.push_back(member(d));
+        x.bytes = Bytes(vectors * vb_);
+        std::sort(deps.begin(), deps.end());
+        deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+        x.deps = std::move(deps);
+        x.src_address = layout_.address + src_slot * vb_;
+        x.dst_address = (dst_base >= 0 ? dst_base : layout_.address) + dst_slot * vb_;
+        x.combine = combine;
+        out_.push_back(std::move(x));
+        return out_.back().id;
+    }
+    std::vector<Transfer> take() { return std::move(out_); }
+
+private:
+    topo::VertexId member(std::int64_t rank) const { return layout_.members[static_cast<std::size_t>(rank)]; }
+
+    const CollectiveLayout& layout_;
+    std::int64_t vb_;
+    std::vector<Transfer> out_;
+};
+
+// Reduce-scatter inside one group (ranks g[0..G-1], all holding region [first, first + G x chunk)): member i ends
+// with the sum of chunk i. Each chunk is cut into q = min(pieces (G-1), chunk) sub-chunks, each reduced into the
+// owner by the G-1 other members one after another (a storing Reduce reads its operands at issue, so sums into
+// one slot must not overlap); the order is rotated so that in round k source s sends sub-chunk (s' - k) of every
+// chunk it contributes to, and each link carries one sub-chunk at a time. `ready` (by rank) lists what must
+// precede any access to a member's region and becomes, for each owner, the last reduction of each sub-chunk.
+void reduce_scatter_group(Builder& b, const std::vector<std::int64_t>& g, std::int64_t first, std::int64_t chunk,
+                          std::int64_t pieces, std::vector<Deps>& ready) {
+    const auto G = static_cast<std::int64_t>(g.size());
+    if (G < 2) return;
+    const std::int64_t q = std::min((G - 1) * pieces, chunk);
+    std::vector<std::vector<TransferId>> last(static_cast<std::size_t>(G), std::vector<TransferId>());
+    for (std::int64_t k = 0; k < G - 1; ++k) {
+        for (std::int64_t o = 0; o < G; ++o) {
+            auto& chain = last[static_cast<std::size_t>(o)];
+            chain.resize(static_cast<std::size_t>(q));
+            const std::int64_t owner = g[static_cast<std::size_t>(o)];
+            for (std::int64_t j = 0; j < q; ++j) {
+                const std::int64_t s = g[static_cast<std::size_t>((o + 1 + (j + k) % (G - 1)) % G)];
+                const std::int64_t lo = j * chunk / q;
+                const std::int64_t hi = (j + 1) * chunk / q;
+                const std::int64_t slot = first + o * chunk + lo;
+                Deps deps = ready[static_cast<std::size_t>(s)];
+                if (k == 0) {
+                    merge_into(deps, ready[static_cast<std::size_t>(owner)]);
+                } else {
+                    deps.push_back(chain[static_cast<std::size_t>(j)]);
+                }
+                chain[static_cast<std::size_t>(j)] = b.add(s, {owner}, slot, slot, hi - lo, Combine::Sum, deps);
+            }
+        }
+    }
+    for (std::int64_t o = 0; o < G; ++o) {
+        auto& r = ready[static_cast<std::size_t>(g[static_cast<std::size_t>(o)])];
+        merge_into(r, last[static_cast<std::size_t>(o)]);
+    }
+}
+
+// All-gather inside one group after reduce_scatter_group: member i sends chunk i to every other member (one fan-out
+// transfer). Each member's `ready` gains the fan-outs into it.
+void all_gather_group(Builder& b, const std::vector<std::int64_t>& g, std::int64_t first, std::int64_t chunk,
+                      std::vector<Deps>& ready) {
+    const auto G = static_cast<std::int64_t>(g.size());
+    if (G < 2) return;
+    std::vector<TransferId> ids;
+    for (std::int64_t o = 0; o < G; ++o) {
+        std::vector<std::int64_t> dsts;
+        for (std::int64_t x : g)
+            if (x != g[static_cast<std::size_t>(o)]) dsts.push_back(x);
+        const std::int64_t slot = first + o * chunk;
+        ids.push_back(b.add(g[static_cast<std::size_t>(o)], dsts, slot, slot, chunk, Combine::Store,
+                            ready[static_cast<std::size_t>(g[static_cast<std::size_t>(o)])]));
+    }
+    for (std::int64_t o = 0; o < G; ++o) {
+        for (std::int64_t p = 0; p < G; ++p)
+            if (p != o) ready[static_cast<std::size_t>(g[static_cast<std::size_t>(o)])].push_back(ids[static_cast<std::size_t>(p)]);
+    }
+}
+
+// All-reduce of region [first, first + vectors) inside one group by a binomial tree into g[root] (relative rank x
+// sends to x - 2^k in round k = x's lowest set bit; the sums into one member follow one another) and a fan-out
+// of the result from the root.
+void tree_all_reduce_group(Builder& b, const std::vector<std::int64_t>& g, std::int64_t root, std::int64_t first,
+                           std::int64_t vectors, std::vector<Deps>& ready) {
+    const auto G = static_cast<std::int64_t>(g.size());
+    if (G < 2) return;
+    auto at = [&](std::int64_t x) { return g[static_cast<std::size_t>((root + x) % G)]; };
+    std::vector<Deps> written(static_cast<std::size_t>(G));  // the last sum into relative rank x
+    for (std::int64_t k = 0; (std::int64_t{1} << k) < G; ++k) {
+        const std::int64_t step = std::int64_t{1} << k;
+        for (std::int64_t x = step; x < G; x += 2 * step) {
+            const std::int64_t y = x - step;
+            Deps deps = ready[static_cast<std::size_t>(at(x))];
+            merge_into(deps, ready[static_cast<std::size_t>(at(y))]);
+            merge_into(deps, written[static_cast<std::size_t>(x)]);
+            merge_into(deps, written[static_cast<std::size_t>(y)]);
+            const TransferId id = b.add(at(x), {at(y)}, first, first, vectors, Combine::Sum, deps);
+            written[static_cast<std::size_t>(y)] = {id};
+        }
+    }
+    Deps deps = ready[static_cast<std::size_t>(at(0))];
+    merge_into(deps, written[0]);
+    std::vector<std::int64_t> dsts;
+    for (std::int64_t x = 1; x < G; ++x) dsts.push_back(at(x));
+    std::sort(dsts.begin(), dsts.end());
+    const TransferId bcast = b.add(at(0), dsts, first, first, vectors, Combine::Store, deps);
+    ready[static_cast<std::size_t>(at(0))] = deps;
+    for (std::int64_t x = 1; x < G; ++x) ready[static_cast<std::size_t>(at(x))] = {bcast};
+}
+
+std::vector<topo::VertexId> members_of(const CollectiveConfig& c, const topo::FrozenTopology& t,
+                                       const std::string& pointer, config::Errors& errors) {
+    std::vector<topo::VertexId> m;
+    if (c.tsps.empty()) {
+        for (topo::VertexId v = 0; v < t.num_vertices(); ++v)
+            if (!t.vertex(v).spare && t.vertex(v).terminals > 0) m.push_back(v);
+    } else {
+        const std::string at = config::child_pointer(pointer, "tsps");
+        for (std::size_t i = 0; i < c.tsps.size(); ++i) {
+            const std::int64_t v = c.tsps[i];
+            if (v < 0 || v >= t.num_vertices()) {
+                errors.add(config::child_pointer(at, i),
+                           fmt::format("TSP {} is not in the topology (0..{})", v, t.num_vertices() - 1));
+                continue;
+            }
+            const topo::VertexInfo& info = t.vertex(static_cast<topo::VertexId>(v));
+            if (info.spare || info.terminals <= 0) {
+                errors.add(config::child_pointer(at, i),
+                           fmt::format("TSP {} ({}) is a spare: collectives run over compute TSPs", v,
+                                       t.vertex_name(static_cast<topo::VertexId>(v))));
+                continue;
+            }
+            if (std::find(m.begin(), m.end(), static_cast<topo::VertexId>(v)) != m.end()) {
+                errors.add(config::child_pointer(at, i), fmt::format("TSP {} repeated", v));
+                continue;
+            }
+            m.push_back(static_cast<topo::VertexId>(v));
+        }
+        std::sort(m.begin(), m.end());
+    }
+    if (errors.empty() && m.size() < 2)
+        errors.add(config::child_pointer(pointer, "tsps"),
+                   fmt::format("a collective needs at least 2 TSPs, got {}", m.size()));
+    return m;
+}
+
+// The levels of a hierarchical all-reduce: groups of ranks sharing a shard at each level (node, then the same
+// position in the other nodes of the rack, then the same position in the other racks), levels of one member left
+// out. Nodes must hold equally many members, and racks equally many such nodes, so that shards line up.
+std::vector<std::pair<std::string, std::vector<std::vector<std::int64_t>>>> hierarchy(
+    const std::vector<topo::VertexId>& m, const topo::FrozenTopology& t, const std::string& pointer,
+    config::Errors& errors) {
+    const auto n = static_cast<std::int64_t>(m.size());
+    std::map<std::int32_t, std::vector<std::int64_t>> by_node;
+    for (std::int64_t r = 0; r < n; ++r) by_node[t.vertex(m[static_cast<std::size_t>(r)]).node].push_back(r);
+    std::vector<std::int64_t> index(static_cast<std::size_t>(n)), node_rank(static_cast<std::size_t>(n));
+    std::map<std::int32_t, std::vector<std::int32_t>> nodes_of_rack;
+    std::size_t per_node = by_node.begin()->second.size();
+    for (const auto& [node, ranks] : by_node) {
+        if (ranks.size() != per_node)
+            errors.add(config::child_pointer(pointer, "tsps"),
+                       fmt::format("hierarchical all-reduce needs the same number of members in every node: node {} "
+                                   "has {}, node {} has {}",
+                                   by_node.begin()->first, per_node, node, ranks.size()));
+        for (std::size_t i = 0; i < ranks.size(); ++i) index[static_cast<std::size_t>(ranks[i])] = static_cast<std::int64_t>(i);
+        nodes_of_rack[t.vertex(m[static_cast<std::size_t>(ranks[0])]).rack].push_back(node);
+    }
+    const std::size_t per_rack = nodes_of_rack.begin()->second.size();
+    std::map<std::int32_t, std::int64_t> rack_rank;
+    for (const auto& [rack, nodes] : nodes_of_rack) {
+        if (nodes.size() != per_rack)
+            errors.add(config::child_pointer(pointer, "tsps"),
+                       fmt::format("hierarchical all-reduce needs the same number of member nodes in every rack: "
+                                   "rack {} has {}, rack {} has {}",
+                                   nodes_of_rack.begin()->first, per_rack, rack, nodes.size()));
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            for (std::int64_t r : by_node[nodes[i]]) node_rank[static_cast<std::size_t>(r)] = static_cast<std::int64_t>(i);
+        rack_rank.emplace(rack, static_cast<std::int64_t>(rack_rank.size()));
+    }
+    std::map<std::int64_t, std::vector<std::int64_t>> l1, l2, l3;
+    for (std::int64_t r = 0; r < n; ++r) {
+        const topo::VertexInfo& info = t.vertex(m[static_cast<std::size_t>(r)]);
+        const auto ri = static_cast<std::size_t>(r);
+        l1[info.node].push_back(r);
+        l2[rack_rank[info.rack] * n + index[ri]].push_back(r);
+        l3[index[ri] * n + node_rank[ri]].push_back(r);
+    }
+    std::vector<std::pair<std::string, std::vector<std::vector<std::int64_t>>>> levels;
+    auto push = [&](const char* name, const std::map<std::int64_t, std::vector<std::int64_t>>& groups) {
+        if (groups.begin()->second.size() < 2) return;
+        std::vector<std::vector<std::int64_t>> gs;
+        for (const auto& [key, ranks] : groups) gs.push_back(ranks);
+        levels.emplace_back(name, std::move(gs));
+    };
+    const bool racked = nodes_of_rack.size() > 1 || nodes_of_rack.begin()->first >= 0;
+    push("node", l1);
+    push(racked ? "rack" : "system", l2);
+    if (nodes_of_rack.size() > 1) push("system", l3);
+    return levels;
+}
+
+}  // namespace
+
+TransferSet make_collective(const CollectiveConfig& c, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
+                            const std::string& pointer, Bytes unit_payload) {
+    config::Errors errors;
+    CollectiveLayout L;
+    L.kind = c.kind;
+    L.algorithm = c.algorithm;
+    L.members = members_of(c, t, pointer, errors);
+    errors.throw_if_any();
+    const auto N = static_cast<std::int64_t>(L.members.size());
+    const std::int64_t vb = unit_payload.count();
+    const std::int64_t V = ceil_div(c.bytes.count(), vb);  // the tensor or block, in whole vectors
+    L.address = c.address;
+    L.bytes_per_tsp = c.bytes;
+    const bool rooted =
+        c.kind == CollectiveKind::Broadcast || c.kind == CollectiveKind::Gather || c.kind == CollectiveKind::Scatter;
+    if (rooted) {
+        const auto it = std::find(L.members.begin(), L.members.end(), static_cast<topo::VertexId>(c.root));
+        if (it == L.members.end())
+            errors.add(config::child_pointer(pointer, "root"), fmt::format("TSP {} is not a member", c.root));
+        else
+            L.root = it - L.members.begin();
+    }
+    errors.throw_if_any();
+
+    Builder b(L, vb);
+    std::int64_t region = 0;  // vectors of the buffer in every member (the root's for gather, scatter)
+    switch (c.kind) {
+        case CollectiveKind::None:
+            break;
+        case CollectiveKind::Broadcast: {
+            L.block = V;
+            region = V;
+            std::vector<std::int64_t> dsts;
+            for (std::int64_t r = 0; r < N; ++r)
+                if (r != L.root) dsts.push_back(r);
+            b.add(L.root, dsts, 0, 0, V, Combine::Store, {});
+            break;
+        }
+        case CollectiveKind::Gather:
+        case CollectiveKind::Scatter: {
+            L.block = V;
+            region = N * V;
+            const bool gather = c.kind == CollectiveKind::Gather;
+            for (std::int64_t r = 0; r < N; ++r) {
+                if (r == L.root) continue;
+                if (gather)
+                    b.add(r, {L.root}, r * V, r * V, V, Combine::Store, {});
+                else
+                    b.add(L.root, {r}, r * V, r * V, V, Combine::Store, {});
+            }
+            break;
+        }
+        case CollectiveKind::AllGather: {
+            L.block = V;
+            region = N * V;
+            for (std::int64_t r = 0; r < N; ++r) {
+                std::vector<std::int64_t> dsts;
+                for (std::int64_t d = 0; d < N; ++d)
+                    if (d != r) dsts.push_back(d);
+                b.add(r, dsts, r * V, r * V, V, Combine::Store, {});
+            }
+            break;
+        }
+        case CollectiveKind::AllToAll: {
+            // Phased by shift: in phase s every member sends to the member s ranks on, so that each phase is a
+            // permutation and no TSP is the target of everyone at once.
+            L.block = ceil_div(V, N);
+            region = N * L.block;
+            L.out_address = c.address + region * vb;
+            for (std::int64_t s = 1; s < N; ++s)
+                for (std::int64_t r = 0; r < N; ++r) {
+                    const std::int64_t d = (r + s) % N;
+                    b.add(r, {d}, d * L.block, r * L.block, L.block, Combine::Store, {}, L.out_address);
+                }
+            break;
+        }
+        case CollectiveKind::ReduceScatter: {
+            L.block = ceil_div(V, N);
+            region = N * L.block;
+            L.vectors = region;
+            std::vector<std::int64_t> g(static_cast<std::size_t>(N));
+            for (std::int64_t r = 0; r < N; ++r) g[static_cast<std::size_t>(r)] = r;
+            std::vector<Deps> ready(static_cast<std::size_t>(N));
+            reduce_scatter_group(b, g, 0, L.block, c.pieces, ready);
+            break;
+        }
+        case CollectiveKind::AllReduce: {
+            if (c.algorithm == CollectiveAlgorithm::Ring) {
+                const std::int64_t chunk = ceil_div(V, N);
+                region = N * chunk;
+                L.vectors = region;
+                L.block = chunk;
+                auto mod = [N](std::int64_t x) { return ((x % N) + N) % N; };
+                std::vector<TransferId> prev(static_cast<std::size_t>(N));
+                std::vector<TransferId> cur(static_cast<std::size_t>(N));
+                for (std::int64_t s = 0; s < N - 1; ++s) {  // reduce-scatter
+                    for (std::int64_t r = 0; r < N; ++r) {
+                        const std::int64_t slot = mod(r - s) * chunk;
+                        Deps deps;
+                        if (s > 0) deps.push_back(prev[static_cast<std::size_t>(mod(r - 1))]);
+                        cur[static_cast<std::size_t>(r)] =
+                            b.add(r, {mod(r + 1)}, slot, slot, chunk, Combine::Sum, deps);
+                    }
+                    std::swap(prev, cur);
+                }
+                for (std::int64_t s = 0; s < N - 1; ++s) {  // all-gather
+                    for (std::int64_t r = 0; r < N; ++r) {
+                        const std::int64_t slot = mod(r + 1 - s) * chunk;
+                        cur[static_cast<std::size_t>(r)] = b.add(r, {mod(r + 1)}, slot, slot, chunk, Combine::Store,
+                                                                 {prev[static_cast<std::size_t>(mod(r - 1))]});
+                    }
+                    std::swap(prev, cur);
+                }
+                L.levels = fmt::format("ring {}", N);
+                break;
+            }
+            auto levels = hierarchy(L.members, t, pointer, errors);
+            errors.throw_if_any();
+            // Top-down: a level whose share is at least its group size is reduce-scattered; the first one that is
+            // not (and every level under it) is all-reduced by a tree over every member holding that share.
+            std::int64_t share = V;
+            std::size_t scatter_levels = 0;
+            for (const auto& level : levels) {
+                const auto G = static_cast<std::int64_t>(level.second.front().size());
+                if (share < G) break;
+                share = ceil_div(share, G);
+                ++scatter_levels;
+            }
+            // Bottom-up: whole chunks at every level (the padding).
+            std::vector<std::int64_t> chunk(scatter_levels + 1);
+            chunk[scatter_levels] = share;
+            for (std::size_t l = scatter_levels; l-- > 0;)
+                chunk[l] = static_cast<std::int64_t>(levels[l].second.front().size()) * chunk[l + 1];
+            region = chunk[0];
+            L.vectors = region;
+            L.block = share;
+            std::vector<std::int64_t> offset(static_cast<std::size_t>(N), 0);  // each member's region, by level
+            std::vector<std::vector<std::int64_t>> offsets;                    // before each scatter level
+            std::vector<Deps> ready(static_cast<std::size_t>(N));
+            std::vector<std::int64_t> position(static_cast<std::size_t>(N), 0);  // tree key: ranks at levels
+            for (std::size_t l = 0; l < scatter_levels; ++l) {
+                offsets.push_back(offset);
+                for (const auto& g : levels[l].second) {
+                    reduce_scatter_group(b, g, offset[static_cast<std::size_t>(g[0])], chunk[l + 1], c.pieces, ready);
+                    for (std::size_t i = 0; i < g.size(); ++i) {
+                        offset[static_cast<std::size_t>(g[i])] += static_cast<std::int64_t>(i) * chunk[l + 1];
+                        position[static_cast<std::size_t>(g[i])] =
+                            position[static_cast<std::size_t>(g[i])] * N + static_cast<std::int64_t>(i);
+                    }
+                }
+            }
+            std::string tree;
+            if (scatter_levels < levels.size()) {
+                std::map<std::int64_t, std::vector<std::int64_t>> groups;
+                for (std::int64_t r = 0; r < N; ++r) groups[position[static_cast<std::size_t>(r)]].push_back(r);
+                std::int64_t k = 0;
+                for (const auto& [key, g] : groups) {
+                    const auto G = static_cast<std::int64_t>(g.size());
+                    tree_all_reduce_group(b, g, k++ % G, offset[static_cast<std::size_t>(g[0])], share, ready);
+                    tree = fmt::format(" x tree {}", G);
+                }
+            }
+            for (std::size_t l = scatter_levels; l-- > 0;) {
+                for (const auto& g : levels[l].second)
+                    all_gather_group(b, g, offsets[l][static_cast<std::size_t>(g[0])], chunk[l + 1], ready);
+            }
+            for (std::size_t l = 0; l < scatter_levels; ++l)
+                L.levels += fmt::format("{}{} {}", l > 0 ? " x " : "", levels[l].first, levels[l].second.front().size());
+            L.levels += scatter_levels > 0 ? tree : tree.substr(3);
+            break;
+        }
+    }
+    L.padding_bytes = Bytes(std::max(region, V) * vb - c.bytes.count());
+    if (c.kind == CollectiveKind::AllGather || c.kind == CollectiveKind::Gather || c.kind == CollectiveKind::Scatter ||
+        c.kind == CollectiveKind::Broadcast)
+        L.padding_bytes = Bytes(V * vb - c.bytes.count());
+    const std::int64_t end = c.address + region * vb * (c.kind == CollectiveKind::AllToAll ? 2 : 1);
+    if (end > chip.memory.count())
+        errors.add(config::child_pointer(pointer, "bytes"),
+                   fmt::format("{} per TSP over {} TSPs needs {} of memory from offset {}, beyond the TSP's {}",
+                               to_string(c.bytes), N, to_string(Bytes(end - c.address)), c.address,
+                               to_string(chip.memory)));
+    errors.throw_if_any();
+
+    TransferSet s;
+    s.transfers = b.take();
+    L.transfers = static_cast<std::int64_t>(s.transfers.size());
+    s.collective = std::move(L);
+    return s;
+}
+
+CollectiveMemory collective_memory(const CollectiveLayout& L, Bytes unit_payload) {
+    CollectiveMemory m;
+    const std::int64_t vb = unit_payload.count();
+    const auto N = static_cast<std::int64_t>(L.members.size());
+    auto member = [&](std::int64_t r) { return L.members[static_cast<std::size_t>(r)]; };
+    auto values = [&](std::int64_t r, std::int64_t first, std::int64_t count) {
+        std::vector<std::int64_t> v(static_cast<std::size_t>(count));
+        for (std::int64_t k = 0; k < count; ++k) v[static_cast<std::size_t>(k)] = collective_value(member(r), first + k);
+        return v;
+    };
+    auto sums = [&](std::int64_t first, std::int64_t count) {
+        std::int64_t base = 0;
+        for (std::int64_t r = 0; r < N; ++r) base += collective_value(member(r), 0);
+        std::vector<std::int64_t> v(static_cast<std::size_t>(count));
+        for (std::int64_t k = 0; k < count; ++k) v[static_cast<std::size_t>(k)] = base + N * (first + k);
+        return v;
+    };
+    auto at = [&](std::int64_t slot) { return L.address + slot * vb; };
+    switch (L.kind) {
+        case CollectiveKind::None:
+            break;
+        case CollectiveKind::AllReduce:
+            for (std::int64_t r = 0; r < N; ++r) {
+                m.initial.push_back({member(r), at(0), values(r, 0, L.vectors)});
+                m.expected.push_back({member(r), at(0), sums(0, L.vectors)});
+            }
+            break;
+        case CollectiveKind::ReduceScatter:
+            for (std::int64_t r = 0; r < N; ++r) {
+                m.initial.push_back({member(r), at(0), values(r, 0, L.vectors)});
+                m.expected.push_back({member(r), at(r * L.block), sums(r * L.block, L.block)});
+            }
+            break;
+        case CollectiveKind::AllGather:
+            for (std::int64_t r = 0; r < N; ++r) {
+                m.initial.push_back({member(r), at(r * L.block), values(r, r * L.block, L.block)});
+                for (std::int64_t o = 0; o < N; ++o)
+                    m.expected.push_back({member(r), at(o * L.block), values(o, o * L.block, L.block)});
+            }
+            break;
+        case CollectiveKind::AllToAll:
+            for (std::int64_t r = 0; r < N; ++r) m.initial.push_back({member(r), at(0), values(r, 0, N * L.block)});
+            for (std::int64_t d = 0; d < N; ++d)
+                for (std::int64_t r = 0; r < N; ++r)
+                    if (r != d)
+                        m.expected.push_back(
+                            {member(d), L.out_address + r * L.block * vb, values(r, d * L.block, L.block)});
+            break;
+        case CollectiveKind::Broadcast:
+            m.initial.push_back({member(L.root), at(0), values(L.root, 0, L.block)});
+            for (std::int64_t r = 0; r < N; ++r)
+                if (r != L.root) m.expected.push_back({member(r), at(0), values(L.root, 0, L.block)});
+            break;
+        case CollectiveKind::Gather:
+            for (std::int64_t r = 0; r < N; ++r) {
+                m.initial.push_back({member(r), at(r * L.block), values(r, r * L.block, L.block)});
+                m.expected.push_back({member(L.root), at(r * L.block), values(r, r * L.block, L.block)});
+            }
+            break;
+        case CollectiveKind::Scatter:
+            m.initial.push_back({member(L.root), at(0), values(L.root, 0, N * L.block)});
+            for (std::int64_t r = 0; r < N; ++r)
+                m.expected.push_back({member(r), at(r * L.block), values(L.root, r * L.block, L.block)});
+            break;
+    }
+    return m;
+}
+
+}  // namespace loom::workload
