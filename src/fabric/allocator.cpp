@@ -76,7 +76,7 @@ void Allocator::allocate() {
         if (kind_ == AllocatorKind::Islip) {
             allocate_islip_masks();
         } else {
-            allocate_separable_masks();
+            allocate_separable_masks(line_mask_.data(), active_mask_);
         }
         for (std::uint64_t g = granted_mask_; g != 0; g &= g - 1)
             granted_.push_back(static_cast<std::int32_t>(std::countr_zero(g)));
@@ -104,8 +104,26 @@ inline std::int32_t first_from(std::uint32_t mask, std::int32_t ptr) {
 
 }  // namespace
 
-void Allocator::allocate_separable_masks() {
-    std::uint64_t free_in = active_mask_;
+std::uint64_t Allocator::allocate_lines(const std::uint32_t* lines, std::uint64_t active) {
+    LOOM_DEBUG_ASSERT(masks_, "Allocator::allocate_lines needs the mask implementation");
+    if (kind_ == AllocatorKind::Islip) {
+        clear();
+        for (std::uint64_t a = active; a != 0; a &= a - 1) {
+            const auto i = static_cast<std::int32_t>(std::countr_zero(a));
+            request_lines(i, lines[static_cast<std::size_t>(i)]);
+        }
+        allocate();
+        return active == 0 ? 0 : granted_mask_;
+    }
+    // Separable: the matches of earlier rounds need no clearing (only granted inputs are read) and granted_ stays
+    // empty, so clear() has nothing to undo.
+    granted_mask_ = 0;
+    if (active != 0) allocate_separable_masks(lines, active);
+    return granted_mask_;
+}
+
+void Allocator::allocate_separable_masks(const std::uint32_t* line_mask, std::uint64_t active) {
+    std::uint64_t free_in = active;
     std::uint64_t free_out = outputs_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << outputs_) - 1;
     const std::size_t stride = static_cast<std::size_t>(lines_);
     for (std::int32_t iter = 0; iter < iterations_ && free_in != 0; ++iter) {
@@ -114,13 +132,16 @@ void Allocator::allocate_separable_masks() {
             const auto i = static_cast<std::int32_t>(std::countr_zero(a));
             const auto u = static_cast<std::size_t>(i);
             const std::int32_t* outs = line_out_.data() + u * stride;
-            // Lines whose output is still free, then the first at or after the input pointer.
-            std::uint32_t lines = line_mask_[u];
-            for (std::uint32_t l = lines; l != 0; l &= l - 1) {
-                const auto k = std::countr_zero(l);
-                if (!((free_out >> outs[k]) & 1)) lines &= ~(std::uint32_t{1} << k);
+            // Lines whose output is still free (all are in the first iteration), then the first at or after the
+            // input pointer.
+            std::uint32_t lines = line_mask[u];
+            if (iter > 0) {
+                for (std::uint32_t l = lines; l != 0; l &= l - 1) {
+                    const auto k = std::countr_zero(l);
+                    if (!((free_out >> outs[k]) & 1)) lines &= ~(std::uint32_t{1} << k);
+                }
+                if (lines == 0) continue;
             }
-            if (lines == 0) continue;
             const std::int32_t k = first_from(lines, in_ptr_[u]);
             pick_line_[u] = k;
             const std::int32_t o = outs[k];

@@ -37,6 +37,8 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
     const auto P = static_cast<std::size_t>(ports_);
     const auto PV = P * static_cast<std::size_t>(vcs_);
     ivs_.resize(PV);
+    sa_.resize(PV);
+    sw_lines_.assign(P, 0);
     credits_.assign(PV, 0);
     ov_busy_.assign(PV, 0);
     used_.assign(P, 0);
@@ -140,25 +142,25 @@ void Router::on_credit_wake(std::int32_t port) {
     if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
 }
 
-void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
+// Grow (power of two); a buffer beyond its depth is a credit bug, caught by the conservation check.
+[[gnu::noinline, gnu::cold]] void Router::grow_ring(InputVc& x) {
+    std::vector<std::uint64_t> bigger(std::max<std::size_t>(4, x.ring.size() * 2));
+    for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = x.ring[(x.head + k) & (x.ring.size() - 1)];
+    x.ring.swap(bigger);
+    x.head = 0;
+}
+
+// Inline: drain calls it for every flit.
+[[gnu::always_inline]] inline void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
     const std::uint32_t vc = Flit::vc_of(arg);
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
     InputVc& x = ivs_[static_cast<std::size_t>(iv)];
-    if (x.size == x.ring.size()) {
-        // Grow (power of two); a buffer beyond its depth is a credit bug, caught by the conservation check.
-        std::vector<std::uint64_t> bigger(std::max<std::size_t>(4, x.ring.size() * 2));
-        for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = x.ring[(x.head + k) & (x.ring.size() - 1)];
-        x.ring.swap(bigger);
-        x.head = 0;
-    }
+    if (x.size == x.ring.size()) [[unlikely]] grow_ring(x);
     x.ring[(x.head + x.size) & (x.ring.size() - 1)] =
         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
     ++x.size;
     if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
-    FabricCounters& t = net_.stats.totals;
-    ++t.buffer_in;
-    t.buffer_in_cycles += c;
     if (x.size != 1) return;  // the front flit is older
     if (x.state == VcState::Idle) {
         LOOM_DEBUG_ASSERT(Flit::is_head(arg), "body flit into an idle VC");
@@ -167,6 +169,7 @@ void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
         va_list_.push_back(iv);
     } else {
         LOOM_DEBUG_ASSERT(x.state == VcState::Active, "flit into a VC that is routing an empty buffer");
+        sa_[static_cast<std::size_t>(iv)].ready = c + body_wait_;  // a body flit (the head left)
         sa_add(port, static_cast<std::int32_t>(vc));
     }
 }
@@ -174,6 +177,7 @@ void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
 void Router::drain(std::int64_t c) {
     // Each line's front arrival is kept in PortState (flit_due / credit_due), so lines with nothing due are
     // not touched: the front of a FIFO only changes when its reader pops.
+    std::int64_t accepted = 0, accepted_cycles = 0;  // buffer writes, counted once per drain
     for (std::uint64_t m = flit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
         PortState& ps = port_[static_cast<std::size_t>(p)];
@@ -181,11 +185,16 @@ void Router::drain(std::int64_t c) {
         FlitLink& line = *ps.in_flits;
         do {
             accept_flit(p, line.pop(), ps.flit_due);
+            ++accepted;
+            accepted_cycles += ps.flit_due;
             if (line.empty()) break;
             ps.flit_due = line.front_arrival(c);
         } while (ps.flit_due <= c);
         if (line.empty()) flit_lines_ &= ~bit64(p);
     }
+    FabricCounters& t = net_.stats.totals;
+    t.buffer_in += accepted;
+    t.buffer_in_cycles += accepted_cycles;
     for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
         PortState& ps = port_[static_cast<std::size_t>(p)];
@@ -200,21 +209,6 @@ void Router::drain(std::int64_t c) {
         } while (ps.credit_due <= c);
         if (line.empty()) credit_lines_ &= ~bit64(p);
     }
-}
-
-bool Router::eligible(const InputVc& x, std::int64_t cycle) const {
-    const std::uint64_t e = x.ring[x.head];
-    if (Flit::is_head(static_cast<std::uint32_t>(e))) return x.ready <= cycle;
-    return static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - static_cast<std::uint32_t>(e >> 32)) >=
-           body_wait_;
-}
-
-std::int64_t Router::eligible_at(const InputVc& x, std::int64_t now) const {
-    const std::uint64_t e = x.ring[x.head];
-    if (Flit::is_head(static_cast<std::uint32_t>(e))) return x.ready;
-    // The arrival cycle from its low 32 bits: flits never wait 2^32 cycles.
-    const auto age = static_cast<std::uint32_t>(static_cast<std::uint32_t>(now) - static_cast<std::uint32_t>(e >> 32));
-    return now - age + body_wait_;
 }
 
 void Router::route(std::int32_t iv) {
@@ -262,25 +256,39 @@ void Router::vc_allocate(std::int64_t cycle) {
         x.out_vc = ov;
         x.state = VcState::Active;
         x.ready = cycle + vc_alloc_cycles_;
+        sa_[static_cast<std::size_t>(iv)] = SaVc{x.ready, ov, x.out_port};
+        sw_.set_output(iv / vcs_, iv % vcs_, x.out_port);
         sa_add(iv / vcs_, iv % vcs_);
     }
     std::erase_if(va_list_, [this](std::int32_t iv) { return ivs_[static_cast<std::size_t>(iv)].state == VcState::Active; });
 }
 
 bool Router::switch_allocate(std::int64_t cycle) {
-    sw_.clear();
+    std::uint64_t active = 0;
     for (std::uint64_t pm = sa_ports_; pm != 0; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
+        const SaVc* s = sa_.data() + p * vcs_;
+        std::uint32_t lines = 0;
         for (std::uint32_t vm = port_[static_cast<std::size_t>(p)].sa_vcs; vm != 0; vm &= vm - 1) {
             const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
-            const InputVc& x = ivs_[static_cast<std::size_t>(p * vcs_ + vc)];
-            if (credits_[static_cast<std::size_t>(x.out_vc)] <= 0 || !eligible(x, cycle)) continue;
-            sw_.request(p, vc, x.out_port);
+            if (s[vc].ready <= cycle && credits_[static_cast<std::size_t>(s[vc].out_vc)] > 0) lines |= bit32(vc);
+        }
+        if (lines != 0) {
+            sw_lines_[static_cast<std::size_t>(p)] = lines;
+            active |= bit64(p);
         }
     }
-    if (sw_.empty()) return false;
-    sw_.allocate();
-    for (std::int32_t p : sw_.granted()) forward(p, sw_.line_of(p), sw_.output_of(p), cycle);
+    if (active == 0) return false;
+    // Grants are forwarded in ascending input order (the order of the wake-ups they send).
+    std::int64_t n = 0;
+    for (std::uint64_t g = sw_.allocate_lines(sw_lines_.data(), active); g != 0; g &= g - 1, ++n) {
+        const auto p = static_cast<std::int32_t>(std::countr_zero(g));
+        forward(p, sw_.line_of(p), sw_.output_of(p), cycle);
+    }
+    FabricCounters& t = net_.stats.totals;
+    t.buffer_out += n;
+    t.buffer_out_cycles += n * cycle;
+    t.flit_hops += n;
     return true;
 }
 
@@ -303,11 +311,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     PortState& in = port_[static_cast<std::size_t>(port)];
     const std::int64_t credit_at = cycle + credit_delay_ + in.latency;
     in.out_credits->push(credit_at, static_cast<std::uint32_t>(vc), delay_to(credit_at));
-    FabricCounters& t = net_.stats.totals;
-    ++t.buffer_out;
-    t.buffer_out_cycles += cycle;
-    ++t.flit_hops;
-    ++t.channel_flits[out.kind];
+    ++net_.stats.totals.channel_flits[out.kind];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {
         ov_busy_[static_cast<std::size_t>(ov)] = 0;
@@ -326,6 +330,11 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         }
     } else if (x.size == 0) {
         sa_remove(port, vc);
+    } else {
+        // The next body flit is at the front: it may take part from R + V cycles after its arrival.
+        const auto arrived = static_cast<std::uint32_t>(x.ring[x.head] >> 32);
+        const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
+        sa_[static_cast<std::size_t>(port * vcs_ + vc)].ready = a + body_wait_;
     }
 }
 
@@ -361,9 +370,9 @@ void Router::on_tick() {
     for (std::uint64_t pm = sa_ports_; pm != 0 && next > c + 1; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
         for (std::uint32_t vm = port_[static_cast<std::size_t>(p)].sa_vcs; vm != 0; vm &= vm - 1) {
-            const InputVc& x = ivs_[static_cast<std::size_t>(p * vcs_ + std::countr_zero(vm))];
+            const SaVc& x = sa_[static_cast<std::size_t>(p * vcs_ + std::countr_zero(vm))];
             if (credits_[static_cast<std::size_t>(x.out_vc)] > 0) {
-                next = std::min(next, std::max(eligible_at(x, c), c + 1));
+                next = std::min(next, std::max(x.ready, c + 1));
             } else if (credit_lines_ & bit64(x.out_port)) {
                 next = std::min(next, port_[static_cast<std::size_t>(x.out_port)].credit_due);  // a credit is coming
             }

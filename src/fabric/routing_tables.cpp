@@ -118,6 +118,26 @@ RoutingTables::RoutingTables(const topo::FrozenTopology& topology)
             max_group_cross = std::max(max_group_cross, crossings(x));
         }
     }
+    min_index_.assign(V * V, kNoPalette);
+    palette_first_.assign(V, 0);
+    std::vector<std::uint64_t> palette;
+    for (std::size_t v = 0; v < V; ++v) {
+        palette.clear();
+        palette_first_[v] = static_cast<std::int32_t>(min_palette_.size());
+        for (std::size_t d = 0; d < V; ++d) {
+            const std::uint64_t m =
+                compute_minimal_ports(static_cast<topo::VertexId>(v), static_cast<topo::VertexId>(d));
+            const auto it = std::find(palette.begin(), palette.end(), m);
+            if (it != palette.end()) {
+                min_index_[v * V + d] = static_cast<std::uint8_t>(it - palette.begin());
+            } else if (palette.size() < kNoPalette) {
+                min_index_[v * V + d] = static_cast<std::uint8_t>(palette.size());
+                palette.push_back(m);
+            }
+        }
+        min_palette_.insert(min_palette_.end(), palette.begin(), palette.end());
+    }
+
     if (scheme_ == VcClassScheme::GlobalHops) {
         minimal_classes_ = max_cross + 1;
         intermediate_classes_ = max_group_cross + max_cross + 1;
@@ -127,7 +147,7 @@ RoutingTables::RoutingTables(const topo::FrozenTopology& topology)
     }
 }
 
-std::uint64_t RoutingTables::minimal_ports(topo::VertexId v, topo::VertexId d) const {
+std::uint64_t RoutingTables::compute_minimal_ports(topo::VertexId v, topo::VertexId d) const {
     const auto V = static_cast<std::size_t>(vertices_);
     const std::uint16_t* col = dist_.data() + static_cast<std::size_t>(d) * V;
     const std::uint32_t here = col[v];

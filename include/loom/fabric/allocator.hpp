@@ -62,8 +62,27 @@ public:
         req_out_[at] = output;
         ++n;
     }
+    // Mask implementation only (uses_masks()): the output of (input, line) for request_lines(), kept across
+    // rounds until set again (request() sets it too). For requesters whose lines keep one output for many rounds
+    // (a VC holds its output from VC allocation until its tail leaves), so a round need not restate it.
+    void set_output(std::int32_t input, std::int32_t line, std::int32_t output) {
+        line_out_[static_cast<std::size_t>(input) * static_cast<std::size_t>(lines_) + static_cast<std::size_t>(line)] =
+            output;
+    }
+    // Mask implementation only: request every line set in `lines` (non-zero) of `input`, each for the output
+    // last given for it; the same as request() of each of those lines with that output.
+    void request_lines(std::int32_t input, std::uint32_t lines) {
+        line_mask_[static_cast<std::size_t>(input)] |= lines;
+        active_mask_ |= std::uint64_t{1} << input;
+    }
     bool empty() const { return masks_ ? active_mask_ == 0 : active_.empty(); }
     void allocate();
+    // Mask implementation only: a whole round in one call, for a caller that keeps its requests as masks. Input i
+    // in `active` requests the lines set in lines[i] (non-zero), each for the output last given to set_output();
+    // the result is the same as clear(), request_lines() for each of them and allocate(). Returns the granted
+    // inputs as a mask; line_of() and output_of() hold for those inputs (only) until the next round, and
+    // granted() is not filled for the separable allocator.
+    std::uint64_t allocate_lines(const std::uint32_t* lines, std::uint64_t active);
 
     // Inputs granted in the last allocate(), ascending.
     std::span<const std::int32_t> granted() const { return granted_; }
@@ -85,7 +104,7 @@ public:
 private:
     void allocate_separable();
     void allocate_islip();
-    void allocate_separable_masks();
+    void allocate_separable_masks(const std::uint32_t* line_mask, std::uint64_t active);
     void allocate_islip_masks();
     void match(std::int32_t input, std::int32_t line, std::int32_t output);
 

@@ -98,6 +98,13 @@ private:
         std::uint16_t sa_vcs = 0;         // input VCs Active with a buffered flit (at most 16 VCs)
         std::uint8_t kind = 0;            // channel kind (statistics)
     };
+    // What switch allocation reads of an Active input VC, kept apart from InputVc so that a round's requests
+    // touch a few contiguous lines instead of one line per VC.
+    struct SaVc {
+        std::int64_t ready = 0;     // first cycle the front flit may take part in switch allocation
+        std::int32_t out_vc = -1;   // output VC index (port * vcs + vc)
+        std::int32_t out_port = -1;
+    };
     struct PortHandlers {
         Router* router;
         std::int32_t port;
@@ -110,13 +117,12 @@ private:
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
+    static void grow_ring(InputVc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
     void vc_allocate(std::int64_t cycle);
     bool switch_allocate(std::int64_t cycle);
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
-    bool eligible(const InputVc& x, std::int64_t cycle) const;
-    std::int64_t eligible_at(const InputVc& x, std::int64_t now) const;
     void sa_add(std::int32_t port, std::int32_t vc);
     void sa_remove(std::int32_t port, std::int32_t vc);
     std::int64_t now_cycle() const { return net_.clock.cycle_at(ctx().now_ps()); }
@@ -139,10 +145,12 @@ private:
 
     std::vector<PortState> port_;
     std::vector<InputVc> ivs_;              // port * vcs + vc
+    std::vector<SaVc> sa_;                  // port * vcs + vc; valid while the VC's bit is in its port's sa_vcs
     std::vector<std::int32_t> credits_;     // per output VC
     std::vector<std::uint8_t> ov_busy_;     // per output VC
     std::vector<std::int32_t> used_;        // per output port: credits consumed (UGAL-L's queue)
     std::uint64_t sa_ports_ = 0;            // input ports with a nonzero sa_vcs
+    std::vector<std::uint32_t> sw_lines_;   // per input port: the VCs requesting the switch this round
     std::vector<std::int32_t> va_list_;     // input VCs Routing or waiting for VC allocation
     Allocator va_, sw_;
 
