@@ -63,14 +63,16 @@ loom::scenario::ProgressFn progress_line(bool quiet) {
 }
 
 // `loom run` and `loom schedule`: the same flags, the same output; schedule adds its summary.
-int run_command(const CommonFlags& flags, bool perf, bool schedule) {
+int run_command(const CommonFlags& flags, bool perf, bool schedule,
+                const loom::scenario::CompareOptions& compare = {}) {
     if (!flags.out.empty()) loom::scenario::prepare_out_dir(flags.out);
     flags.resolved_format();  // reject a bad --format before the run
     const auto config = loom::scenario::load_config(flags.config, flags.sets);
     loom::scenario::RunOptions options;
     options.progress = progress_line(flags.quiet);
     options.trace = !flags.trace.empty();
-    auto result = schedule ? loom::scenario::schedule(config, options) : loom::scenario::run(config, options);
+    auto result =
+        schedule ? loom::scenario::schedule(config, options, compare) : loom::scenario::run(config, options);
     if (options.progress) std::fprintf(stderr, "\r%80s\r", "");
     if (perf) std::fprintf(stderr, "perf: %s\n", result.perf.c_str());
     if (options.trace) loom::scenario::write_file_atomic(flags.trace, result.trace);
@@ -102,6 +104,14 @@ int main(int argc, char** argv) {
     schedule->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
     schedule->add_option("--trace", schedule_flags.trace,
                          "write a Chrome/Perfetto trace (JSON) of link occupancy and TSP activity to this file");
+    loom::scenario::CompareOptions compare;
+    schedule->add_option("--compare", compare.network,
+                         "also run the transfers on the dynamically routed network ('dynamic') and print the "
+                         "comparison table");
+    schedule->add_option("--seeds", compare.seeds, "with --compare: dynamic runs per routing function (default: "
+                                                   "/fabric/seeds, 5)");
+    schedule->add_option("--routing", compare.routing,
+                         "with --compare: routing functions, e.g. min,valiant,ugal_l (default: /routing/functions)");
 
     CommonFlags validate_flags;
     auto* validate = app.add_subcommand("validate", "check a config (parse and build, no run)");
@@ -137,7 +147,7 @@ int main(int argc, char** argv) {
 
     try {
         if (*run) return run_command(run_flags, perf, false);
-        if (*schedule) return run_command(schedule_flags, perf, true);
+        if (*schedule) return run_command(schedule_flags, perf, true, compare);
         if (*validate) {
             loom::scenario::validate(loom::scenario::load_config(validate_flags.config, validate_flags.sets));
             std::printf("%s: ok\n", validate_flags.config.c_str());

@@ -34,8 +34,32 @@ FabricModel::~FabricModel() = default;
 
 std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricConfig& fabric,
                                    const RoutingConfig& routing, const workload::TrafficConfig& traffic,
-                                   sim::Simulator& sim, config::Errors& errors, const workload::TrafficTrace* trace) {
+                                   sim::Simulator& sim, config::Errors& errors, const workload::TrafficTrace* trace,
+                                   const TransferRun* transfers) {
     const std::size_t before = errors.size();
+    workload::TrafficConfig closed_loop;
+    const workload::TrafficTrace no_messages;
+    if (transfers != nullptr) {
+        // Transfers replace the traffic section: a trace run with no messages (no warm-up, every packet measured,
+        // the run ends when the network is empty), packets cut at the transfer options' length.
+        closed_loop.pattern = workload::TrafficPatternKind::Trace;
+        closed_loop.rate = 0;
+        closed_loop.packet_flits = transfers->options.packet_flits;
+        closed_loop.measurement = traffic.measurement;
+        trace = &no_messages;
+        for (std::size_t i = 0; i < transfers->set->transfers.size(); ++i) {
+            const workload::Transfer& x = transfers->set->transfers[i];
+            auto endpoint = [&](topo::VertexId v, const std::string& field) {
+                if (v < 0 || v >= topology.num_vertices() || topology.vertex(v).terminals <= 0)
+                    errors.add(fmt::format("/workload/transfers/{}/{}", i, field),
+                               fmt::format("TSP {} has no terminal in the dynamic network (a spare or not a TSP)", v));
+            };
+            endpoint(x.src, "src");
+            for (std::size_t d = 0; d < x.dsts.size(); ++d) endpoint(x.dsts[d], fmt::format("dsts/{}", d));
+        }
+        if (errors.size() != before) return nullptr;
+    }
+    const workload::TrafficConfig& traffic_used = transfers != nullptr ? closed_loop : traffic;
     auto topo = std::make_unique<topo::FrozenTopology>(std::move(topology));
     for (topo::VertexId v = 0; v < topo->num_vertices(); ++v) {
         const std::int64_t ports = std::int64_t{topo->num_ports(v)} + std::max(0, topo->vertex(v).terminals);
@@ -57,12 +81,12 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
                                    : "one class per hop of the longest route",
                                fabric.vcs));
     }
-    workload::TrafficPattern::validate(traffic, *topo, "/traffic", errors);
+    workload::TrafficPattern::validate(traffic_used, *topo, "/traffic", errors);
     workload::TrafficTrace loaded;
-    if (traffic.pattern == workload::TrafficPatternKind::Trace) {
+    if (traffic_used.pattern == workload::TrafficPatternKind::Trace) {
         if (trace == nullptr) {
             try {
-                loaded = workload::TrafficTrace::load(traffic.trace);
+                loaded = workload::TrafficTrace::load(traffic_used.trace);
                 trace = &loaded;
             } catch (const ConfigError& e) {
                 for (const auto& m : e.messages()) errors.add("/traffic/trace", m);
@@ -72,17 +96,21 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         }
     }
     if (errors.size() != before) return nullptr;
-    auto pattern = std::make_unique<workload::TrafficPattern>(traffic, *topo, derive(sim.seed(), std::string_view("fabric.traffic")));
+    auto pattern = std::make_unique<workload::TrafficPattern>(traffic_used, *topo, derive(sim.seed(), std::string_view("fabric.traffic")));
     if (trace != nullptr) {
         const auto problems = trace->problems(pattern->terminals());
         for (const auto& p : problems) errors.add("/traffic/trace", p);
         if (!problems.empty()) return nullptr;
     }
-    auto net = std::make_unique<NetworkContext>(*topo, *tables, *fn, *pattern, fabric, traffic);
+    auto net = std::make_unique<NetworkContext>(*topo, *tables, *fn, *pattern, fabric, traffic_used);
     auto model = std::make_unique<FabricModel>(sim, std::move(topo), std::move(tables), std::move(fn),
                                                std::move(pattern), std::move(net));
     NetworkContext& n = *model->net_;
     const topo::FrozenTopology& t = *model->topology_;
+    if (transfers != nullptr) {
+        model->book_ = std::make_unique<TransferBook>(*transfers->set, transfers->options, n.clock);
+        n.transfers = model->book_.get();
+    }
 
     // Components, in a fixed order: the monitor, routers by vertex, terminals by id.
     model->monitor_ = &sim.add<Monitor>("fabric.monitor", n);
@@ -132,6 +160,12 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         b.attach_input(ch.dst_port, flits, credits);
         sim.connect(a.flit_wake_out(ch.src_port), b.flit_wake_in(ch.dst_port), latency);
         sim.connect(b.credit_wake_out(ch.dst_port), a.credit_wake_in(ch.src_port), latency);
+    }
+    if (transfers != nullptr) {
+        // Completion notices: any terminal to any, one cycle at least (TransferBook).
+        sim::Channel& notices = sim.add_channel("fabric.transfers", static_cast<std::uint32_t>(n.pattern.terminals()),
+                                                n.clock.min_span(1));
+        for (Terminal* term : model->terminals_) term->attach_notices(notices);
     }
     const Time terminal_latency = n.clock.min_span(n.config.terminal_latency_cycles);
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
@@ -236,6 +270,8 @@ std::vector<std::string> FabricModel::conservation_problems() const {
     // Flits left with nothing pending to move them: a deadlock (runs with Bernoulli traffic never run dry).
     if (sim_.pending() == 0 && buffered + flying > 0)
         report(fmt::format("deadlock: no event pending and {} flits buffered, {} on channels", buffered, flying));
+    if (book_ && sim_.pending() == 0 && !book_->all_completed())
+        report(fmt::format("transfers: {} of {} completed and no event pending", book_->completed(), book_->size()));
     return problems;
 }
 
@@ -249,7 +285,7 @@ stats::Json FabricModel::summary() const {
 
     stats::Json j;
     j["routing"] = std::string(routing_name(routing_->kind()));
-    j["pattern"] = std::string(workload::traffic_pattern_name(n.traffic.pattern));
+    j["pattern"] = book_ ? std::string("transfers") : std::string(workload::traffic_pattern_name(n.traffic.pattern));
     j["terminals"] = n.pattern.terminals();
     j["routers"] = t.num_vertices();
     j["vcs"] = n.config.vcs;
@@ -264,6 +300,20 @@ stats::Json FabricModel::summary() const {
     std::int64_t queued = 0;
     for (const Terminal* term : terminals_) queued += term->queued_packets();
     j["source_queue_packets"] = queued;
+    if (book_) {
+        const TransferBook& b = *book_;
+        const std::int64_t makespan_ps = n.clock.edge_ps(b.makespan_cycle());
+        j["transfers"] = {{"count", b.size()},
+                          {"completed", b.completed()},
+                          {"flits", b.flits_total()},
+                          {"flit_bytes", b.options().flit_bytes.count()},
+                          {"packet_flits", b.options().packet_flits},
+                          {"injection_order", std::string(injection_order_name(b.options().order))},
+                          {"makespan_cycles", b.makespan_cycle()},
+                          {"makespan_ps", makespan_ps},
+                          {"makespan_ns", static_cast<double>(makespan_ps) / 1000.0},
+                          {"latency", b.latency_ps().to_json("ps")}};
+    }
 
     // The measured window: the measurement window of a steady run, the whole run for traces.
     std::string status;

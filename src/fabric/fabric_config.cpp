@@ -5,6 +5,7 @@
 namespace loom::fabric {
 
 std::int64_t FabricConfig::latency_cycles(topo::LinkClass c) const {
+    if (class_latency_cycles[topo::index_of(c)] > 0) return class_latency_cycles[topo::index_of(c)];
     switch (c) {
         case topo::LinkClass::InNode:
         case topo::LinkClass::InRack:

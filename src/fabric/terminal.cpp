@@ -1,5 +1,6 @@
 #include "loom/fabric/terminal.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -30,7 +31,16 @@ Terminal::Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std:
         every_cycle_ = p >= 1.0;
         log_q_ = every_cycle_ ? 0.0 : std::log1p(-p);
     }
+    if (net.transfers != nullptr) {
+        bernoulli_ = false;
+        notice_ = std::make_unique<sim::ChannelPort>(ctx, "notice", this, sim::handler<&Terminal::on_notice>);
+        const topo::VertexId v = net.pattern.router_of(id);
+        local_ = id - net.pattern.first_terminal(v);
+        local_count_ = net.topology.vertex(v).terminals;
+    }
 }
+
+void Terminal::attach_notices(sim::Channel& channel) { notice_->attach(channel, static_cast<std::uint32_t>(id_)); }
 
 void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection) {
     injection_ = &injection;
@@ -87,7 +97,13 @@ std::int64_t Terminal::next_ejection(std::int64_t c) const {
 
 void Terminal::init() {
     std::fill(credits_.begin(), credits_.end(), net_.config.vc_buffer_flits);
-    if (bernoulli_) {
+    if (net_.transfers != nullptr) {
+        const TransferBook& book = *net_.transfers;
+        for (std::int32_t t : book.from(net_.pattern.router_of(id_)))
+            if (book.item(t).deps_left == 0) starts_.emplace_back(book.item(t).start_cycle, t);
+        std::sort(starts_.begin(), starts_.end());
+        if (!starts_.empty()) generate_.arm_at(Time::ps(net_.clock.edge_ps(starts_.front().first)));
+    } else if (bernoulli_) {
         // The first Bernoulli trial is cycle 0.
         generate_.arm_at(Time::ps(net_.clock.edge_ps(next_gap() - 1)));
     } else if (!trace_.empty()) {
@@ -111,9 +127,41 @@ void Terminal::enqueue(std::int64_t cycle, std::int32_t dst, std::int32_t flits)
     if (s.marks(cycle)) ++s.marked_outstanding;
 }
 
+void Terminal::on_notice(std::uint32_t transfer) {
+    const std::int64_t c = now_cycle();
+    begin_transfer(static_cast<std::int32_t>(transfer), c);
+    pump(c);
+}
+
+void Terminal::begin_transfer(std::int32_t t, std::int64_t) {
+    const TransferBook& book = *net_.transfers;
+    const TransferBook::Item& it = book.item(t);
+    std::int64_t packets = 0, flits = 0;
+    // This terminal sends packets k with (k + t) mod P == its local index (TransferBook).
+    const std::int64_t first = ((local_ - t) % local_count_ + local_count_) % local_count_;
+    for (std::size_t j = 0; j < it.dsts.size(); ++j) {
+        if (first >= it.packets) break;
+        streams_.push_back(Stream{t, static_cast<std::int32_t>(j), first});
+        for (std::int64_t k = first; k < it.packets; k += local_count_) {
+            ++packets;
+            flits += book.packet_flits(t, k);
+        }
+    }
+    stream_packets_ += packets;
+    FabricStats& s = net_.stats;
+    s.totals.flits_generated += flits;
+    s.totals.packets_generated += packets;
+    if (s.marks(it.start_cycle)) s.marked_outstanding += packets;
+}
+
 void Terminal::on_generate() {
     const std::int64_t c = now_cycle();
-    if (bernoulli_) {
+    if (net_.transfers != nullptr) {
+        while (next_start_ < starts_.size() && starts_[next_start_].first <= c)
+            begin_transfer(starts_[next_start_++].second, c);
+        if (next_start_ < starts_.size())
+            generate_.arm_at(Time::ps(net_.clock.edge_ps(starts_[next_start_].first)));
+    } else if (bernoulli_) {
         enqueue(c, -1, net_.traffic.packet_flits);
         generate_.arm_at(Time::ps(net_.clock.edge_ps(c + next_gap())));
     } else {
@@ -139,23 +187,52 @@ void Terminal::on_generate() {
 void Terminal::start_packet() {
     const Pending pending = queue_.front();
     queue_.pop_front();
+    const std::int32_t dst = pending.dst >= 0 ? pending.dst : net_.pattern.destination(id_, ctx().rng());
+    open_packet(pending.created, dst, pending.flits, -1);
+}
+
+void Terminal::start_stream_packet() {
+    const TransferBook& book = *net_.transfers;
+    std::size_t i = 0;
+    if (streams_.size() > 1)
+        i = net_.transfers->options().order == InjectionOrder::Random ? ctx().rng().uniform(streams_.size())
+                                                                      : (rr_ < streams_.size() ? rr_ : 0);
+    Stream& st = streams_[i];
+    const TransferBook::Item& it = book.item(st.transfer);
+    const std::int64_t k = st.next;
+    const topo::VertexId dv = it.dsts[static_cast<std::size_t>(st.dst_index)];
+    const std::int32_t dst = net_.pattern.first_terminal(dv) +
+                             static_cast<std::int32_t>((k + st.transfer) % net_.topology.vertex(dv).terminals);
+    const std::int32_t t = st.transfer;
+    st.next += local_count_;
+    if (st.next >= it.packets) {
+        streams_.erase(streams_.begin() + static_cast<std::ptrdiff_t>(i));
+        rr_ = i;
+    } else {
+        rr_ = i + 1;
+    }
+    --stream_packets_;
+    open_packet(it.start_cycle, dst, book.packet_flits(t, k), t);
+}
+
+void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer) {
     const net::PacketHandle h = net_.pool.allocate();
     if (h.index >= Flit::kMaxPackets)
         throw ModelError(fmt::format("{}: more than {} packets in the network at once", path(), Flit::kMaxPackets));
     auto& packet = net_.pool[h];
-    const std::int32_t dst = pending.dst >= 0 ? pending.dst : net_.pattern.destination(id_, ctx().rng());
     packet.header.src = static_cast<std::uint32_t>(id_);
     packet.header.dst = static_cast<std::uint32_t>(dst);
-    packet.header.bytes = pending.flits * net_.config.flit_bytes.count();
-    packet.header.created = Time::ps(net_.clock.edge_ps(pending.created));
+    packet.header.bytes = flits * net_.config.flit_bytes.count();
+    packet.header.created = Time::ps(net_.clock.edge_ps(created));
     FabricPacket& p = packet.payload;
     p.dest_router = net_.pattern.router_of(dst);
-    p.flits = pending.flits;
-    p.created_cycle = pending.created;
-    p.marked = net_.stats.marks(pending.created);
+    p.flits = flits;
+    p.created_cycle = created;
+    p.marked = net_.stats.marks(created);
+    p.transfer = transfer;
     current_ = h.index;
     current_sent_ = 0;
-    current_flits_ = pending.flits;
+    current_flits_ = flits;
     // The class-0 VC with the most credits (lowest on ties).
     current_vc_ = 0;
     for (std::int32_t vc = 1; vc < inject_vcs_; ++vc)
@@ -168,8 +245,12 @@ void Terminal::pump(std::int64_t cycle) {
     while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop()];
     for (;;) {
         if (current_ == net::PacketHandle::kNone) {
-            if (queue_.empty()) return;
-            start_packet();
+            if (!queue_.empty())
+                start_packet();
+            else if (!streams_.empty())
+                start_stream_packet();
+            else
+                return;
         }
         auto& credits = credits_[static_cast<std::size_t>(current_vc_)];
         if (credits == 0) {
@@ -235,6 +316,20 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
         net_.observer(summary);
     }
     LOOM_DEBUG_ASSERT(packet.header.dst == static_cast<std::uint32_t>(id_), "packet ejected at the wrong terminal");
+    if (p.transfer >= 0) {
+        TransferBook& book = *net_.transfers;
+        released_.clear();
+        const std::int64_t now = now_cycle();
+        if (book.deliver(p.transfer, p.flits, c, std::max(c, now) + 1, released_)) {
+            for (std::int32_t d : released_) {
+                const TransferBook::Item& dep = book.item(d);
+                const std::int32_t first = net_.pattern.first_terminal(dep.src);
+                const Time delay = delay_to(dep.start_cycle);
+                for (std::int32_t k = 0; k < net_.topology.vertex(dep.src).terminals; ++k)
+                    notice_->send(static_cast<std::uint32_t>(first + k), static_cast<std::uint32_t>(d), delay);
+            }
+        }
+    }
     net_.pool.release(h);
 }
 

@@ -8,6 +8,7 @@
 #include "loom/base/error.hpp"
 #include "loom/config/document.hpp"
 #include "loom/fabric/fabric.hpp"
+#include "loom/fabric/tsp_fabric.hpp"
 #include "loom/phold/phold.hpp"
 #include "loom/sim/simulator.hpp"
 #include "loom/stats/stats.hpp"
@@ -22,7 +23,33 @@ const sim::Registry& registry() {
         sim::Registry r;
         fabric::register_components(r);
         phold::register_components(r);
-        tsp::register_components(r);
+        // The tsp model, plus the "fabric" and "routing" sections its comparison with the dynamic network reads
+        // (scenario composes the two models; tsp itself never sees them).
+        sim::Registry tsp_only;
+        tsp::register_components(tsp_only);
+        sim::ModelEntry tsp_entry = tsp_only.find("tsp");
+        auto section = [](const std::string& key, const auto& schema) {
+            config::FieldInfo f;
+            f.key = key;
+            f.kind = config::Kind::Section;
+            f.doc = schema.doc();
+            f.default_value = schema.defaults();
+            f.children = schema.describe();
+            return f;
+        };
+        tsp_entry.sections.push_back(section("fabric", fabric::tsp_fabric_schema()));
+        tsp_entry.sections.push_back(section("routing", fabric::tsp_routing_schema()));
+        tsp_entry.build = [inner = tsp_entry.build](const config::Json& root, sim::Simulator& sim,
+                                                    config::Errors& errors) -> std::unique_ptr<sim::ModelInstance> {
+            fabric::TspFabricConfig f;
+            fabric::TspRoutingConfig rc;
+            const std::size_t before = errors.size();
+            parse_compare_sections(root, f, rc, errors);
+            auto built = inner(root, sim, errors);
+            if (errors.size() != before) return nullptr;
+            return built;
+        };
+        r.add(std::move(tsp_entry));
         return r;
     }();
     return reg;
@@ -115,6 +142,7 @@ RunResult run(const Json& config, const RunOptions& options) {
 RunResult execute(const std::string& command, const Json& config, const RunOptions& options) {
     if (command == "run") return run(config, options);
     if (command == "schedule") return schedule(config, options);
+    if (command == "compare") return schedule(config, options, CompareOptions{"dynamic", 0, {}});
     throw InputError(fmt::format("command '{}' is not available for sweeps", command));
 }
 

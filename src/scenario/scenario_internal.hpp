@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "loom/fabric/tsp_fabric.hpp"
 #include "loom/scenario/scenario.hpp"
 #include "loom/sim/registry.hpp"
 
@@ -11,7 +12,17 @@ namespace loom::scenario {
 // The registry with every model subsystem registered (explicitly, in one place).
 const sim::Registry& registry();
 
-// Runs `command` ("run" or "schedule") on a config already loaded.
+// Runs `command` ("run", "schedule" or "compare": schedule with --compare dynamic) on a config already loaded.
 RunResult execute(const std::string& command, const Json& config, const RunOptions& options);
+
+// The optional "fabric" and "routing" sections of a "tsp" config (the dynamic side of a comparison).
+void parse_compare_sections(const Json& root, fabric::TspFabricConfig& fabric_config,
+                            fabric::TspRoutingConfig& routing_config, config::Errors& errors);
+
+// Runs the config's transfers on the dynamic network for every routing function and seed and returns the
+// "comparison" object; `tsp_stats` is the scheduled run's "tsp" stats group (its row of the table). Fills the
+// table text, its CSV and the perf fields.
+Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOptions& options, std::string& table,
+                     std::string& csv, std::string& perf);
 
 }  // namespace loom::scenario

@@ -85,7 +85,12 @@ std::string summary(const Json& tsp) {
 
 }  // namespace
 
-RunResult schedule(const Json& config, const RunOptions& options) {
+RunResult schedule(const Json& config, const RunOptions& options, const CompareOptions& compare) {
+    if (!compare.network.empty() && compare.network != "dynamic")
+        throw InputError(fmt::format("--compare: expected 'dynamic', got '{}'", compare.network));
+    if (std::string e; !compare.routing.empty() && !fabric::parse_routing_list(compare.routing, &e))
+        throw InputError("--routing: " + e);
+    if (compare.seeds < 0) throw InputError(fmt::format("--seeds: expected an integer >= 1, got {}", compare.seeds));
     config::Errors errors;
     if (!config.is_object() || !config.contains("model") || config.at("model") != "tsp")
         errors.add("/model", "loom schedule runs a \"tsp\" config (with a \"workload\" section to compile)");
@@ -97,7 +102,16 @@ RunResult schedule(const Json& config, const RunOptions& options) {
     Json& doc = result.report.document;
     doc["command"] = "schedule";
     const Json& tsp = at(at(doc, "stats"), "tsp");
-    result.report.table = summary(tsp) + "\n" + result.report.table;
+    std::string head = summary(tsp);
+    if (!compare.network.empty()) {
+        std::string table, csv, perf;
+        Json comparison = compare_dynamic(config, tsp, compare, table, csv, perf);
+        doc["comparison"] = std::move(comparison);
+        head += "\n" + table;
+        result.report.csv = csv;
+        result.perf += perf;
+    }
+    result.report.table = head + "\n" + result.report.table;
     return result;
 }
 

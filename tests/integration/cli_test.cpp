@@ -252,3 +252,24 @@ TEST_CASE("loom run executes a hand-written TSP program and lists every vector's
     REQUIRE(arrivals.size() == 8);
     CHECK(arrivals.back().at("arrival_ps") == 1'326'043);
 }
+
+TEST_CASE("loom schedule --compare dynamic prints the comparison table and writes it to stats.json and report.csv") {
+    const auto dir = scratch("compare");
+    const auto r = loom("schedule configs/tsp/collectives/allreduce-node.json --set workload.collective.bytes=64KiB "
+                        "--compare dynamic --seeds 2 --routing min,ugal_l --out '" + dir.string() + "'");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.find("scheduled vs dynamic") != std::string::npos);
+    CHECK(r.out.find("dynamic-minimal") != std::string::npos);
+    CHECK(r.out.find("dynamic-ugal_l") != std::string::npos);
+    const auto doc = nlohmann::json::parse(read(dir / "stats.json"));
+    REQUIRE(doc.contains("comparison"));
+    CHECK(doc.at("comparison").at("networks").size() == 3);
+    CHECK(doc.at("comparison").at("networks").at(0).at("network") == "scheduled");
+    CHECK(read(dir / "report.csv").rfind("network,routing,runs", 0) == 0);
+}
+
+TEST_CASE("A bad --compare value exits 2 with a one-line message") {
+    const auto r = loom("schedule configs/tsp/collectives/allreduce-node.json --compare static");
+    CHECK(r.code == 2);
+    CHECK(r.out == "loom: --compare: expected 'dynamic', got 'static'\n");
+}

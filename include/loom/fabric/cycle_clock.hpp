@@ -14,6 +14,10 @@ namespace loom::fabric {
 class CycleClock {
 public:
     explicit CycleClock(Frequency f);
+    // A clock of an exact whole period in ps (> 0), for rates whose period is no whole number of ps at any integer
+    // frequency in Hz (a 328-byte flit at 100 Gbps: 26,240 ps, 38.11 MHz). frequency() is then the nearest Hz,
+    // for reports only.
+    explicit CycleClock(Time period);
 
     Frequency frequency() const { return domain_.nominal(); }
     // Time of edge `cycle`, in ps.
@@ -32,7 +36,7 @@ public:
     // latency (floor(cycles * period)).
     Time min_span(std::int64_t cycles) const;
     // The period rounded up, for reports.
-    Time period_ceil() const { return domain_.period_ceil(); }
+    Time period_ceil() const { return period_ps_ > 0 ? Time::ps(period_ps_) : domain_.period_ceil(); }
 
 private:
     ClockDomain domain_;

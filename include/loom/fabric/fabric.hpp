@@ -15,6 +15,7 @@
 #include "loom/fabric/network_context.hpp"
 #include "loom/fabric/routing_function.hpp"
 #include "loom/fabric/routing_tables.hpp"
+#include "loom/fabric/transfer_book.hpp"
 #include "loom/sim/registry.hpp"
 #include "loom/sim/simulator.hpp"
 #include "loom/stats/json.hpp"
@@ -42,20 +43,32 @@ struct FabricModelConfig {
 // Parses "/topology", "/fabric", "/routing" and "/traffic" of `root` into `out`; problems go to `errors`.
 void parse(const config::Json& root, FabricModelConfig& out, config::Errors& errors);
 
+// A closed-loop transfer workload for build(): the transfers (positions in `set` name them) and how they become
+// flits and packets. The traffic config is then ignored except for its measurement section.
+struct TransferRun {
+    const workload::TransferSet* set = nullptr;
+    TransferOptions options;
+};
+
 // Builds the network on any frozen topology (terminals per VertexInfo::terminals) in `sim`, before sim.init().
 // Topology-dependent problems go to `errors` under the JSON Pointers of the sections (/fabric/vcs when the
 // routing function needs more VC classes, /traffic/... for the pattern and trace) and nullptr is returned.
 // `trace`: the messages of trace traffic when already loaded (nullptr: read traffic.trace from disk).
+// `transfers`: run a closed-loop transfer workload instead of the traffic section (every source and destination
+// a vertex with terminals; problems go to /workload). The run ends when the last transfer completes.
 std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricConfig& fabric,
                                    const RoutingConfig& routing, const workload::TrafficConfig& traffic,
                                    sim::Simulator& sim, config::Errors& errors,
-                                   const workload::TrafficTrace* trace = nullptr);
+                                   const workload::TrafficTrace* trace = nullptr,
+                                   const TransferRun* transfers = nullptr);
 
 // A built run. Components: "fabric.<vertex name>" routers (Dragonfly: fabric.group3.router2), their terminals
 // "fabric.<vertex name>.term<k>", and "fabric.monitor". finish() writes the "fabric" stats group and checks that
 // no flit was lost (flits injected = ejected + buffered + on links), that credits are conserved on every VC of
 // every channel, and that a run that ran out of events left no flit behind (ModelError otherwise).
 //
+// Transfer runs add "transfers" (count, completed, makespan, per-transfer latency in ps) and finish() also
+// reports transfers left incomplete when no event is pending.
 // Stats ("fabric" group): status ("steady" | "saturated" | "incomplete"; trace runs: "complete" |
 // "incomplete"), offered and accepted load in flits/cycle/terminal, packet_latency and network_latency
 // histograms in cycles (marked packets; left out unless the run is steady or complete), hop histogram,
@@ -83,13 +96,15 @@ public:
     const std::vector<Router*>& routers() const { return routers_; }
     const std::vector<Terminal*>& terminals() const { return terminals_; }
     const Monitor& monitor() const { return *monitor_; }
+    // The closed-loop transfers of a transfer run (nullptr otherwise).
+    const TransferBook* transfers() const { return book_.get(); }
     // Called for every packet that reaches its destination (set before the run).
     void set_packet_observer(std::function<void(const PacketSummary&)> fn) { net_->observer = std::move(fn); }
 
 private:
     friend std::unique_ptr<FabricModel> build(topo::FrozenTopology, const FabricConfig&, const RoutingConfig&,
                                               const workload::TrafficConfig&, sim::Simulator&, config::Errors&,
-                                              const workload::TrafficTrace*);
+                                              const workload::TrafficTrace*, const TransferRun*);
 
     sim::Simulator& sim_;
     std::unique_ptr<topo::FrozenTopology> topology_;
@@ -97,6 +112,7 @@ private:
     std::unique_ptr<RoutingFunction> routing_;
     std::unique_ptr<workload::TrafficPattern> pattern_;
     std::unique_ptr<NetworkContext> net_;
+    std::unique_ptr<TransferBook> book_;
     std::vector<FlitLink> lines_;       // every channel direction (flits and credits), grouped by reader
     std::vector<Router*> routers_;      // by vertex
     std::vector<Terminal*> terminals_;  // by terminal id

@@ -2,6 +2,7 @@
 // and the channels between routers and terminals (per-class latencies, flit size, router clock).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "loom/base/units.hpp"
@@ -48,6 +49,13 @@ struct FabricConfig {
     std::int64_t global_latency_cycles = 100;
     // Terminal <-> router channels (injection and ejection): not given by the reference set-up; 1 cycle.
     std::int64_t terminal_latency_cycles = 1;
+
+    // Not a config key: an exact cycle period that replaces router_clock when positive (the TSP mapping derives
+    // it from the link rate, tsp_fabric.hpp).
+    Time cycle_period{};
+    // Not a config key: per link class channel latency in cycles, replacing local/global where positive (the TSP
+    // mapping sets each class from its own LinkTiming).
+    std::array<std::int64_t, topo::kLinkClassCount> class_latency_cycles{};
 
     std::int64_t pipeline_cycles() const { return routing_cycles + vc_alloc_cycles + sw_alloc_cycles + st_cycles; }
     std::int64_t latency_cycles(topo::LinkClass c) const;

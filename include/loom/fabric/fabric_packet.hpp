@@ -18,6 +18,7 @@ struct FabricPacket {
     std::int64_t channel_cycles = 0;  // latency of the router-to-router channels taken so far
     RouteState route;
     bool marked = false;  // generated inside the measurement window
+    std::int32_t transfer = -1;  // closed-loop transfers: position of the packet's transfer, else -1
 };
 
 using PacketPool = net::PacketPool<FabricPacket>;

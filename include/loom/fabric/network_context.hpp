@@ -13,6 +13,7 @@
 #include "loom/fabric/fabric_stats.hpp"
 #include "loom/fabric/routing_function.hpp"
 #include "loom/fabric/routing_tables.hpp"
+#include "loom/fabric/transfer_book.hpp"
 #include "loom/topo/frozen_topology.hpp"
 #include "loom/workload/traffic_config.hpp"
 #include "loom/workload/traffic_pattern.hpp"
@@ -22,7 +23,7 @@ namespace loom::fabric {
 struct NetworkContext {
     NetworkContext(const topo::FrozenTopology& t, const RoutingTables& rt, const RoutingFunction& rf,
                    const workload::TrafficPattern& tp, const FabricConfig& fc, const workload::TrafficConfig& tc)
-        : topology(t), tables(rt), routing(rf), pattern(tp), config(fc), traffic(tc), clock(fc.router_clock),
+        : topology(t), tables(rt), routing(rf), pattern(tp), config(fc), traffic(tc), clock(fc.cycle_period > Time::zero() ? CycleClock(fc.cycle_period) : CycleClock(fc.router_clock)),
           classes(rf.classes()) {}
     NetworkContext(const NetworkContext&) = delete;
     NetworkContext& operator=(const NetworkContext&) = delete;
@@ -41,6 +42,8 @@ struct NetworkContext {
 
     PacketPool pool;
     FabricStats stats;
+    // Closed-loop transfers (owned by the model; nullptr for synthetic and trace traffic).
+    TransferBook* transfers = nullptr;
     // Called for every packet whose tail reaches its destination (tests and traces); empty: none.
     std::function<void(const PacketSummary&)> observer;
 };

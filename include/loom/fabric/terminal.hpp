@@ -4,11 +4,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <utility>
 #include <string_view>
 #include <vector>
 
 #include "loom/fabric/flit_link.hpp"
 #include "loom/fabric/network_context.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/sim/component.hpp"
 #include "loom/sim/port.hpp"
 #include "loom/sim/timer.hpp"
@@ -23,6 +26,11 @@ namespace loom::fabric {
 // its network latency from its head flit's departure.
 // Ejection: the terminal absorbs every flit in the cycle it arrives (one per cycle at most, the channel's rate),
 // so the ejection channel needs no credits; a tail flit completes its packet at its arrival cycle.
+// Closed-loop transfers (NetworkContext::transfers set; TransferBook states the rules): a transfer that starts
+// opens one stream per destination holding this terminal's share of its packets; the next packet is taken from
+// the streams in InjectionOrder (round robin or at random), each leaving as above. A tail flit ejected here
+// counts toward its transfer's completion; a completion that releases dependents sends each of their source
+// terminals a notice over the "fabric.transfers" channel, timed at the dependent's start cycle.
 // Bernoulli arrivals are drawn as geometric gaps (one timer event per packet, none per idle cycle): packet
 // probability p = rate / packet_flits per cycle, gap = 1 + floor(ln U / ln(1 - p)) cycles, U uniform in (0, 1].
 class Terminal : public sim::Component {
@@ -43,12 +51,15 @@ public:
     const FlitLink& credit_line() const { return *credits_in_; }
     const FlitLink& ejection_line() const { return *ejection_; }
 
+    // Closed-loop transfers: this terminal's endpoint on the notice channel (endpoint index = terminal id), and
+    // its place on its vertex (local index and the vertex's terminal count).
+    void attach_notices(sim::Channel& channel);
     // Credits for the router's input buffers; schedules the first arrival.
     void init() override;
 
     std::int32_t credits(std::int32_t vc) const { return credits_[static_cast<std::size_t>(vc)]; }
-    // Packets generated and not yet started (the source queue).
-    std::int64_t queued_packets() const { return static_cast<std::int64_t>(queue_.size()); }
+    // Packets generated and not yet started (the source queue and the transfer streams).
+    std::int64_t queued_packets() const { return static_cast<std::int64_t>(queue_.size()) + stream_packets_; }
 
 private:
     struct Pending {
@@ -57,7 +68,18 @@ private:
         std::int32_t flits;
     };
 
+    // One destination copy of a transfer, as far as this terminal sends it: packets next, next + step, ...
+    struct Stream {
+        std::int32_t transfer;
+        std::int32_t dst_index;  // into the transfer's destinations
+        std::int64_t next;       // next packet number
+    };
+
     void on_generate();
+    void on_notice(std::uint32_t transfer);
+    void begin_transfer(std::int32_t t, std::int64_t cycle);
+    void start_stream_packet();
+    void open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer);
     void on_flit_wake(std::uint32_t);
     void on_credit_wake(std::uint32_t);
     void on_tick();
@@ -100,6 +122,16 @@ private:
     double log_q_ = 0;  // ln(1 - p)
     std::vector<workload::TraceMessage> trace_;
     std::size_t next_message_ = 0;
+
+    // Closed-loop transfers.
+    std::unique_ptr<sim::ChannelPort> notice_;
+    std::int32_t local_ = 0, local_count_ = 1;  // this terminal's index on its vertex, and the vertex's terminals
+    std::vector<std::pair<std::int64_t, std::int32_t>> starts_;  // (cycle, transfer) without dependencies, sorted
+    std::size_t next_start_ = 0;
+    std::vector<Stream> streams_;
+    std::size_t rr_ = 0;  // round robin: the stream to send from next
+    std::int64_t stream_packets_ = 0;  // packets in streams_ not yet started
+    std::vector<std::int32_t> released_;  // scratch for TransferBook::deliver
 };
 
 }  // namespace loom::fabric

@@ -39,7 +39,16 @@ RunResult run(const Json& config, const RunOptions& options = {});
 // arrival checked against its prediction) and reported: makespan (ns and cycles), efficiency against the lower
 // bound, prediction error, per-transfer latency, bandwidth per TSP and per link class, link utilization, FEC.
 // The document is the run's, with "command": "schedule". Throws ConfigError for a config that is not one.
-RunResult schedule(const Json& config, const RunOptions& options = {});
+// With `compare.network` "dynamic", the same transfers also run on the dynamically routed network of the same
+// machine (the config's optional "fabric" and "routing" sections; fabric/tsp_fabric.hpp) for each routing
+// function and seed; the table of makespan, transfer latency and spread over seeds is printed after the
+// summary, written under "comparison" in the document and as report.csv.
+struct CompareOptions {
+    std::string network;  // "" (no comparison) or "dynamic"; anything else is an InputError naming --compare
+    std::int32_t seeds = 0;  // > 0: overrides /fabric/seeds
+    std::string routing;     // non-empty: overrides /routing/functions ("min,valiant,ugal_l")
+};
+RunResult schedule(const Json& config, const RunOptions& options = {}, const CompareOptions& compare = {});
 
 // Parses the config and builds the model without running it: every error a run would report at setup.
 void validate(const Json& config);

@@ -1,0 +1,97 @@
+// Closed-loop transfers in the dynamically routed network: the workload::TransferSet the scheduler compiles, cut
+// into per-destination packet streams for the terminals, and the dependency and completion bookkeeping of a run.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "loom/base/units.hpp"
+#include "loom/fabric/cycle_clock.hpp"
+#include "loom/stats/histogram.hpp"
+#include "loom/topo/frozen_topology.hpp"
+#include "loom/workload/transfer.hpp"
+
+namespace loom::fabric {
+
+// How a terminal with several transfers under way picks the packet it sends next.
+enum class InjectionOrder : std::uint8_t {
+    RoundRobin,  // the next stream after the one that sent last (deterministic)
+    Random,      // a stream uniformly at random from the terminal's own RNG stream (the run's seed changes it)
+};
+std::string_view injection_order_name(InjectionOrder order);  // "round_robin" | "random"
+
+struct TransferOptions {
+    // One 320-byte TSP vector per flit: a flit carries what a vector carries.
+    Bytes flit_bytes{320};
+    std::int32_t packet_flits = 10;
+    InjectionOrder order = InjectionOrder::RoundRobin;
+};
+
+// The rules, in router cycles:
+//  - a transfer of b bytes is F = ceil(b / flit_bytes) flits to every destination: a dynamic network has no
+//    multicast, so a fan-out transfer sends one copy per destination (each copy crosses the network on its own);
+//  - each copy is cut into packets of at most packet_flits flits, numbered k = 0, 1, ...; packet k of transfer t
+//    (its position) leaves from the source vertex's terminal (k + t) mod P_src and goes to the destination
+//    vertex's terminal (k + t) mod P_dst (P: the vertex's terminals), so transfers spread over every injection
+//    and ejection channel of their endpoints, short ones included;
+//  - a transfer without dependencies starts at the first cycle at or after `earliest`; one with dependencies
+//    starts when the last of them completes at cycle c, at the first cycle at or after both `earliest` and
+//    c + compute_before, and no earlier than c + 1: the completion notice reaches the source's terminals over a
+//    channel of one cycle, the shortest latency between two components (combine = sum adds nothing here: the
+//    adder's time is the scheduled side's reduce_cycles, and the data are not modelled);
+//  - a transfer completes in the cycle its last flit is ejected at its last destination; its latency is from
+//    its start to then (queueing at the source included). The run's makespan is the last completion.
+class TransferBook {
+public:
+    struct Item {
+        workload::TransferId id = 0;
+        topo::VertexId src = 0;
+        std::vector<topo::VertexId> dsts;
+        std::int64_t flits = 0;    // per destination
+        std::int64_t packets = 0;  // per destination
+        std::int64_t remaining = 0;  // flits not yet ejected, over every destination
+        std::int32_t deps_left = 0;
+        std::vector<std::int32_t> dependents;  // positions of the transfers that wait for this one
+        std::int64_t earliest_ps = 0;
+        std::int64_t compute_ps = 0;
+        std::int64_t start_cycle = -1;  // set when every dependency completed (or at construction without any)
+        std::int64_t done_cycle = -1;
+    };
+
+    TransferBook(const workload::TransferSet& set, const TransferOptions& options, const CycleClock& clock);
+
+    const TransferOptions& options() const { return options_; }
+    std::int32_t size() const { return static_cast<std::int32_t>(items_.size()); }
+    const Item& item(std::int32_t t) const { return items_[static_cast<std::size_t>(t)]; }
+    // Flits of packet k of a copy of transfer t.
+    std::int32_t packet_flits(std::int32_t t, std::int64_t k) const;
+
+    // Transfers whose source is vertex v, in position order.
+    const std::vector<std::int32_t>& from(topo::VertexId v) const;
+
+    // Records `flits` ejected for transfer t in `cycle`. When that completes t, appends to `released` the
+    // dependents whose last dependency it was (their start_cycle set, at least `first_start`: the first cycle a
+    // notice sent now can arrive) and returns true.
+    bool deliver(std::int32_t t, std::int32_t flits, std::int64_t cycle, std::int64_t first_start,
+                 std::vector<std::int32_t>& released);
+
+    std::int32_t completed() const { return completed_; }
+    bool all_completed() const { return completed_ == size(); }
+    std::int64_t makespan_cycle() const { return makespan_cycle_; }
+    // Per-transfer latency (start to completion) of completed transfers, in ps.
+    const stats::Histogram& latency_ps() const { return latency_ps_; }
+    std::int64_t flits_total() const { return flits_total_; }
+
+private:
+    TransferOptions options_;
+    const CycleClock& clock_;
+    std::vector<Item> items_;
+    std::vector<std::vector<std::int32_t>> by_src_;
+    std::int32_t completed_ = 0;
+    std::int64_t makespan_cycle_ = 0;
+    std::int64_t flits_total_ = 0;
+    stats::Histogram latency_ps_;
+};
+
+}  // namespace loom::fabric
