@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One entry point for a fresh Debian 12 machine (run as root): installs what is missing, builds, then
-#   tools/setup.sh demo   runs Loom's main job on the default config
+#   tools/setup.sh demo   runs the flagship demo: a scheduled all-reduce on 264 TSPs beside dynamic routing
 #   tools/setup.sh test   runs the whole test suite (ctest, in parallel)
 #   tools/setup.sh asan   runs the unit tests once more in an ASan+UBSan build
 #   tools/setup.sh build  only installs and builds
@@ -43,7 +43,7 @@ case "$mode" in
         build build -DLOOM_WERROR="$werror" ;;
     demo)
         build build -DLOOM_WERROR="$werror" -DLOOM_BUILD_TESTS=OFF -DLOOM_BUILD_BENCH=OFF
-        ./build/src/cli/loom run configs/bench/phold.json --perf ;;
+        ./build/src/cli/loom schedule configs/tsp/compare-264.json --compare dynamic ;;
     test)
         build build -DLOOM_WERROR="$werror"
         (cd build && ctest -j "$jobs" --output-on-failure --timeout 600) ;;

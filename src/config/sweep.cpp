@@ -61,8 +61,11 @@ SweepSpec build(const Json& doc, const std::string& origin, std::optional<Json> 
             spec.command = SweepCommand::Run;
         } else if (*it == "schedule") {
             spec.command = SweepCommand::Schedule;
+        } else if (*it == "compare") {
+            spec.command = SweepCommand::Compare;
         } else {
-            errors.add("/command", fmt::format("expected one of \"run\", \"schedule\", got {}", quote_value(*it)));
+            errors.add("/command",
+                       fmt::format("expected one of \"run\", \"schedule\", \"compare\", got {}", quote_value(*it)));
         }
     }
 

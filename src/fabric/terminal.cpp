@@ -129,11 +129,11 @@ void Terminal::enqueue(std::int64_t cycle, std::int32_t dst, std::int32_t flits)
 
 void Terminal::on_notice(std::uint32_t transfer) {
     const std::int64_t c = now_cycle();
-    begin_transfer(static_cast<std::int32_t>(transfer), c);
+    begin_transfer(static_cast<std::int32_t>(transfer));
     pump(c);
 }
 
-void Terminal::begin_transfer(std::int32_t t, std::int64_t) {
+void Terminal::begin_transfer(std::int32_t t) {
     const TransferBook& book = *net_.transfers;
     const TransferBook::Item& it = book.item(t);
     std::int64_t packets = 0, flits = 0;
@@ -158,7 +158,7 @@ void Terminal::on_generate() {
     const std::int64_t c = now_cycle();
     if (net_.transfers != nullptr) {
         while (next_start_ < starts_.size() && starts_[next_start_].first <= c)
-            begin_transfer(starts_[next_start_++].second, c);
+            begin_transfer(starts_[next_start_++].second);
         if (next_start_ < starts_.size())
             generate_.arm_at(Time::ps(net_.clock.edge_ps(starts_[next_start_].first)));
     } else if (bernoulli_) {

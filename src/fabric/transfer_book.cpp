@@ -48,9 +48,9 @@ TransferBook::TransferBook(const workload::TransferSet& set, const TransferOptio
     }
 }
 
-const std::vector<std::int32_t>& TransferBook::from(topo::VertexId v) const {
-    static const std::vector<std::int32_t> kNone;
-    return static_cast<std::size_t>(v) < by_src_.size() ? by_src_[static_cast<std::size_t>(v)] : kNone;
+std::span<const std::int32_t> TransferBook::from(topo::VertexId v) const {
+    if (static_cast<std::size_t>(v) >= by_src_.size()) return {};
+    return by_src_[static_cast<std::size_t>(v)];
 }
 
 std::int32_t TransferBook::packet_flits(std::int32_t t, std::int64_t k) const {

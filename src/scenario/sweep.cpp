@@ -63,8 +63,10 @@ PointResult run_point(const config::SweepSpec& spec, const config::SweepPoint& p
     try {
         fs::create_directories(dir, ec);
         if (ec) throw InputError(fmt::format("{}: cannot create directory: {}", dir.string(), ec.message()));
-        const RunResult result = execute(spec.command == config::SweepCommand::Schedule ? "schedule" : "run",
-                                         point.config, RunOptions{});
+        const char* command = spec.command == config::SweepCommand::Schedule  ? "schedule"
+                              : spec.command == config::SweepCommand::Compare ? "compare"
+                                                                              : "run";
+        const RunResult result = execute(command, point.config, RunOptions{});
         write_file_atomic((dir / "config.json").string(), point.config.dump(2) + "\n");
         write_report(dir.string(), result.report);
         r.document = result.report.document;

@@ -11,7 +11,8 @@
 
 namespace loom::config {
 
-enum class SweepCommand { Run, Schedule };
+// Compare: `loom schedule --compare dynamic` (the comparison's settings come from the config's sections).
+enum class SweepCommand { Run, Schedule, Compare };
 
 struct SweepAxis {
     std::string path;          // dotted, as for --set ("phold.lps")
@@ -19,7 +20,7 @@ struct SweepAxis {
 };
 
 // A loaded sweep file:
-//   {"base": "<config path, relative to the sweep file>", "command": "run"|"schedule" (default "run"),
+//   {"base": "<config path, relative to the sweep file>", "command": "run"|"schedule"|"compare" (default "run"),
 //    "axes": [{"path": "phold.lps", "values": [...]}, ...], "zip": false, "report": ["/stats/<pointer>", ...]}
 struct SweepSpec {
     std::string path;       // the sweep file itself

@@ -77,7 +77,7 @@ private:
 
     void on_generate();
     void on_notice(std::uint32_t transfer);
-    void begin_transfer(std::int32_t t, std::int64_t cycle);
+    void begin_transfer(std::int32_t t);
     void start_stream_packet();
     void open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer);
     void on_flit_wake(std::uint32_t);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -68,7 +69,7 @@ public:
     std::int32_t packet_flits(std::int32_t t, std::int64_t k) const;
 
     // Transfers whose source is vertex v, in position order.
-    const std::vector<std::int32_t>& from(topo::VertexId v) const;
+    std::span<const std::int32_t> from(topo::VertexId v) const;
 
     // Records `flits` ejected for transfer t in `cycle`. When that completes t, appends to `released` the
     // dependents whose last dependency it was (their start_cycle set, at least `first_start`: the first cycle a

@@ -107,7 +107,7 @@ TEST_CASE("Every problem in a sweep file is reported with its pointer") {
           std::vector<std::string>{
               "s.sweep.json: /extra: unknown key 'extra' (expected one of: base, command, axes, zip, report)",
               "s.sweep.json: /: missing required key 'base'",
-              "s.sweep.json: /command: expected one of \"run\", \"schedule\", got \"walk\"",
+              "s.sweep.json: /command: expected one of \"run\", \"schedule\", \"compare\", got \"walk\"",
               "s.sweep.json: /zip: expected true or false, got 1",
               "s.sweep.json: /report/0: expected a JSON Pointer like \"/stats/sim/events\", got \"stats/x\"",
               "s.sweep.json: /report/1: expected a JSON Pointer like \"/stats/sim/events\", got 3",
