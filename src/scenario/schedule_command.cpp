@@ -90,6 +90,8 @@ RunResult schedule(const Json& config, const RunOptions& options, const CompareO
         throw InputError(fmt::format("--compare: expected 'dynamic', got '{}'", compare.network));
     if (std::string e; !compare.routing.empty() && !fabric::parse_routing_list(compare.routing, &e))
         throw InputError("--routing: " + e);
+    if (compare.network.empty() && (compare.seeds != 0 || !compare.routing.empty()))
+        throw InputError(fmt::format("{}: only with --compare dynamic", compare.seeds != 0 ? "--seeds" : "--routing"));
     if (compare.seeds < 0) throw InputError(fmt::format("--seeds: expected an integer >= 1, got {}", compare.seeds));
     config::Errors errors;
     if (!config.is_object() || !config.contains("model") || config.at("model") != "tsp")

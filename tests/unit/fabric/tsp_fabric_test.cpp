@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "loom/fabric/fabric.hpp"
 #include "loom/fabric/tsp_fabric.hpp"
+#include "loom/sim/simulator.hpp"
 #include "loom/topo/tsp_topology.hpp"
 #include "loom/topo/tsp_topology_config.hpp"
 
@@ -84,4 +86,27 @@ TEST_CASE("A bad routing list in the routing section is reported at its JSON poi
     tsp_routing_schema().parse(config::Json::parse(R"({"functions": "minimal,foo"})"), "/routing", r, errors);
     REQUIRE(errors.size() == 1);
     CHECK(errors.messages().front().find("/routing/functions") == 0);
+}
+
+TEST_CASE("One vector to a neighbour on the mapped node arrives after terminal, two pipelines and one channel") {
+    const topo::FrozenTopology t = tsp_topology(R"({"kind": "node"})");
+    const TspFabricMapping m = map_tsp_system(t, topo::LinkClassTiming{}, topo::ChipConfig{}, TspFabricConfig{}, 1);
+    workload::TransferSet set;
+    workload::Transfer x;
+    x.src = 0;
+    x.dsts = {3};
+    x.bytes = Bytes(320);
+    set.transfers = {x};
+    sim::Simulator sim;
+    config::Errors errors;
+    TransferRun run{&set, m.transfer};
+    auto model = build(m.topology, m.fabric, RoutingConfig{}, workload::TrafficConfig{}, sim, errors, nullptr, &run);
+    errors.throw_if_any();
+    sim.init();
+    sim.run();
+    sim.finish();
+    model->finish();
+    // Injection 1 + pipeline 8 + in-node channel 19 + pipeline 8 + ejection 1 = 37 cycles of 26.24 ns.
+    CHECK(model->transfers()->item(0).done_cycle == 37);
+    CHECK(model->summary().at("transfers").at("makespan_ps") == 37 * 26'240);
 }

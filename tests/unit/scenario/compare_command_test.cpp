@@ -84,6 +84,8 @@ TEST_CASE("Bad comparison settings are errors naming the JSON pointer or the fla
     CHECK_THROWS_AS(loom::scenario::schedule(node_allreduce(), {}, CompareOptions{"static", 0, ""}), loom::InputError);
     CHECK_THROWS_AS(loom::scenario::schedule(node_allreduce(), {}, CompareOptions{"dynamic", 0, "foo"}),
                     loom::InputError);
+    CHECK_THROWS_WITH(loom::scenario::schedule(node_allreduce(), {}, CompareOptions{"", 3, ""}),
+                      "--seeds: only with --compare dynamic");
 }
 
 TEST_CASE("Too few virtual channels for a routing function is reported at /fabric/vcs") {
