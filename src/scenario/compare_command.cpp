@@ -203,7 +203,8 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
                                          ns(static_cast<double>(r.max()))),
                              ns(r.stddev()), ratio);
         csv += fmt::format("{},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.3f},{:.6f}\n", r.network,
-                           r.routing, r.makespan_ps.size(), r.vcs, ns(r.mean()), ns(static_cast<double>(r.min())),
+                           r.routing, r.makespan_ps.size(), r.routing.empty() ? std::string() : std::to_string(r.vcs),
+                           ns(r.mean()), ns(static_cast<double>(r.min())),
                            ns(static_cast<double>(r.max())), ns(r.stddev()), ns(r.latency_mean_ps),
                            ns(r.latency_p99_ps), ns(r.latency_max_ps), ratio);
         Json row{{"network", r.network},
