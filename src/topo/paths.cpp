@@ -184,11 +184,12 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
     auto total_of = [&](VertexId v) { return at(from_src, v) + at(to_dst, v); };
     const std::int32_t skip_a = unit_of(src);
     const std::int32_t skip_b = unit_of(dst);
-    std::vector<bool> seen(static_cast<std::size_t>(t.num_vertices()), false);
+    const Adjacency& graph = t.adjacency();  // parallel to out_channels(): the far ends, without the channels
+    std::vector<std::uint8_t> seen(static_cast<std::size_t>(t.num_vertices()), 0);
     std::vector<std::vector<VertexId>> waiting;  // by total: met, not yet admitted
     std::int64_t waiting_count = 0;
     std::vector<VertexId> stack{src};
-    seen[static_cast<std::size_t>(src)] = true;
+    seen[static_cast<std::size_t>(src)] = 1;
     std::vector<std::int32_t> resolved;                              // units that have their path
     std::vector<std::pair<std::int32_t, VertexId>> level_candidates;  // (unit, vertex) of total == level
     for (std::int32_t level = minimal + 1;; ++level) {
@@ -206,10 +207,9 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
                 const std::int32_t u = unit_of(x);
                 if (u != skip_a && u != skip_b) level_candidates.emplace_back(u, x);
             }
-            for (ChannelId c : t.out_channels(x)) {
-                const VertexId y = t.channel(c).dst;
+            for (const VertexId y : graph.neighbors(x)) {
                 if (seen[static_cast<std::size_t>(y)]) continue;
-                seen[static_cast<std::size_t>(y)] = true;
+                seen[static_cast<std::size_t>(y)] = 1;
                 const std::int32_t ty = total_of(y);
                 if (ty <= level) {
                     stack.push_back(y);
