@@ -32,6 +32,9 @@ Serializer::Serializer(const LinkTiming& t)
 
 Time Serializer::operator()(std::int64_t k) const {
     const i128 num = static_cast<i128>(k) * wire_bits_ * 1'000'000'000'000LL;
+    // Trains of up to a few thousand units fit 64 bits: the same quotient without a 128-bit division.
+    if (num >= 0 && num <= std::numeric_limits<std::int64_t>::max() - rate_)
+        return Time::ps((static_cast<std::int64_t>(num) + rate_ - 1) / rate_);
     return Time::ps(static_cast<std::int64_t>((num + rate_ - 1) / rate_));
 }
 

@@ -8,7 +8,6 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
-#include "loom/topo/hop_counts.hpp"
 #include "loom/topo/paths.hpp"
 
 namespace loom::sched::detail {
@@ -30,18 +29,20 @@ bool simple(const topo::FrozenTopology& t, topo::VertexId src, const std::vector
 
 // Detours through one intermediate TSP x (any vertex but the endpoints): a minimal path to x, then a minimal path
 // to dst, strictly longer than minimal and visiting no TSP twice; by total hops, then x.
-std::vector<std::vector<topo::ChannelId>> via_tsp_paths(const topo::FrozenTopology& t, topo::VertexId src,
-                                                        topo::VertexId dst, std::size_t limit) {
+std::vector<std::vector<topo::ChannelId>> via_tsp_paths(const topo::FrozenTopology& t, topo::HopTable& hops,
+                                                        topo::VertexId src, topo::VertexId dst, std::size_t limit) {
     std::vector<std::vector<topo::ChannelId>> out;
     if (limit == 0) return out;
-    const auto from_src = topo::hops_from(t.adjacency(), src);
-    const auto to_dst = topo::hops_from(t.adjacency(), dst);
-    const std::int32_t minimal = to_dst[static_cast<std::size_t>(src)];
+    const auto from_src = hops.row(src);
+    const auto to_dst = hops.row(dst);
+    const std::int32_t minimal = hops.hops(dst, src);
     if (minimal < 0) return out;
     std::vector<std::pair<std::int32_t, topo::VertexId>> candidates;
     for (topo::VertexId x = 0; x < t.num_vertices(); ++x) {
         const auto xi = static_cast<std::size_t>(x);
-        if (x == src || x == dst || from_src[xi] < 0 || to_dst[xi] < 0) continue;
+        if (x == src || x == dst || from_src[xi] == topo::HopTable::kUnreachable ||
+            to_dst[xi] == topo::HopTable::kUnreachable)
+            continue;
         const std::int32_t total = from_src[xi] + to_dst[xi];
         if (total > minimal) candidates.emplace_back(total, x);
     }
@@ -49,8 +50,8 @@ std::vector<std::vector<topo::ChannelId>> via_tsp_paths(const topo::FrozenTopolo
     std::size_t attempts = 0;
     for (const auto& [total, x] : candidates) {
         if (out.size() >= limit || attempts++ >= 4 * limit) break;
-        auto first = topo::minimal_paths(t, src, x, 1);
-        auto second = topo::minimal_paths(t, x, dst, 1);
+        auto first = topo::minimal_paths(t, hops, src, x, 1);
+        auto second = topo::minimal_paths(t, hops, x, dst, 1);
         if (first.empty() || second.empty()) continue;
         std::vector<topo::ChannelId> p = first[0].channels;
         p.insert(p.end(), second[0].channels.begin(), second[0].channels.end());
@@ -120,11 +121,14 @@ Route path_route(const Network& net, const std::vector<topo::ChannelId>& channel
     return r;
 }
 
-std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
-                                         const SchedulerConfig& cfg) {
+namespace {
+
+std::vector<Route> find_point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
+                                              const SchedulerConfig& cfg) {
     const auto k = static_cast<std::size_t>(std::max(cfg.max_paths, 1));
     std::vector<Route> out;
-    for (const topo::Path& p : topo::minimal_paths(net.topo, src, dst, k)) {
+    topo::HopTable& hops = net.routes().hops;
+    for (const topo::Path& p : topo::minimal_paths(net.topo, hops, src, dst, k)) {
         out.push_back(path_route(net, p.channels, src, true));
     }
     if (!cfg.allow_nonminimal || out.empty() || out.size() >= k) return out;
@@ -132,14 +136,34 @@ std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src,
     NonminimalVia via = cfg.nonminimal_via;
     if (via == NonminimalVia::Auto) via = net.topo.num_nodes() > 1 ? NonminimalVia::Node : NonminimalVia::Tsp;
     if (via == NonminimalVia::Tsp) {
-        for (auto& p : via_tsp_paths(net.topo, src, dst, room)) out.push_back(path_route(net, p, src, false));
+        for (auto& p : via_tsp_paths(net.topo, hops, src, dst, room)) out.push_back(path_route(net, p, src, false));
     } else {
         const topo::Via v = via == NonminimalVia::Node ? topo::Via::Node : topo::Via::Group;
-        for (const topo::Path& p : topo::nonminimal_paths(net.topo, src, dst, v, room)) {
+        for (const topo::Path& p : topo::nonminimal_paths(net.topo, hops, src, dst, v, room)) {
             out.push_back(path_route(net, p.channels, src, false));
         }
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
+                                         const SchedulerConfig& cfg) {
+    RouteCache& cache = net.routes();
+    const std::array<std::int32_t, 3> key{cfg.max_paths, cfg.allow_nonminimal ? 1 : 0,
+                                          static_cast<std::int32_t>(cfg.nonminimal_via)};
+    if (key != cache.key) {
+        cache.pairs.clear();
+        cache.key = key;
+    }
+    const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) << 32) |
+                               static_cast<std::uint32_t>(dst);
+    const auto it = cache.pairs.find(pair);
+    if (it != cache.pairs.end()) return it->second;
+    std::vector<Route> routes = find_point_to_point_routes(net, src, dst, cfg);
+    cache.pairs.emplace(pair, routes);
+    return routes;
 }
 
 std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const std::vector<topo::VertexId>& dsts,
@@ -151,7 +175,7 @@ std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const s
     const auto k = static_cast<std::size_t>(std::max(cfg.max_paths, 16));
     for (topo::VertexId d : dsts) {
         if (via.count(d)) continue;  // already reached on the way to another destination
-        const auto candidates = topo::minimal_paths(t, src, d, k);
+        const auto candidates = topo::minimal_paths(t, net.routes().hops, src, d, k);
         if (candidates.empty()) return {};
         // The part of each candidate after its last TSP in the tree; the shortest such part joins.
         std::size_t best = 0;

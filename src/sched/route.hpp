@@ -6,30 +6,21 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "hop_timing.hpp"
 #include "loom/sched/schedule.hpp"
 #include "loom/sched/scheduler_config.hpp"
 #include "loom/topo/frozen_topology.hpp"
+#include "loom/topo/hop_table.hpp"
 #include "loom/topo/link_class.hpp"
 
 namespace loom::sched::detail {
 
 // Trains through hops whose per-vector pattern is not periodic are evaluated vector by vector: keep them short.
 inline constexpr std::int64_t kSlowPathTrainCap = 256;
-
-// The machine as the scheduler sees it: topology, the pace of every link class, the hop arithmetic.
-struct Network {
-    const topo::FrozenTopology& topo;
-    std::array<Serializer, topo::kLinkClassCount> pace;
-    HopTiming& timing;
-    std::int64_t max_train_vectors = 0;  // SchedulerConfig::max_train_vectors (0: none)
-
-    const Serializer& channel(topo::ChannelId c) const {
-        return pace[topo::index_of(topo.channel(c).link_class)];
-    }
-};
 
 struct RouteHop {
     topo::ChannelId channel = 0;
@@ -53,6 +44,39 @@ struct Route {
     // Fan-out relay: the route (index in the same list) that delivers the tensor to this route's source, a
     // destination that sends it on from its memory once it is all there; -1 when the source is the transfer's.
     std::int32_t feeder = -1;
+};
+
+// What route finding keeps across the transfers of one compile: hop counts between every two TSPs, so that no
+// candidate path costs a search of the whole system, and the candidate routes of every point-to-point pair asked
+// about (collectives send between the same pairs many times). Only derived data: answers never depend on it.
+struct RouteCache {
+    explicit RouteCache(const topo::FrozenTopology& t) : hops(t) {}
+    topo::HopTable hops;
+    // Point-to-point candidates by (src << 32 | dst), for the SchedulerConfig fields they depend on (`key`).
+    std::unordered_map<std::uint64_t, std::vector<Route>> pairs;
+    std::array<std::int32_t, 3> key{-1, -1, -1};  // max_paths, allow_nonminimal, nonminimal_via
+};
+
+// The machine as the scheduler sees it: topology, the pace of every link class, the hop arithmetic.
+struct Network {
+    Network(const topo::FrozenTopology& t, const std::array<Serializer, topo::kLinkClassCount>& paces, HopTiming& hop,
+            std::int64_t max_train)
+        : topo(t), pace(paces), timing(hop), max_train_vectors(max_train) {}
+
+    const topo::FrozenTopology& topo;
+    std::array<Serializer, topo::kLinkClassCount> pace;
+    HopTiming& timing;
+    std::int64_t max_train_vectors = 0;  // SchedulerConfig::max_train_vectors (0: none)
+    // Made on first use; derived data only, so a const Network may fill it.
+    mutable std::unique_ptr<RouteCache> cache;
+
+    const Serializer& channel(topo::ChannelId c) const {
+        return pace[topo::index_of(topo.channel(c).link_class)];
+    }
+    RouteCache& routes() const {
+        if (!cache) cache = std::make_unique<RouteCache>(topo);
+        return *cache;
+    }
 };
 
 // Finishes a route whose hops (channel, parent, to, leaf) are set: ports, kinds, train cap, leaf latencies.

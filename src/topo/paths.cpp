@@ -1,10 +1,12 @@
 #include "loom/topo/paths.hpp"
 
 #include <algorithm>
+#include <span>
 #include <tuple>
 
 #include "loom/base/error.hpp"
 #include "loom/topo/hop_counts.hpp"
+#include "loom/topo/hop_table.hpp"
 
 namespace loom::topo {
 namespace {
@@ -16,11 +18,15 @@ void check_vertex(const FrozenTopology& t, VertexId v) {
 }
 
 std::int32_t at(const std::vector<std::int32_t>& d, VertexId v) { return d[static_cast<std::size_t>(v)]; }
+std::int32_t at(std::span<const std::uint8_t> d, VertexId v) {
+    const std::uint8_t h = d[static_cast<std::size_t>(v)];
+    return h == HopTable::kUnreachable ? -1 : h;
+}
 
 // A minimal path from `from` to `x` built backwards on distances from `from`: at every step, the
 // lowest-port in-channel that comes from one hop closer to `from`.
-void walk_back(const FrozenTopology& t, const std::vector<std::int32_t>& from_dist, VertexId x,
-               std::vector<ChannelId>& out) {
+template <class Dist>
+void walk_back(const FrozenTopology& t, const Dist& from_dist, VertexId x, std::vector<ChannelId>& out) {
     const std::size_t start = out.size();
     VertexId v = x;
     while (at(from_dist, v) > 0) {
@@ -37,8 +43,8 @@ void walk_back(const FrozenTopology& t, const std::vector<std::int32_t>& from_di
 }
 
 // A minimal path from `x` to the vertex `to_dist` measures from: lowest-port out-channel one hop closer.
-void walk_forward(const FrozenTopology& t, const std::vector<std::int32_t>& to_dist, VertexId x,
-                  std::vector<ChannelId>& out) {
+template <class Dist>
+void walk_forward(const FrozenTopology& t, const Dist& to_dist, VertexId x, std::vector<ChannelId>& out) {
     VertexId v = x;
     while (at(to_dist, v) > 0) {
         for (ChannelId c : t.out_channels(v)) {
@@ -50,6 +56,31 @@ void walk_forward(const FrozenTopology& t, const std::vector<std::int32_t>& to_d
             }
         }
     }
+}
+
+// Depth-first over the channels that step one hop closer to dst, lowest port first.
+template <class Dist>
+std::vector<Path> minimal_paths_on(const FrozenTopology& t, const Dist& to_dst, VertexId src, VertexId dst,
+                                   std::size_t max_paths) {
+    std::vector<Path> out;
+    if (at(to_dst, src) < 0) return out;
+    Path current{src, dst, {}};
+    auto extend = [&](auto&& self, VertexId v) -> void {
+        if (v == dst) {
+            out.push_back(current);
+            return;
+        }
+        for (ChannelId c : t.out_channels(v)) {
+            const VertexId u = t.channel(c).dst;
+            if (at(to_dst, u) != at(to_dst, v) - 1) continue;
+            current.channels.push_back(c);
+            self(self, u);
+            current.channels.pop_back();
+            if (out.size() >= max_paths) return;
+        }
+    };
+    extend(extend, src);
+    return out;
 }
 
 bool simple(const FrozenTopology& t, VertexId src, const std::vector<ChannelId>& path) {
@@ -70,28 +101,16 @@ std::array<std::int32_t, kLinkClassCount> class_counts(const FrozenTopology& t, 
 std::vector<Path> minimal_paths(const FrozenTopology& t, VertexId src, VertexId dst, std::size_t max_paths) {
     check_vertex(t, src);
     check_vertex(t, dst);
-    std::vector<Path> out;
-    if (max_paths == 0) return out;
-    const std::vector<std::int32_t> to_dst = hops_from(t.adjacency(), dst);
-    if (at(to_dst, src) < 0) return out;
-    Path current{src, dst, {}};
-    // Depth-first over the channels that step one hop closer to dst, lowest port first.
-    auto extend = [&](auto&& self, VertexId v) -> void {
-        if (v == dst) {
-            out.push_back(current);
-            return;
-        }
-        for (ChannelId c : t.out_channels(v)) {
-            const VertexId u = t.channel(c).dst;
-            if (at(to_dst, u) != at(to_dst, v) - 1) continue;
-            current.channels.push_back(c);
-            self(self, u);
-            current.channels.pop_back();
-            if (out.size() >= max_paths) return;
-        }
-    };
-    extend(extend, src);
-    return out;
+    if (max_paths == 0) return {};
+    return minimal_paths_on(t, hops_from(t.adjacency(), dst), src, dst, max_paths);
+}
+
+std::vector<Path> minimal_paths(const FrozenTopology& t, HopTable& hops, VertexId src, VertexId dst,
+                                std::size_t max_paths) {
+    check_vertex(t, src);
+    check_vertex(t, dst);
+    if (max_paths == 0) return {};
+    return minimal_paths_on(t, hops.row(dst), src, dst, max_paths);
 }
 
 std::vector<Path> nonminimal_paths(const FrozenTopology& t, VertexId src, VertexId dst, Via via,
@@ -141,6 +160,80 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, VertexId src, Vertex
         out.push_back(std::move(std::get<2>(f)));
     }
     return out;
+}
+
+// The same paths as the search above, without looking at every vertex. The old order is (hops, unit): every unit's
+// path is its first simple candidate in (total, vertex) order. Taking candidates in (total, unit, vertex) order
+// and keeping each unit's first simple one yields the units in exactly that order, so the first max_paths units
+// found are the answer. The candidates of total at most L are found by a search from src that enters only vertices
+// of total at most L: every vertex on a shortest path from src to such a vertex has a total at most L too (the
+// triangle inequality), so that search reaches all of them; vertices it meets with a larger total wait in a
+// bucket for the level that admits them.
+std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, VertexId src, VertexId dst, Via via,
+                                   std::size_t max_paths) {
+    check_vertex(t, src);
+    check_vertex(t, dst);
+    std::vector<Path> out;
+    if (max_paths == 0) return out;
+    const std::span<const std::uint8_t> from_src = hops.row(src);
+    const std::span<const std::uint8_t> to_dst = hops.row(dst);
+    const std::int32_t minimal = at(to_dst, src);
+    if (minimal < 0) return out;
+
+    auto unit_of = [&](VertexId v) { return via == Via::Node ? t.vertex(v).node : t.vertex(v).group; };
+    auto total_of = [&](VertexId v) { return at(from_src, v) + at(to_dst, v); };
+    const std::int32_t skip_a = unit_of(src);
+    const std::int32_t skip_b = unit_of(dst);
+    const Adjacency& graph = t.adjacency();  // parallel to out_channels(): the far ends, without the channels
+    std::vector<std::uint8_t> seen(static_cast<std::size_t>(t.num_vertices()), 0);
+    std::vector<std::vector<VertexId>> waiting;  // by total: met, not yet admitted
+    std::int64_t waiting_count = 0;
+    std::vector<VertexId> stack{src};
+    seen[static_cast<std::size_t>(src)] = 1;
+    std::vector<std::int32_t> resolved;                              // units that have their path
+    std::vector<std::pair<std::int32_t, VertexId>> level_candidates;  // (unit, vertex) of total == level
+    for (std::int32_t level = minimal + 1;; ++level) {
+        if (static_cast<std::size_t>(level) < waiting.size()) {
+            for (VertexId v : waiting[static_cast<std::size_t>(level)]) stack.push_back(v);
+            waiting_count -= static_cast<std::int64_t>(waiting[static_cast<std::size_t>(level)].size());
+            std::vector<VertexId>().swap(waiting[static_cast<std::size_t>(level)]);
+        }
+        level_candidates.clear();
+        while (!stack.empty()) {
+            const VertexId x = stack.back();
+            stack.pop_back();
+            const std::int32_t total = total_of(x);
+            if (total == level) {
+                const std::int32_t u = unit_of(x);
+                if (u != skip_a && u != skip_b) level_candidates.emplace_back(u, x);
+            }
+            for (const VertexId y : graph.neighbors(x)) {
+                if (seen[static_cast<std::size_t>(y)]) continue;
+                seen[static_cast<std::size_t>(y)] = 1;
+                const std::int32_t ty = total_of(y);
+                if (ty <= level) {
+                    stack.push_back(y);
+                } else {
+                    if (waiting.size() <= static_cast<std::size_t>(ty)) waiting.resize(static_cast<std::size_t>(ty) + 1);
+                    waiting[static_cast<std::size_t>(ty)].push_back(y);
+                    ++waiting_count;
+                }
+            }
+        }
+        std::sort(level_candidates.begin(), level_candidates.end());
+        for (std::size_t i = 0; i < level_candidates.size(); ++i) {
+            const auto [unit, x] = level_candidates[i];
+            if (std::find(resolved.begin(), resolved.end(), unit) != resolved.end()) continue;
+            Path p{src, dst, {}};
+            walk_back(t, from_src, x, p.channels);
+            walk_forward(t, to_dst, x, p.channels);
+            if (!simple(t, src, p.channels)) continue;
+            resolved.push_back(unit);
+            out.push_back(std::move(p));
+            if (out.size() >= max_paths) return out;
+        }
+        if (waiting_count == 0) return out;
+    }
 }
 
 }  // namespace loom::topo

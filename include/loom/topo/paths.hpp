@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "loom/topo/frozen_topology.hpp"
+#include "loom/topo/hop_table.hpp"
 
 namespace loom::topo {
 
@@ -24,6 +25,9 @@ std::array<std::int32_t, kLinkClassCount> class_counts(const FrozenTopology& t, 
 // Minimal (fewest-hop) paths from src to dst, at most `max_paths`, in lexicographic order of the ports
 // taken. Parallel links count as different paths. src == dst gives one empty path.
 std::vector<Path> minimal_paths(const FrozenTopology& t, VertexId src, VertexId dst, std::size_t max_paths);
+// The same paths from hop counts kept in `hops` (no search per call): for callers that ask about many pairs.
+std::vector<Path> minimal_paths(const FrozenTopology& t, HopTable& hops, VertexId src, VertexId dst,
+                                std::size_t max_paths);
 
 enum class Via {
     Node,   // through one intermediate node (not src's or dst's)
@@ -35,6 +39,10 @@ enum class Via {
 // a shortest src -> x -> dst with x in N (x chosen by total hops, then lowest vertex id; both halves follow
 // the lowest ports on minimal paths); at most one path per intermediate. Sorted by hops, then intermediate.
 std::vector<Path> nonminimal_paths(const FrozenTopology& t, VertexId src, VertexId dst, Via via,
+                                   std::size_t max_paths);
+// The same paths from hop counts kept in `hops`, visiting only the vertices near enough to src and dst to be
+// candidates (the work follows the answer, not the system's size).
+std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, VertexId src, VertexId dst, Via via,
                                    std::size_t max_paths);
 
 }  // namespace loom::topo

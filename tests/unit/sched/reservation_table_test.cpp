@@ -48,3 +48,27 @@ TEST_CASE("The neighbours of a time are the bookings that start before it and at
     REQUIRE(t.bookings(0).size() == 2);
     CHECK(t.bookings(0)[0].start == Time::ps(100));
 }
+
+TEST_CASE("Queries past every booking and bookings inserted out of order keep the table's answers") {
+    ReservationTable t({Time::ps(10)});
+    t.insert(0, {Time::ps(300), Time::ps(400), 3, Time::ps(310), Time::ps(420)});
+    t.insert(0, {Time::ps(100), Time::ps(200), 1, Time::ps(110), Time::ps(220)});  // before the first
+    t.insert(0, {Time::ps(205), Time::ps(250), 2, Time::ps(215), Time::ps(260)});  // merges with [100, 200)
+    REQUIRE(t.bookings(0).size() == 3);
+    CHECK(t.bookings(0)[1].consumer_cycle == 2);
+    CHECK(t.blocks() == 2);
+    // Past everything: free, the last booking before, none after.
+    CHECK(t.first_fit(0, Time::ps(400), Time::ps(50)) == Time::ps(400));
+    CHECK(t.first_fit(0, Time::ps(399), Time::ps(50)) == Time::ps(400));
+    CHECK(t.before(0, Time::ps(301))->consumer_cycle == 3);
+    CHECK(t.before(0, Time::ps(300))->consumer_cycle == 2);
+    CHECK(t.after(0, Time::ps(301)) == nullptr);
+    CHECK(t.after(0, Time::ps(300))->consumer_cycle == 3);
+    // Between: the gap [250, 300) takes 50 ps, not 51.
+    CHECK(t.first_fit(0, Time::ps(150), Time::ps(50)) == Time::ps(250));
+    CHECK(t.first_fit(0, Time::ps(150), Time::ps(51)) == Time::ps(400));
+    // A booking at the very end merges with the last block when closer than the gap.
+    t.insert(0, {Time::ps(405), Time::ps(450), 4, Time::ps(415), Time::ps(460)});
+    CHECK(t.blocks() == 2);
+    CHECK(t.first_fit(0, Time::ps(400), Time::ps(10)) == Time::ps(450));
+}

@@ -140,3 +140,43 @@ TEST_CASE("A fan-out through one of its destinations is relayed from that destin
     REQUIRE(routes[1].leaf_latency.size() == 1);
     CHECK(routes[1].leaf_latency[0].second == loom::Time::ps(2 * (fx::kVectorPs + fx::kLatencyPs)));
 }
+
+namespace {
+
+bool same_routes(const std::vector<Route>& a, const std::vector<Route>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        if (a[i].src != b[i].src || a[i].src_ports != b[i].src_ports || a[i].minimal != b[i].minimal ||
+            a[i].max_train != b[i].max_train || a[i].leaf_latency != b[i].leaf_latency ||
+            a[i].hops.size() != b[i].hops.size())
+            return false;
+        for (std::size_t h = 0; h < a[i].hops.size(); ++h) {
+            const auto& x = a[i].hops[h];
+            const auto& y = b[i].hops[h];
+            if (x.channel != y.channel || x.parent != y.parent || x.to != y.to || x.leaf != y.leaf ||
+                x.out_ports != y.out_ports || x.kind != y.kind)
+                return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("Point-to-point candidates asked again come from the cache and equal those of a fresh network") {
+    Machine m(fx::system264());
+    SchedulerConfig cfg;
+    const auto first = loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg);
+    REQUIRE(m.net.cache);
+    CHECK(m.net.cache->pairs.size() == 1);
+    CHECK(same_routes(loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg), first));
+    CHECK(m.net.cache->pairs.size() == 1);
+    // Another configuration does not reuse the answers of the first.
+    cfg.max_paths = 3;
+    const auto three = loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg);
+    CHECK(three.size() == 3);
+    Machine fresh(fx::system264());
+    CHECK(same_routes(three, loom::sched::detail::point_to_point_routes(fresh.net, 0, 13, cfg)));
+    cfg.max_paths = 8;
+    CHECK(same_routes(loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg), first));
+}

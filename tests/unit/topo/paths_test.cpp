@@ -137,3 +137,48 @@ TEST_CASE("Paths between vertices outside the topology are an input error") {
     CHECK_THROWS_AS(loom::topo::minimal_paths(t, 0, 72, 1), loom::InputError);
     CHECK_THROWS_AS(loom::topo::nonminimal_paths(t, -1, 3, Via::Node, 1), loom::InputError);
 }
+
+namespace {
+
+// The table-driven searches against the ones that search the graph per call, for every ordered pair.
+void check_table_paths(const FrozenTopology& t, std::size_t minimal_limit, std::size_t nonminimal_limit) {
+    loom::topo::HopTable hops(t);
+    for (VertexId s = 0; s < t.num_vertices(); ++s) {
+        for (VertexId d = 0; d < t.num_vertices(); ++d) {
+            const auto a = loom::topo::minimal_paths(t, s, d, minimal_limit);
+            const auto b = loom::topo::minimal_paths(t, hops, s, d, minimal_limit);
+            REQUIRE(a.size() == b.size());
+            for (std::size_t i = 0; i < a.size(); ++i) REQUIRE(a[i].channels == b[i].channels);
+            for (Via via : {Via::Node, Via::Group}) {
+                const auto x = loom::topo::nonminimal_paths(t, s, d, via, nonminimal_limit);
+                const auto y = loom::topo::nonminimal_paths(t, hops, s, d, via, nonminimal_limit);
+                INFO("pair " << s << " -> " << d << " via " << (via == Via::Node ? "node" : "group"));
+                REQUIRE(x.size() == y.size());
+                for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(x[i].channels == y[i].channels);
+            }
+        }
+    }
+}
+
+}  // namespace
+
+TEST_CASE("Paths from a hop table equal the per-call searches for every pair of a rack and of a node") {
+    check_table_paths(rack(), 8, 7);
+    check_table_paths(rack(), 100, 100);
+    TspTopologyConfig c;
+    c.kind = TspKind::Node;
+    check_table_paths(build_tsp_topology(c), 8, 7);
+}
+
+TEST_CASE("Paths from a hop table equal the per-call searches for every pair of three racks") {
+    TspTopologyConfig c;
+    c.kind = TspKind::Multirack;
+    c.racks = 3;
+    check_table_paths(build_tsp_topology(c), 8, 7);
+}
+
+TEST_CASE("Paths from a hop table equal the per-call searches for every pair of the 264-TSP system") {
+    TspTopologyConfig c;
+    c.kind = TspKind::System264;
+    check_table_paths(build_tsp_topology(c), 8, 5);
+}
