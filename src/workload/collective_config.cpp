@@ -22,6 +22,7 @@ std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
     switch (a) {
         case CollectiveAlgorithm::Ring: return "ring";
         case CollectiveAlgorithm::Hierarchical: return "hierarchical";
+        case CollectiveAlgorithm::Direct: return "direct";
     }
     return "?";
 }
@@ -40,8 +41,12 @@ config::Schema<CollectiveConfig> collective_schema() {
               {"scatter", CollectiveKind::Scatter}},
              "which collective (none: no collective)");
     s.choice("algorithm", &C::algorithm,
-             {{"ring", CollectiveAlgorithm::Ring}, {"hierarchical", CollectiveAlgorithm::Hierarchical}},
-             "all_reduce: ring, or hierarchical (node -> rack -> system reduce-scatter, then all-gather back)");
+             {{"ring", CollectiveAlgorithm::Ring},
+              {"hierarchical", CollectiveAlgorithm::Hierarchical},
+              {"direct", CollectiveAlgorithm::Direct}},
+             "all_reduce: ring; hierarchical (node -> rack -> system reduce-scatter, then all-gather back); or direct "
+             "(every two member nodes linked: each node's sum of a piece crosses the link to its owner, sums chained "
+             "without a latency per contribution; efficiency 0.9+ on a node and on 264 TSPs)");
     s.field("bytes", &C::bytes,
             "per TSP: its tensor (all_reduce, reduce_scatter, all_to_all, broadcast) or its block (all_gather, "
             "gather, scatter)")

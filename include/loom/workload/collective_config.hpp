@@ -20,8 +20,10 @@ std::string_view collective_kind_name(CollectiveKind k);  // "none", "all_reduce
 enum class CollectiveAlgorithm {
     Ring,          // all_reduce: one ring over the members, reduce-scatter then all-gather, 2(N-1) steps
     Hierarchical,  // all_reduce: node -> rack -> system, reduce-scatter down the levels, all-gather back up
+    Direct,        // all_reduce over nodes joined pairwise by links: each node's sum of a piece goes straight over
+                   // the link to the piece's owner (one node-to-node hop), and back the same way
 };
-std::string_view collective_algorithm_name(CollectiveAlgorithm a);  // "ring", "hierarchical"
+std::string_view collective_algorithm_name(CollectiveAlgorithm a);  // "ring", "hierarchical", "direct"
 
 struct CollectiveConfig {
     CollectiveKind kind = CollectiveKind::None;
