@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -202,6 +203,136 @@ void emit_sums(Builder& b, std::vector<SumJob>& jobs) {
         for (const Deps& d : chains[x]) merge_into(jobs[x].last, d);
 }
 
+// Members grouped by node, and the links joining every two member nodes (both ends members): what the direct
+// collectives route over. Errors (nodes with different numbers of members, a node pair without a link) go to
+// `errors` under `pointer`, naming `what`.
+struct NodeLinks {
+    std::int64_t M = 0;  // member nodes
+    std::int64_t T = 0;  // members per node
+    std::int64_t K = 1;  // links used per node pair: the fewest any pair has, lowered until it divides T
+    std::vector<std::vector<std::int64_t>> nodes;  // node index -> ranks, ascending
+    std::vector<std::int64_t> node_of, index_in_node;  // by rank
+    std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> links;  // (a < b) -> (end in a, end in b)
+
+    // Rank in node a at its end of link l (0..K-1) to node b.
+    std::int64_t holder(std::int64_t a, std::int64_t b, std::int64_t l) const {
+        const auto& e = links[static_cast<std::size_t>(std::min(a, b) * M + std::max(a, b))][static_cast<std::size_t>(l)];
+        return a < b ? e.first : e.second;
+    }
+};
+
+std::optional<NodeLinks> node_links(const std::vector<topo::VertexId>& m, const topo::FrozenTopology& t,
+                                    const char* what, const std::string& pointer, config::Errors& errors) {
+    NodeLinks nl;
+    const auto n = static_cast<std::int64_t>(m.size());
+    auto node_name = [&](std::int64_t r) { return t.vertex(m[static_cast<std::size_t>(r)]).node; };
+    std::map<topo::VertexId, std::int64_t> rank_of;
+    for (std::int64_t r = 0; r < n; ++r) rank_of[m[static_cast<std::size_t>(r)]] = r;
+    std::map<std::int32_t, std::vector<std::int64_t>> by_node;
+    for (std::int64_t r = 0; r < n; ++r) by_node[node_name(r)].push_back(r);
+    for (const auto& [node, ranks] : by_node) nl.nodes.push_back(ranks);
+    nl.M = static_cast<std::int64_t>(nl.nodes.size());
+    nl.T = static_cast<std::int64_t>(nl.nodes.front().size());
+    for (const auto& g : nl.nodes)
+        if (static_cast<std::int64_t>(g.size()) != nl.T) {
+            errors.add(config::child_pointer(pointer, "tsps"),
+                       fmt::format("{} needs the same number of members in every node: node {} has {}, node {} has {}",
+                                   what, node_name(nl.nodes.front()[0]), nl.T, node_name(g[0]), g.size()));
+            return std::nullopt;
+        }
+    nl.node_of.resize(static_cast<std::size_t>(n));
+    nl.index_in_node.resize(static_cast<std::size_t>(n));
+    for (std::int64_t a = 0; a < nl.M; ++a)
+        for (std::int64_t j = 0; j < nl.T; ++j) {
+            const auto r = static_cast<std::size_t>(nl.nodes[static_cast<std::size_t>(a)][static_cast<std::size_t>(j)]);
+            nl.node_of[r] = a;
+            nl.index_in_node[r] = j;
+        }
+    nl.links.resize(static_cast<std::size_t>(nl.M * nl.M));
+    for (std::int64_t r = 0; r < n; ++r) {
+        for (topo::ChannelId c : t.out_channels(m[static_cast<std::size_t>(r)])) {
+            const auto it = rank_of.find(t.channel(c).dst);
+            if (it == rank_of.end()) continue;
+            const std::int64_t a = nl.node_of[static_cast<std::size_t>(r)];
+            const std::int64_t b = nl.node_of[static_cast<std::size_t>(it->second)];
+            if (a < b) nl.links[static_cast<std::size_t>(a * nl.M + b)].emplace_back(r, it->second);
+        }
+    }
+    nl.K = nl.T;
+    for (std::int64_t a = 0; a < nl.M; ++a)
+        for (std::int64_t b = a + 1; b < nl.M; ++b) {
+            const auto k = static_cast<std::int64_t>(nl.links[static_cast<std::size_t>(a * nl.M + b)].size());
+            if (k == 0) {
+                errors.add(config::child_pointer(pointer, "algorithm"),
+                           fmt::format("{} needs a link between every two member nodes: nodes {} and {} have none",
+                                       what, node_name(nl.nodes[static_cast<std::size_t>(a)][0]),
+                                       node_name(nl.nodes[static_cast<std::size_t>(b)][0])));
+                return std::nullopt;
+            }
+            nl.K = std::min(nl.K, k);
+        }
+    if (nl.M == 1) nl.K = 1;
+    while (nl.T % nl.K != 0) --nl.K;  // each link carries whole pieces
+    return nl;
+}
+
+// All-to-all over whole nodes joined pairwise by links ("direct"): a block between TSPs of one node goes straight
+// there; a block from (a, i) to (b, j) is relayed (i) to the TSP of node a holding link j mod K to node b, (ii) across
+// that link, (iii) to j, each a one-link transfer stored in the relays' working space (blocks of a relay's own or for
+// itself skip a step). Every transfer crosses one link, so no block takes a path through a third node and the
+// in-node links carry each block at most twice. `scratch` is set to the slots used after the output.
+void direct_all_to_all(Builder& b, const std::vector<topo::VertexId>& m, const topo::FrozenTopology& t,
+                       std::int64_t B, std::int64_t out_address, std::int64_t& scratch, std::string& levels,
+                       const std::string& pointer, config::Errors& errors) {
+    const std::optional<NodeLinks> nl = node_links(m, t, "direct all-to-all", pointer, errors);
+    if (!nl) return;
+    const auto N = static_cast<std::int64_t>(m.size());
+    const std::int64_t M = nl->M;
+    const std::int64_t T = nl->T;
+    const std::int64_t SA = 2 * N * B;          // relay (i): slot of block (dst rank d, source index i)
+    const std::int64_t SB = SA + N * T * B;     // relay (iii): slot of block (src rank r, dst index j)
+    scratch = M > 1 ? 2 * N * T * B : 0;
+    auto rank = [&](std::int64_t a, std::int64_t i) { return nl->nodes[static_cast<std::size_t>(a)][static_cast<std::size_t>(i)]; };
+    for (std::int64_t a = 0; a < M; ++a)  // inside nodes: small, first
+        for (std::int64_t i = 0; i < T; ++i)
+            for (std::int64_t s = 1; s < T; ++s) {
+                const std::int64_t r = rank(a, i);
+                const std::int64_t d = rank(a, (i + s) % T);
+                b.add(r, {d}, d * B, r * B, B, Combine::Store, {}, out_address);
+            }
+    // Across nodes in T x T rounds; round (p, w) moves block (i, j) = ((p + w) mod T, w) between every two nodes, so
+    // that consecutive rounds change both the source and the destination index: the relays' in-node links (source
+    // to holder, far holder to destination) get work evenly over the run instead of one destination at the end.
+    for (std::int64_t p = 0; p < T; ++p)
+        for (std::int64_t w = 0; w < T; ++w)
+            for (std::int64_t s = 1; s < M; ++s)
+                for (std::int64_t a = 0; a < M; ++a) {
+                    const std::int64_t i = (p + w) % T;
+                    const std::int64_t j = w;
+                    const std::int64_t bn = (a + s) % M;
+                    const std::int64_t l = j % nl->K;
+                    const std::int64_t r = rank(a, i);
+                    const std::int64_t d = rank(bn, j);
+                    const std::int64_t u = nl->holder(a, bn, l);
+                    const std::int64_t q = nl->holder(bn, a, l);
+                    std::int64_t from = d * B;
+                    Deps deps;
+                    if (u != r) {
+                        from = SA + (d * T + i) * B;
+                        deps = {b.add(r, {u}, d * B, from, B, Combine::Store, {})};
+                    }
+                    if (q == d) {
+                        b.add(u, {q}, from, r * B, B, Combine::Store, deps, out_address);
+                    } else {
+                        const std::int64_t at = SB + (r * T + j) * B;
+                        const TransferId across = b.add(u, {q}, from, at, B, Combine::Store, deps);
+                        b.add(q, {d}, at, r * B, B, Combine::Store, {across}, out_address);
+                    }
+                }
+    levels = fmt::format("direct: {} x {} node{} ({} link{} per pair)", T, M, M > 1 ? "s" : "", nl->K,
+                         nl->K > 1 ? "s" : "");
+}
+
 // All-reduce over whole nodes joined pairwise by links ("direct"). The buffer holds one share of S = T x P vectors
 // per member node (T members per node, P a piece); share b is what node b reduces, piece j of it what member j of
 // node b owns. Link l between nodes a and b (K links used per pair, K dividing T) carries pieces
@@ -221,73 +352,20 @@ void direct_all_reduce(Builder& b, const std::vector<topo::VertexId>& m, const t
                        std::int64_t V, std::int64_t pieces, std::int64_t& region, std::int64_t& scratch,
                        std::string& levels,
                        const std::string& pointer, config::Errors& errors) {
+    const std::optional<NodeLinks> nl = node_links(m, t, "direct all-reduce", pointer, errors);
+    if (!nl) return;
     const auto n = static_cast<std::int64_t>(m.size());
-    std::map<topo::VertexId, std::int64_t> rank_of;
-    for (std::int64_t r = 0; r < n; ++r) rank_of[m[static_cast<std::size_t>(r)]] = r;
-    std::map<std::int32_t, std::vector<std::int64_t>> by_node;
-    for (std::int64_t r = 0; r < n; ++r) by_node[t.vertex(m[static_cast<std::size_t>(r)]).node].push_back(r);
-    std::vector<std::vector<std::int64_t>> nodes;  // node index -> ranks (ascending)
-    std::map<std::int32_t, std::int64_t> node_index;
-    for (const auto& [node, ranks] : by_node) {
-        node_index[node] = static_cast<std::int64_t>(nodes.size());
-        nodes.push_back(ranks);
-    }
-    const auto M = static_cast<std::int64_t>(nodes.size());
-    const auto T = static_cast<std::int64_t>(nodes.front().size());
-    for (std::int64_t a = 1; a < M; ++a)
-        if (static_cast<std::int64_t>(nodes[static_cast<std::size_t>(a)].size()) != T) {
-            errors.add(config::child_pointer(pointer, "tsps"),
-                       fmt::format("direct all-reduce needs the same number of members in every node: node {} has {}, "
-                                   "node {} has {}",
-                                   by_node.begin()->first, T, t.vertex(m[static_cast<std::size_t>(
-                                                                  nodes[static_cast<std::size_t>(a)][0])]).node,
-                                   nodes[static_cast<std::size_t>(a)].size()));
-            return;
-        }
-    std::vector<std::int64_t> node_of(static_cast<std::size_t>(n)), index_in_node(static_cast<std::size_t>(n));
-    for (std::int64_t a = 0; a < M; ++a)
-        for (std::int64_t j = 0; j < T; ++j) {
-            node_of[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)][static_cast<std::size_t>(j)])] = a;
-            index_in_node[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)][static_cast<std::size_t>(j)])] = j;
-        }
-    // Links between member nodes whose both ends are members, by unordered pair (a < b): (end in a, end in b), in
-    // channel order.
-    std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> links(static_cast<std::size_t>(M * M));
-    for (std::int64_t r = 0; r < n; ++r) {
-        for (topo::ChannelId c : t.out_channels(m[static_cast<std::size_t>(r)])) {
-            const auto it = rank_of.find(t.channel(c).dst);
-            if (it == rank_of.end()) continue;
-            const std::int64_t a = node_of[static_cast<std::size_t>(r)];
-            const std::int64_t bn = node_of[static_cast<std::size_t>(it->second)];
-            if (a < bn) links[static_cast<std::size_t>(a * M + bn)].emplace_back(r, it->second);
-        }
-    }
-    std::int64_t K = T;
-    for (std::int64_t a = 0; a < M; ++a)
-        for (std::int64_t bn = a + 1; bn < M; ++bn) {
-            const auto k = static_cast<std::int64_t>(links[static_cast<std::size_t>(a * M + bn)].size());
-            if (k == 0) {
-                errors.add(config::child_pointer(pointer, "algorithm"),
-                           fmt::format("direct all-reduce needs a link between every two member nodes: nodes {} and {} "
-                                       "have none (use \"hierarchical\")",
-                                       t.vertex(m[static_cast<std::size_t>(nodes[static_cast<std::size_t>(a)][0])]).node,
-                                       t.vertex(m[static_cast<std::size_t>(nodes[static_cast<std::size_t>(bn)][0])]).node));
-                return;
-            }
-            K = std::min(K, k);
-        }
-    if (M == 1) K = 1;
-    while (T % K != 0) --K;  // each link carries whole pieces
+    const std::int64_t M = nl->M;
+    const std::int64_t T = nl->T;
+    const std::int64_t K = nl->K;
+    const auto& nodes = nl->nodes;
+    const auto& node_of = nl->node_of;
+    const auto& index_in_node = nl->index_in_node;
+    auto holder = [&](std::int64_t a, std::int64_t bn, std::int64_t l) { return nl->holder(a, bn, l); };
     const std::int64_t P = ceil_div(V, M * T);
     const std::int64_t S = T * P;
     region = M * S;
     scratch = M > 1 ? S : 0;
-    // holder[a][b][l]: rank in node a at its end of link l to node b.
-    auto holder = [&](std::int64_t a, std::int64_t bn, std::int64_t l) {
-        const auto& ls = links[static_cast<std::size_t>(std::min(a, bn) * M + std::max(a, bn))];
-        const auto& e = ls[static_cast<std::size_t>(l)];
-        return a < bn ? e.first : e.second;
-    };
     auto piece_slot = [&](std::int64_t bn, std::int64_t j) { return bn * S + j * P; };
     const std::int64_t per_link = T / K;  // pieces per link
 
@@ -615,6 +693,11 @@ TransferSet make_collective(const CollectiveConfig& c, const topo::FrozenTopolog
             L.block = ceil_div(V, N);
             region = N * L.block;
             L.out_address = c.address + region * vb;
+            if (c.algorithm == CollectiveAlgorithm::Direct) {
+                direct_all_to_all(b, L.members, t, L.block, L.out_address, scratch, L.levels, pointer, errors);
+                errors.throw_if_any();
+                break;
+            }
             for (std::int64_t s = 1; s < N; ++s)
                 for (std::int64_t r = 0; r < N; ++r) {
                     const std::int64_t d = (r + s) % N;

@@ -45,8 +45,10 @@ config::Schema<CollectiveConfig> collective_schema() {
               {"hierarchical", CollectiveAlgorithm::Hierarchical},
               {"direct", CollectiveAlgorithm::Direct}},
              "all_reduce: ring; hierarchical (node -> rack -> system reduce-scatter, then all-gather back); or direct "
-             "(every two member nodes linked: each node's sum of a piece crosses the link to its owner, sums chained "
-             "without a latency per contribution; efficiency 0.9+ on a node and on 264 TSPs)");
+             "(every two member nodes linked, as on a node, a rack or the 264-TSP system: each node sums the share of "
+             "another node at the TSP holding their link, which sends it across; sums chained without a latency per "
+             "contribution). all_to_all: direct relays blocks between nodes through the two ends of the node pair's "
+             "link, one link per transfer; otherwise phased by shift over whatever paths the scheduler picks");
     s.field("bytes", &C::bytes,
             "per TSP: its tensor (all_reduce, reduce_scatter, all_to_all, broadcast) or its block (all_gather, "
             "gather, scatter)")

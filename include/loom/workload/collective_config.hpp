@@ -20,15 +20,17 @@ std::string_view collective_kind_name(CollectiveKind k);  // "none", "all_reduce
 enum class CollectiveAlgorithm {
     Ring,          // all_reduce: one ring over the members, reduce-scatter then all-gather, 2(N-1) steps
     Hierarchical,  // all_reduce: node -> rack -> system, reduce-scatter down the levels, all-gather back up
-    Direct,        // all_reduce over nodes joined pairwise by links: each node's sum of a piece goes straight over
-                   // the link to the piece's owner (one node-to-node hop), and back the same way
+    Direct,        // over nodes joined pairwise by links, every transfer crossing one link: all_reduce sums each
+                   // node's share for another node at the TSP holding their link and sends it across; all_to_all
+                   // relays each block through the two ends of the node pair's link
 };
 std::string_view collective_algorithm_name(CollectiveAlgorithm a);  // "ring", "hierarchical", "direct"
 
 struct CollectiveConfig {
     CollectiveKind kind = CollectiveKind::None;
-    // Used by all_reduce only. Hierarchical keeps most traffic on a node's 7 local links and sends only shards
-    // between nodes, the decomposition the paper's all-reduce analysis assumes.
+    // Used by all_reduce (all three) and all_to_all (direct; anything else: phased by shift). Hierarchical keeps
+    // most traffic on a node's 7 local links and sends only shards between nodes, the decomposition the paper's
+    // all-reduce analysis assumes; direct needs a link between every two member nodes.
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::Hierarchical;
     Bytes bytes = Bytes(1 << 20);     // per TSP: its tensor (all_reduce, reduce_scatter, all_to_all, broadcast) or
                                       // its block (all_gather, gather, scatter)
