@@ -491,8 +491,9 @@ void direct_all_reduce(Builder& b, const std::vector<topo::VertexId>& m, const t
     emit_sums(b, to_owner);
     std::vector<Deps> final_piece(static_cast<std::size_t>(n));
     for (const SumJob& job : to_owner) final_piece[static_cast<std::size_t>(job.owner)] = job.last;
-    // 3. Back out: pieces to node mates, shares over the links, then to the far holders' node mates.
-    std::vector<Deps> have(static_cast<std::size_t>(n));  // by rank: what wrote its own node's share
+    // 3. Back out, piece by piece (so that a piece that is ready moves on without waiting for its share): to the
+    // owner's node mates, over the links from the holders, then to the far holders' node mates.
+    std::vector<Deps> piece_in(static_cast<std::size_t>(n * T));  // (rank, piece of its node's share) -> writers
     for (std::int64_t bn = 0; bn < M; ++bn) {
         const auto& g = nodes[static_cast<std::size_t>(bn)];
         for (std::int64_t j = 0; j < T; ++j) {
@@ -502,8 +503,8 @@ void direct_all_reduce(Builder& b, const std::vector<topo::VertexId>& m, const t
                 if (x != owner) dsts.push_back(x);
             const Deps& dep = final_piece[static_cast<std::size_t>(owner)];
             const TransferId id = b.add(owner, dsts, piece_slot(bn, j), piece_slot(bn, j), P, Combine::Store, dep);
-            for (std::int64_t x : dsts) have[static_cast<std::size_t>(x)].push_back(id);
-            merge_into(have[static_cast<std::size_t>(owner)], dep);
+            for (std::int64_t x : dsts) piece_in[static_cast<std::size_t>(x * T + j)] = {id};
+            piece_in[static_cast<std::size_t>(owner * T + j)] = dep;
         }
     }
     for (std::int64_t bn = 0; bn < M; ++bn) {
@@ -514,14 +515,16 @@ void direct_all_reduce(Builder& b, const std::vector<topo::VertexId>& m, const t
                     if (a != bn && holder(bn, a, l) == q) far.push_back(holder(a, bn, l));
                 if (far.empty()) continue;
                 std::sort(far.begin(), far.end());
-                const std::int64_t first = piece_slot(bn, l * per_link);
-                const TransferId id = b.add(q, far, first, first, per_link * P, Combine::Store,
-                                            have[static_cast<std::size_t>(q)]);
-                for (std::int64_t u : far) {
-                    std::vector<std::int64_t> mates;
-                    for (std::int64_t x : nodes[static_cast<std::size_t>(node_of[static_cast<std::size_t>(u)])])
-                        if (x != u) mates.push_back(x);
-                    b.add(u, mates, first, first, per_link * P, Combine::Store, {id});
+                for (std::int64_t j = l * per_link; j < (l + 1) * per_link; ++j) {
+                    const std::int64_t first = piece_slot(bn, j);
+                    const TransferId id = b.add(q, far, first, first, P, Combine::Store,
+                                                piece_in[static_cast<std::size_t>(q * T + j)]);
+                    for (std::int64_t u : far) {
+                        std::vector<std::int64_t> mates;
+                        for (std::int64_t x : nodes[static_cast<std::size_t>(node_of[static_cast<std::size_t>(u)])])
+                            if (x != u) mates.push_back(x);
+                        b.add(u, mates, first, first, P, Combine::Store, {id});
+                    }
                 }
             }
         }
