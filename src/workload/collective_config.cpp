@@ -60,7 +60,8 @@ config::Schema<CollectiveConfig> collective_schema() {
     s.field("address", &C::address, "byte offset of the collective's buffer in every member's memory")
         .range(0, std::int64_t{1} << 40);
     s.field("pieces", &C::pieces,
-            "sub-chunks per source when a chunk is reduced by one source after another; not published, 4")
+            "sub-chunks per source when a chunk is reduced by one source after another (hierarchical, "
+            "reduce_scatter), or per piece summed across nodes (direct all_reduce); not published, 4")
         .range(1, 64);
     return s;
 }

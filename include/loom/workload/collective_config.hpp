@@ -42,6 +42,8 @@ struct CollectiveConfig {
     // reads its operands at issue), rotated so that every link carries one sub-chunk at a time. Not published:
     // measured on a node (1 MiB all-reduce), efficiency is 0.79 with 1, 0.87 with 2 and 0.91 with 4 (smaller
     // pieces let the next round start while a link still sends); more pieces mean more transfers to schedule.
+    // Direct all_reduce: each piece summed across nodes is cut into this many sub-chunks (measured on 264 TSPs,
+    // 1 MiB: efficiency 0.78 with 1, 0.82 with 2, 0.83 with 4, 0.84 with 8).
     std::int64_t pieces = 4;
 };
 
