@@ -148,6 +148,8 @@ private:
 
     // The transfer being planned.
     bool stage_ = false;  // staging is considered for point-to-point transfers (paths) only
+    // Its `after` transfers: no destination may consume a vector before this cycle (0: no such constraint).
+    std::int64_t min_consume_cycle_ = 0;
     std::vector<Route> candidates_;
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
@@ -159,6 +161,7 @@ private:
     std::vector<std::int64_t> staging_used_;                          // by TSP, bytes
     std::vector<Time> done_;                                          // by transfer position: completion
     std::vector<Time> duration_lb_;                                   // by transfer position
+    std::vector<Time> consume_after_;                                 // by position: latest `after` completion
     std::vector<TransferTiming> timings_;                             // by transfer position
 };
 
@@ -311,6 +314,10 @@ Fit Scheduler::place(const Route& route, std::int64_t n, std::int64_t m_start, s
                 if (after && (after->consumer_cycle < hp.cycle || hp.last_leave > after->first_arrival))
                     hneed = std::max(hneed, after->end - hp.start);
             }
+            // Ordered after other transfers' writes (workload::Transfer::after): the consumer waits for them, and
+            // its vectors must not wait in the FIFO, so the whole train moves later.
+            if (route.hops[h].leaf && hp.cycle < min_consume_cycle_)
+                hneed = std::max(hneed, clock.period_floor() * (min_consume_cycle_ - hp.cycle));
             need = std::max(need, hneed);
         }
         if (need == Time::zero()) return Fit::Ok;
@@ -612,6 +619,9 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     const workload::Transfer& x = set_.transfers[i];
     const std::int64_t n = x.vectors(unit_);
     const std::int64_t m_ready = timing_.clock().edge_at_or_after(ready);
+    // Strictly after the last write of every `after` transfer: a Reduce reads its operands at issue.
+    min_consume_cycle_ =
+        consume_after_[i] > Time::zero() ? timing_.clock().edge_at_or_after(consume_after_[i]) + 1 : 0;
     candidates_.clear();
     splits_.clear();
     overlay_ = Overlay{};
@@ -761,12 +771,14 @@ Schedule Scheduler::run() {
     const std::size_t n = set_.transfers.size();
     done_.assign(n, Time::zero());
     duration_lb_.assign(n, Time::zero());
+    consume_after_.assign(n, Time::zero());
     timings_.assign(n, TransferTiming{});
     staging_used_.assign(static_cast<std::size_t>(topo_.num_vertices()), 0);
 
     // List scheduling: a transfer is ready when its dependencies are complete; the earliest ready goes first.
     std::vector<std::size_t> position(n);
     std::vector<std::vector<std::size_t>> dependents(n);
+    std::vector<std::vector<std::size_t>> followers(n);  // by `after`: placed later, consume later, start freely
     std::vector<std::size_t> waiting(n, 0);
     {
         std::vector<std::pair<workload::TransferId, std::size_t>> ids;
@@ -777,6 +789,12 @@ Schedule Scheduler::run() {
                 const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
                 LOOM_ASSERT(it != ids.end() && it->first == d, "validated dependencies exist");
                 dependents[it->second].push_back(i);
+                ++waiting[i];
+            }
+            for (workload::TransferId d : set_.transfers[i].after) {
+                const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
+                LOOM_ASSERT(it != ids.end() && it->first == d, "validated orderings exist");
+                followers[it->second].push_back(i);
                 ++waiting[i];
             }
         }
@@ -794,6 +812,10 @@ Schedule Scheduler::run() {
         plan_transfer(i, ready_at[i]);
         for (std::size_t j : dependents[i]) {
             ready_at[j] = std::max(ready_at[j], done_[i] + set_.transfers[j].compute_before);
+            if (--waiting[j] == 0) ready.emplace(ready_at[j].count(), j);
+        }
+        for (std::size_t j : followers[i]) {
+            consume_after_[j] = std::max(consume_after_[j], done_[i]);
             if (--waiting[j] == 0) ready.emplace(ready_at[j].count(), j);
         }
     }
@@ -920,7 +942,8 @@ Schedule Scheduler::build() {
     }
     {
         // Longest chain: each transfer starts no earlier than its earliest time and its dependencies' bound plus
-        // compute_before, and takes at least its duration bound.
+        // compute_before, and takes at least its duration bound; it completes a core cycle after the transfers it
+        // is ordered `after` at the earliest (its consumer issues later and writes no earlier than its issue).
         const std::vector<std::size_t> order = workload::topological_order(set_);
         std::vector<Time> finish(set_.transfers.size());
         std::vector<std::pair<workload::TransferId, std::size_t>> ids;
@@ -934,6 +957,10 @@ Schedule Scheduler::build() {
                 start = std::max(start, finish[it->second] + x.compute_before);
             }
             finish[i] = start + duration_lb_[i];
+            for (workload::TransferId d : x.after) {
+                const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
+                finish[i] = std::max(finish[i], finish[it->second] + clock.period_floor());
+            }
             s.bound.dependency_chain = std::max(s.bound.dependency_chain, finish[i]);
         }
     }

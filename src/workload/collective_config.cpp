@@ -22,6 +22,7 @@ std::string_view collective_algorithm_name(CollectiveAlgorithm a) {
     switch (a) {
         case CollectiveAlgorithm::Ring: return "ring";
         case CollectiveAlgorithm::Hierarchical: return "hierarchical";
+        case CollectiveAlgorithm::Direct: return "direct";
     }
     return "?";
 }
@@ -40,8 +41,14 @@ config::Schema<CollectiveConfig> collective_schema() {
               {"scatter", CollectiveKind::Scatter}},
              "which collective (none: no collective)");
     s.choice("algorithm", &C::algorithm,
-             {{"ring", CollectiveAlgorithm::Ring}, {"hierarchical", CollectiveAlgorithm::Hierarchical}},
-             "all_reduce: ring, or hierarchical (node -> rack -> system reduce-scatter, then all-gather back)");
+             {{"ring", CollectiveAlgorithm::Ring},
+              {"hierarchical", CollectiveAlgorithm::Hierarchical},
+              {"direct", CollectiveAlgorithm::Direct}},
+             "all_reduce: ring; hierarchical (node -> rack -> system reduce-scatter, then all-gather back); or direct "
+             "(every two member nodes linked, as on a node, a rack or the 264-TSP system: each node sums the share of "
+             "another node at the TSP holding their link, which sends it across; sums chained without a latency per "
+             "contribution). all_to_all: direct relays blocks between nodes through the two ends of the node pair's "
+             "link, one link per transfer; otherwise phased by shift over whatever paths the scheduler picks");
     s.field("bytes", &C::bytes,
             "per TSP: its tensor (all_reduce, reduce_scatter, all_to_all, broadcast) or its block (all_gather, "
             "gather, scatter)")
@@ -53,7 +60,8 @@ config::Schema<CollectiveConfig> collective_schema() {
     s.field("address", &C::address, "byte offset of the collective's buffer in every member's memory")
         .range(0, std::int64_t{1} << 40);
     s.field("pieces", &C::pieces,
-            "sub-chunks per source when a chunk is reduced by one source after another; not published, 4")
+            "sub-chunks per source when a chunk is reduced by one source after another (hierarchical, "
+            "reduce_scatter), or per piece summed across nodes (direct all_reduce); not published, 4")
         .range(1, 64);
     return s;
 }

@@ -156,6 +156,11 @@ void validate(const TransferSet& s, const topo::FrozenTopology& t, const topo::C
                 errors.add(config::child_pointer(at(pointer, i, "deps"), j),
                            fmt::format("no transfer with id {}", x.deps[j]));
         }
+        for (std::size_t j = 0; j < x.after.size(); ++j) {
+            if (!position.count(x.after[j]))
+                errors.add(config::child_pointer(at(pointer, i, "after"), j),
+                           fmt::format("no transfer with id {}", x.after[j]));
+        }
     }
 
     // Dependency cycles: depth-first search over known dependencies; each cycle is reported once, at the
@@ -166,7 +171,9 @@ void validate(const TransferSet& s, const topo::FrozenTopology& t, const topo::C
     std::function<void(std::size_t)> visit = [&](std::size_t i) {
         mark[i] = Mark::Open;
         stack.push_back(i);
-        for (TransferId d : s.transfers[i].deps) {
+        std::vector<TransferId> before = s.transfers[i].deps;
+        before.insert(before.end(), s.transfers[i].after.begin(), s.transfers[i].after.end());
+        for (TransferId d : before) {
             auto it = position.find(d);
             if (it == position.end()) continue;
             const std::size_t j = it->second;
@@ -300,11 +307,13 @@ std::vector<std::size_t> topological_order(const TransferSet& s) {
     std::vector<std::size_t> waiting(n, 0);
     std::vector<std::vector<std::size_t>> dependents(n);
     for (std::size_t i = 0; i < n; ++i) {
-        for (TransferId d : s.transfers[i].deps) {
-            auto it = position.find(d);
-            LOOM_ASSERT(it != position.end(), "topological_order: unknown dependency");
-            dependents[it->second].push_back(i);
-            ++waiting[i];
+        for (const auto* list : {&s.transfers[i].deps, &s.transfers[i].after}) {
+            for (TransferId d : *list) {
+                auto it = position.find(d);
+                LOOM_ASSERT(it != position.end(), "topological_order: unknown dependency");
+                dependents[it->second].push_back(i);
+                ++waiting[i];
+            }
         }
     }
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;

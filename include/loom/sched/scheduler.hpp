@@ -20,6 +20,9 @@ namespace loom::sched {
 //    (every vector in memory at every destination) plus its compute_before, and never before its earliest time;
 //    the ready transfer with the earliest ready time (then the lowest position) is placed next, and keeps its
 //    reservations (no later transfer moves it).
+//  - A transfer ordered `after` others is placed after them and may start before they complete, but every
+//    destination consumes its first vector only after their last write there (a whole train moves later, so that
+//    no vector waits in a FIFO for that).
 //  - A point-to-point tensor is placed piece by piece (pieces of remaining / candidate paths vectors, at
 //    least min_chunk_vectors): each piece goes where it completes first, either appended to the train already
 //    placed on a path (when the links allow, so that a path normally carries one long train) or as a new train

@@ -24,7 +24,7 @@ inline constexpr Bytes kDefaultVectorBytes{320};
 
 // What a destination does with an arriving tensor: store it (a Receive) or add it to the vectors already at
 // dst_address (a storing Reduce, timed as a Receive). Sums into one region must not overlap in time: whoever
-// generates them orders them with `deps`.
+// generates them orders them with `deps` or, without waiting for the data to be in memory first, with `after`.
 enum class Combine { Store, Sum };
 
 // One tensor moved from the memory of one TSP to the memories of one or more others (fan-out: every destination
@@ -36,6 +36,10 @@ struct Transfer {
     Bytes bytes{0};                    // tensor size, >= 1 byte
     Time earliest{};                   // may not start before this time
     std::vector<TransferId> deps;      // transfers whose data must be in memory everywhere before this starts
+    // Transfers that must have written every destination before any destination consumes this one's first vector
+    // (its Receive or Reduce issues strictly later), while this one may start, and travel, earlier. Orders sums
+    // into one region without a network latency between them: a Reduce reads its operands at issue.
+    std::vector<TransferId> after;
     Time compute_before{};             // compute time after the last dependency completes, before this may start
     std::int64_t src_address = 0;      // byte offset of the tensor in the source TSP's memory
     std::int64_t dst_address = 0;      // byte offset written in every destination's memory
@@ -114,7 +118,7 @@ TransferSet random_transfers(const RandomTransfers& r, const topo::FrozenTopolog
 void validate(const TransferSet& s, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
               const std::string& pointer, config::Errors& errors, Bytes unit_payload = kDefaultVectorBytes);
 
-// Positions of the transfers in an order where every transfer comes after its dependencies (Kahn's algorithm,
+// Positions of the transfers in an order where every transfer comes after its `deps` and `after` (Kahn's algorithm,
 // lowest position first among the ready ones). Requires a validated set (no cycles, known ids).
 std::vector<std::size_t> topological_order(const TransferSet& s);
 

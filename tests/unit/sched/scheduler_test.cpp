@@ -268,6 +268,35 @@ TEST_CASE("A transfer starts only after its dependencies are in memory plus its 
     CHECK(check(s, t, set).empty());
 }
 
+// Two 50-vector sums into the same slots of TSP 0, from TSPs 1 and 2 over different links: the second is ordered
+// `after` the first, so it may leave before the first is in memory, but TSP 0 consumes it only once the first's
+// last vector is written (a Reduce reads its operands at issue).
+TEST_CASE("A sum ordered after another travels early but is consumed only after the other's last write") {
+    const FrozenTopology t = fx::node_of(3);
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(0, 1, {0}, 50));
+    set.transfers.push_back(fx::transfer(1, 2, {0}, 50));
+    for (auto& x : set.transfers) x.combine = loom::workload::Combine::Sum;
+    set.transfers[1].after = {0};
+    const Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(s.transfers.size() == 2);
+    const auto& a = s.transfers[0];
+    const auto& b = s.transfers[1];
+    CHECK(b.ready == Time::zero());
+    CHECK(b.first_issue < a.completion);  // no waiting for the first to land before sending
+    const auto reduces = ops(s, 0, Op::Reduce, 1);
+    REQUIRE_FALSE(reduces.empty());
+    const loom::ClockDomain clock = ChipConfig{}.clock();
+    for (const Instruction& r : reduces) CHECK(clock.edge(r.cycle) > a.completion);
+    // ... and at the first cycle after it: one cycle earlier would read the first sum's slots before it is written.
+    std::int64_t first = reduces.front().cycle;
+    for (const Instruction& r : reduces) first = std::min(first, r.cycle);
+    CHECK(clock.edge(first - 1) <= a.completion);
+    // The chain bound counts the ordering: b completes after a.
+    CHECK(s.bound.dependency_chain > a.completion - a.ready - 1_us);
+    CHECK(check(s, t, set).empty());
+}
+
 TEST_CASE("Compiling the same input twice gives the same schedule") {
     const FrozenTopology t = fx::system264();
     const TransferSet set = fx::random_set(t, 80, loom::Bytes(320 * 150), 11, 1, 0.2);

@@ -48,24 +48,38 @@ wl::TransferSet generate(int tsps, wl::CollectiveConfig c) {
 }
 
 // Replays the transfers in dependency order on a model of every member's memory and checks (1) that any two
-// transfers touching the same slot, at least one writing it, are ordered by their dependencies (no race the
-// scheduler could reorder), and (2) that the replay leaves exactly the contents the collective's definition says.
+// transfers touching the same slot, at least one writing it, are ordered (no race the scheduler could reorder),
+// and (2) that the replay leaves exactly the contents the collective's definition says. A transfer completes after
+// everything it follows by `deps` or `after`, but only starts (reads its source) after what it follows by a path
+// whose last step is in `deps`: `after` orders writes at the destination, not the read at the source.
 void check_data_flow(const wl::TransferSet& s) {
     const std::int64_t vb = 320;
     const std::size_t n = s.transfers.size();
-    // Ancestor sets as one flat bit matrix: row i has bit j set when transfer j precedes transfer i.
+    // Ancestor sets as flat bit matrices: row i has bit j set when j completes before i completes (done) or
+    // before i starts (read).
     const std::size_t words = (n + 63) / 64;
-    std::vector<std::uint64_t> anc(n * words, 0);
-    auto bit = [&](std::size_t i, std::size_t j) { return ((anc[i * words + j / 64] >> (j % 64)) & 1U) != 0; };
+    std::vector<std::uint64_t> done(n * words, 0), read(n * words, 0);
+    auto bit = [&](const std::vector<std::uint64_t>& m, std::size_t i, std::size_t j) {
+        return ((m[i * words + j / 64] >> (j % 64)) & 1U) != 0;
+    };
     const std::vector<std::size_t> order = wl::topological_order(s);
     for (std::size_t i : order) {
         for (wl::TransferId d : s.transfers[i].deps) {
             const auto j = static_cast<std::size_t>(s.index_of(d));  // ids are positions in generated sets
-            for (std::size_t w = 0; w < words; ++w) anc[i * words + w] |= anc[j * words + w];
-            anc[i * words + j / 64] |= std::uint64_t{1} << (j % 64);
+            for (std::size_t w = 0; w < words; ++w) read[i * words + w] |= done[j * words + w];
+            read[i * words + j / 64] |= std::uint64_t{1} << (j % 64);
+        }
+        for (std::size_t w = 0; w < words; ++w) done[i * words + w] |= read[i * words + w];
+        for (wl::TransferId d : s.transfers[i].after) {
+            const auto j = static_cast<std::size_t>(s.index_of(d));
+            for (std::size_t w = 0; w < words; ++w) done[i * words + w] |= done[j * words + w];
+            done[i * words + j / 64] |= std::uint64_t{1} << (j % 64);
         }
     }
-    auto ordered = [&](std::size_t a, std::size_t b) { return bit(a, b) || bit(b, a); };
+    // Two writes: one completes before the other. A write a and a read b: a completes before b starts, or b
+    // (which has read by the time it completes) completes before a does.
+    auto writes_ordered = [&](std::size_t a, std::size_t b) { return bit(done, a, b) || bit(done, b, a); };
+    auto write_read_ordered = [&](std::size_t a, std::size_t b) { return bit(read, b, a) || bit(done, a, b); };
     // (tsp, slot) -> transfers writing it / reading it.
     std::map<std::pair<topo::VertexId, std::int64_t>, std::vector<std::size_t>> writers, readers;
     for (std::size_t i = 0; i < n; ++i) {
@@ -78,11 +92,11 @@ void check_data_flow(const wl::TransferSet& s) {
     std::size_t races = 0;
     for (const auto& [slot, w] : writers) {
         for (std::size_t a = 0; a < w.size(); ++a)
-            for (std::size_t b = a + 1; b < w.size(); ++b) races += ordered(w[a], w[b]) ? 0 : 1;
+            for (std::size_t b = a + 1; b < w.size(); ++b) races += writes_ordered(w[a], w[b]) ? 0 : 1;
         const auto r = readers.find(slot);
         if (r == readers.end()) continue;
         for (std::size_t a : w)
-            for (std::size_t b : r->second) races += (a == b || ordered(a, b)) ? 0 : 1;
+            for (std::size_t b : r->second) races += (a == b || write_read_ordered(a, b)) ? 0 : 1;
     }
     CHECK(races == 0);
 
@@ -136,8 +150,9 @@ TEST_CASE("A ring all-reduce over N TSPs is 2(N-1) steps of N transfers with the
 TEST_CASE("Every generated collective orders its accesses and replays to its definition on 8 and 72 TSPs") {
     for (int tsps : {8, 72}) {
         for (const std::string& kind : kKinds) {
-            for (const char* algorithm : {"hierarchical", "ring"}) {
+            for (const char* algorithm : {"hierarchical", "ring", "direct"}) {
                 if (kind != "all_reduce" && std::string(algorithm) == "ring") continue;
+                if (kind != "all_reduce" && kind != "all_to_all" && std::string(algorithm) == "direct") continue;
                 INFO(kind << " " << algorithm << " on " << tsps);
                 loom::config::Errors errors;
                 wl::TransferSetConfig tc;
@@ -175,6 +190,60 @@ TEST_CASE("A hierarchical all-reduce on a rack reduce-scatters in the node, then
     CHECK(generate(72, c).collective->levels == "tree 72");
 }
 
+TEST_CASE("A direct all-reduce sends every cross-node byte over one link and sums each piece in place") {
+    wl::CollectiveConfig c;
+    c.kind = wl::CollectiveKind::AllReduce;
+    c.algorithm = wl::CollectiveAlgorithm::Direct;
+    c.bytes = Bytes(264 * 320 * 2);
+    const topo::FrozenTopology t = topology_of(264);
+    const wl::TransferSet s = wl::make_collective(c, t, loom::topo::ChipConfig{});
+    REQUIRE(s.collective);
+    CHECK(s.collective->levels == "direct: 8 x 33 nodes (1 link per pair)");
+    CHECK(s.collective->vectors == 264 * 2);
+    std::size_t far = 0;
+    for (const wl::Transfer& x : s.transfers) {
+        for (topo::VertexId d : x.dsts) {
+            if (t.vertex(d).node == t.vertex(x.src).node) continue;
+            ++far;
+            bool linked = false;  // across nodes only between the two ends of a link
+            for (topo::ChannelId ch : t.out_channels(x.src)) linked = linked || t.channel(ch).dst == d;
+            CHECK(linked);
+        }
+    }
+    CHECK(far > 0);
+    check_data_flow(s);
+    // Between racks there is no link for every node pair.
+    loom::tsp::MachineConfig m;
+    loom::config::Errors errors;
+    topo::tsp_topology_schema().parse(Json{{"kind", "multirack"}, {"racks", 2}}, "/topology", m.topology, errors);
+    REQUIRE(errors.empty());
+    c.bytes = Bytes(320 * 144);
+    CHECK_THROWS_WITH(wl::make_collective(c, topo::build_tsp_topology(m.topology), loom::topo::ChipConfig{}),
+                      Catch::Contains("/workload/collective/algorithm") && Catch::Contains("a link between every two"));
+}
+
+TEST_CASE("A direct all-to-all relays blocks between nodes over one link per transfer") {
+    wl::CollectiveConfig c;
+    c.kind = wl::CollectiveKind::AllToAll;
+    c.algorithm = wl::CollectiveAlgorithm::Direct;
+    c.bytes = Bytes(72 * 320);
+    const topo::FrozenTopology t = topology_of(72);
+    const wl::TransferSet s = wl::make_collective(c, t, loom::topo::ChipConfig{});
+    REQUIRE(s.collective);
+    CHECK(s.collective->levels == "direct: 8 x 9 nodes (2 links per pair)");
+    std::size_t relayed = 0;
+    for (const wl::Transfer& x : s.transfers) {
+        REQUIRE(x.dsts.size() == 1);
+        bool linked = false;
+        for (topo::ChannelId ch : t.out_channels(x.src)) linked = linked || t.channel(ch).dst == x.dsts[0];
+        CHECK(linked);
+        relayed += x.deps.empty() ? 0 : 1;
+    }
+    // 72 x 64 blocks leave their node; all but those whose source holds the link need a relay before crossing.
+    CHECK(relayed > 0);
+    check_data_flow(s);
+}
+
 TEST_CASE("Collective configs with impossible members, roots or sizes are rejected at their pointers") {
     wl::CollectiveConfig c;
     c.kind = wl::CollectiveKind::Broadcast;
@@ -194,6 +263,8 @@ TEST_CASE("Collective configs with impossible members, roots or sizes are reject
     c.bytes = Bytes(320 * 64);
     c.tsps = {0, 1, 2, 8, 9};  // two in node 0... not every node alike
     CHECK_THROWS_WITH(generate(72, c), Catch::Contains("same number of members in every node"));
+    c.algorithm = wl::CollectiveAlgorithm::Direct;
+    CHECK_THROWS_WITH(generate(72, c), Catch::Contains("same number of members in every node"));
     loom::config::Errors errors;
     const Json w = wl::normalize_collective(Json{{"collective", {{"tsps", "all"}}}}, "/workload", errors);
     CHECK_FALSE(errors.empty());
@@ -203,8 +274,9 @@ TEST_CASE("Collective configs with impossible members, roots or sizes are reject
 TEST_CASE("Every collective runs on 2, 8, 72 and 264 TSPs and leaves exactly the right memory") {
     for (int tsps : {2, 8, 72, 264}) {
         for (const std::string& kind : kKinds) {
-            for (const char* algorithm : {"hierarchical", "ring"}) {
+            for (const char* algorithm : {"hierarchical", "ring", "direct"}) {
                 if (kind != "all_reduce" && std::string(algorithm) == "ring") continue;
+                if (kind != "all_reduce" && kind != "all_to_all" && std::string(algorithm) == "direct") continue;
                 if (tsps == 264 && std::string(algorithm) == "ring") continue;  // 526 dependent steps: slow
                 INFO(kind << " " << algorithm << " on " << tsps);
                 const auto r = loom::tsp::test::run_config(collective_config(
@@ -257,9 +329,13 @@ TEST_CASE("A summing transfer adds to the destination's memory and may have only
                       Catch::Contains("/workload/transfers/0/combine") && Catch::Contains("one destination"));
 }
 
+// As configs/tsp/collectives/allreduce-node.json and alltoall-node.json: minimal paths only (every link of the
+// node already carries an equal share; a detour one transfer takes to finish earlier takes a link from another).
 TEST_CASE("All-reduce and all-to-all of 1 MiB per TSP on a node reach efficiency 0.87") {
     for (const char* kind : {"all_reduce", "all_to_all"}) {
-        const auto r = loom::tsp::test::run_config(collective_config(8, Json{{"kind", kind}, {"bytes", "1MiB"}}));
+        Json c = collective_config(8, Json{{"kind", kind}, {"algorithm", "direct"}, {"bytes", "1MiB"}});
+        c["scheduler"] = Json{{"allow_nonminimal", false}};
+        const auto r = loom::tsp::test::run_config(c);
         INFO(kind << ": " << r.error);
         REQUIRE(r.ok);
         const double e = r.stats.at("tsp").at("schedule").at("efficiency").get<double>();
@@ -268,3 +344,15 @@ TEST_CASE("All-reduce and all-to-all of 1 MiB per TSP on a node reach efficiency
     }
 }
 
+TEST_CASE("Direct collectives on a rack give byte-identical stats in two runs") {
+    for (const char* kind : {"all_reduce", "all_to_all"}) {
+        INFO(kind);
+        Json c = collective_config(72, Json{{"kind", kind}, {"algorithm", "direct"}, {"bytes", "64KiB"}});
+        c["scheduler"] = Json{{"allow_nonminimal", false}};
+        const auto a = loom::tsp::test::run_config(c);
+        const auto b = loom::tsp::test::run_config(c);
+        REQUIRE(a.ok);
+        REQUIRE(b.ok);
+        CHECK(a.stats.dump() == b.stats.dump());
+    }
+}
