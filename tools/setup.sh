@@ -43,7 +43,7 @@ case "$mode" in
         build build -DLOOM_WERROR="$werror" ;;
     demo)
         build build -DLOOM_WERROR="$werror" -DLOOM_BUILD_TESTS=OFF -DLOOM_BUILD_BENCH=OFF
-        ./build/src/cli/loom schedule configs/tsp/compare-264.json --compare dynamic ;;
+        ./build/src/cli/loom schedule configs/tsp/compare-264.json --compare dynamic --brief ;;
     test)
         build build -DLOOM_WERROR="$werror"
         (cd build && ctest -j "$jobs" --output-on-failure --timeout 600) ;;

@@ -27,6 +27,7 @@ struct CommonFlags {
     std::string format = "table";
     bool json = false;
     bool quiet = false;
+    bool brief = false;  // schedule: the table format prints only the summary (and comparison)
     std::string trace;  // run, schedule: write the model's Chrome/Perfetto trace here
 
     void add_config(CLI::App* cmd, const char* what = "config file (JSON)") {
@@ -46,7 +47,10 @@ struct CommonFlags {
 // Writes the report to stdout and, with --out, to files.
 void emit(const loom::scenario::Report& report, const CommonFlags& flags) {
     if (!flags.out.empty()) loom::scenario::write_report(flags.out, report);
-    const std::string text = loom::scenario::render(report, flags.resolved_format());
+    const Format format = flags.resolved_format();
+    const std::string text = flags.brief && format == Format::Table && !report.summary.empty()
+                                 ? report.summary
+                                 : loom::scenario::render(report, format);
     std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
 }
@@ -104,6 +108,9 @@ int main(int argc, char** argv) {
     schedule->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
     schedule->add_option("--trace", schedule_flags.trace,
                          "write a Chrome/Perfetto trace (JSON) of link occupancy and TSP activity to this file");
+    schedule->add_flag("--brief", schedule_flags.brief,
+                       "table format: print only the summary (and the comparison), not every statistic; --out "
+                       "still writes them all");
     loom::scenario::CompareOptions compare;
     schedule->add_option("--compare", compare.network,
                          "also run the transfers on the dynamically routed network ('dynamic') and print the "

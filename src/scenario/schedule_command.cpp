@@ -113,6 +113,7 @@ RunResult schedule(const Json& config, const RunOptions& options, const CompareO
         result.report.csv = csv;
         result.perf += perf;
     }
+    result.report.summary = head;
     result.report.table = head + "\n" + result.report.table;
     return result;
 }

@@ -273,3 +273,18 @@ TEST_CASE("A bad --compare value exits 2 with a one-line message") {
     CHECK(r.code == 2);
     CHECK(r.out == "loom: --compare: expected 'dynamic', got 'static'\n");
 }
+
+TEST_CASE("loom schedule --brief prints only the summary while --out still writes every statistic") {
+    const auto dir = scratch("brief");
+    const auto full = loom("schedule configs/tsp/collectives/allreduce-node.json --set workload.collective.bytes=64KiB");
+    const auto brief = loom("schedule configs/tsp/collectives/allreduce-node.json --set workload.collective.bytes=64KiB "
+                            "--brief --out '" + dir.string() + "'");
+    REQUIRE(full.code == 0);
+    REQUIRE(brief.code == 0);
+    CHECK(brief.out.rfind("schedule: ", 0) == 0);
+    CHECK(brief.out.find("efficiency") != std::string::npos);
+    CHECK(brief.out.find("sys.node0.tsp0") == std::string::npos);
+    CHECK(full.out.find("sys.node0.tsp0") != std::string::npos);
+    CHECK(full.out.rfind(brief.out, 0) == 0);
+    CHECK(read(dir / "report.txt") == full.out);
+}

@@ -20,6 +20,7 @@ Format parse_format(const std::string& text, const std::string& flag = "--format
 struct Report {
     Json document;           // the stats document (stats.json)
     std::string table;       // report.txt
+    std::string summary;     // the lines that open `table` for a person to read first (may be empty)
     std::string csv;         // report.csv (may be empty: not written then)
     std::vector<std::pair<std::string, std::string>> extra_files;  // (file name, contents), e.g. trace.json
 };
