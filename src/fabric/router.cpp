@@ -37,17 +37,12 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
     const auto P = static_cast<std::size_t>(ports_);
     const auto PV = P * static_cast<std::size_t>(vcs_);
     ivs_.resize(PV);
-    for (InputVc& x : ivs_) x.ring = x.slots;
-    spill_.resize(PV);
-    va_ready_.assign(PV, 0);
     sa_.resize(PV);
     sw_lines_.assign(P, 0);
     credits_.assign(PV, 0);
     ov_busy_.assign(PV, 0);
     used_.assign(P, 0);
     port_.resize(P);
-    flit_in_.resize(P);
-    credit_in_.resize(P);
     for (PortState& ps : port_) {
         ps.latency = static_cast<std::int32_t>(net.config.terminal_latency_cycles);
         ps.kind = static_cast<std::uint8_t>(kEjectionChannel);
@@ -90,20 +85,14 @@ void Router::init() {
 }
 
 void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
-    InLine& in = flit_in_[static_cast<std::size_t>(port)];
-    in.line = &flits;
-    flits.adopt_reader(in.cur);
+    port_[static_cast<std::size_t>(port)].in_flits = &flits;
     port_[static_cast<std::size_t>(port)].out_credits = &credits_back;
-    port_[static_cast<std::size_t>(port)].credit_w = credits_back.writer_cursor();
     credits_back.bind(credit_wake_out(port));
 }
 
 void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
     port_[static_cast<std::size_t>(port)].out_flits = &flits;
-    port_[static_cast<std::size_t>(port)].flit_w = flits.writer_cursor();
-    InLine& in = credit_in_[static_cast<std::size_t>(port)];
-    in.line = credits_back;
-    if (credits_back != nullptr) credits_back->adopt_reader(in.cur);
+    port_[static_cast<std::size_t>(port)].in_credits = credits_back;
     flits.bind(flit_wake_out(port));
 }
 
@@ -142,39 +131,23 @@ void Router::sa_remove(std::int32_t port, std::int32_t vc) {
 void Router::on_flit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     flit_lines_ |= bit64(port);
-    flit_in_[static_cast<std::size_t>(port)].due = c;
+    port_[static_cast<std::size_t>(port)].flit_due = c;
     wake(c);
 }
 
 void Router::on_credit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     credit_lines_ |= bit64(port);
-    credit_in_[static_cast<std::size_t>(port)].due = c;
+    port_[static_cast<std::size_t>(port)].credit_due = c;
     if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
 }
 
-// Grow (power of two): from the inline slots to the heap ring, which keeps its largest size for reuse. A
-// buffer beyond its depth is a credit bug, caught by the conservation check.
-[[gnu::noinline, gnu::cold]] void Router::grow_ring(std::int32_t iv) {
-    InputVc& x = ivs_[static_cast<std::size_t>(iv)];
-    std::vector<std::uint64_t>& heap = spill_[static_cast<std::size_t>(iv)];
-    const std::size_t cap = std::size_t{x.mask} + 1;
-    std::uint64_t* old = x.ring;
-    if (x.ring == x.slots) {
-        if (heap.size() < 2 * cap) heap.assign(2 * cap, 0);
-    } else {
-        std::vector<std::uint64_t> bigger(2 * cap);
-        for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = old[(x.head + k) & x.mask];
-        heap.swap(bigger);
-        x.ring = heap.data();
-        x.head = 0;
-        x.mask = static_cast<std::uint32_t>(heap.size() - 1);
-        return;
-    }
-    for (std::uint32_t k = 0; k < x.size; ++k) heap[k] = old[(x.head + k) & x.mask];
-    x.ring = heap.data();
+// Grow (power of two); a buffer beyond its depth is a credit bug, caught by the conservation check.
+[[gnu::noinline, gnu::cold]] void Router::grow_ring(InputVc& x) {
+    std::vector<std::uint64_t> bigger(std::max<std::size_t>(4, x.ring.size() * 2));
+    for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = x.ring[(x.head + k) & (x.ring.size() - 1)];
+    x.ring.swap(bigger);
     x.head = 0;
-    x.mask = static_cast<std::uint32_t>(heap.size() - 1);
 }
 
 // Inline: drain calls it for every flit.
@@ -183,8 +156,8 @@ void Router::on_credit_wake(std::int32_t port) {
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
     InputVc& x = ivs_[static_cast<std::size_t>(iv)];
-    if (x.size == x.mask + 1) [[unlikely]] grow_ring(iv);
-    x.ring[(x.head + x.size) & x.mask] =
+    if (x.size == x.ring.size()) [[unlikely]] grow_ring(x);
+    x.ring[(x.head + x.size) & (x.ring.size() - 1)] =
         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
     ++x.size;
     if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
@@ -192,7 +165,7 @@ void Router::on_credit_wake(std::int32_t port) {
     if (x.state == VcState::Idle) {
         LOOM_DEBUG_ASSERT(Flit::is_head(arg), "body flit into an idle VC");
         x.state = VcState::Routing;
-        va_ready_[static_cast<std::size_t>(iv)] = c + routing_cycles_;
+        x.ready = c + routing_cycles_;
         va_list_.push_back(iv);
     } else {
         LOOM_DEBUG_ASSERT(x.state == VcState::Active, "flit into a VC that is routing an empty buffer");
@@ -202,37 +175,39 @@ void Router::on_credit_wake(std::int32_t port) {
 }
 
 void Router::drain(std::int64_t c) {
-    // Each line's front arrival is kept in its InLine (due), so lines with nothing due are
+    // Each line's front arrival is kept in PortState (flit_due / credit_due), so lines with nothing due are
     // not touched: the front of a FIFO only changes when its reader pops.
     std::int64_t accepted = 0, accepted_cycles = 0;  // buffer writes, counted once per drain
     for (std::uint64_t m = flit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
-        InLine& in = flit_in_[static_cast<std::size_t>(p)];
-        if (in.due > c) continue;
+        PortState& ps = port_[static_cast<std::size_t>(p)];
+        if (ps.flit_due > c) continue;
+        FlitLink& line = *ps.in_flits;
         do {
-            accept_flit(p, FlitLink::take(in.cur), in.due);
+            accept_flit(p, line.pop(), ps.flit_due);
             ++accepted;
-            accepted_cycles += in.due;
-            if (!FlitLink::has_front(in.cur)) break;
-            in.due = FlitLink::front_arrival(in.cur, c);
-        } while (in.due <= c);
-        if (!FlitLink::has_front(in.cur)) flit_lines_ &= ~bit64(p);
+            accepted_cycles += ps.flit_due;
+            if (line.empty()) break;
+            ps.flit_due = line.front_arrival(c);
+        } while (ps.flit_due <= c);
+        if (line.empty()) flit_lines_ &= ~bit64(p);
     }
     FabricCounters& t = net_.stats.totals;
     t.buffer_in += accepted;
     t.buffer_in_cycles += accepted_cycles;
     for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
-        InLine& in = credit_in_[static_cast<std::size_t>(p)];
-        if (in.due > c) continue;
+        PortState& ps = port_[static_cast<std::size_t>(p)];
+        if (ps.credit_due > c) continue;
+        FlitLink& line = *ps.in_credits;
         std::int32_t* credits = credits_.data() + p * vcs_;
         do {
-            ++credits[FlitLink::take(in.cur)];
+            ++credits[line.pop()];
             --used_[static_cast<std::size_t>(p)];
-            if (!FlitLink::has_front(in.cur)) break;
-            in.due = FlitLink::front_arrival(in.cur, c);
-        } while (in.due <= c);
-        if (!FlitLink::has_front(in.cur)) credit_lines_ &= ~bit64(p);
+            if (line.empty()) break;
+            ps.credit_due = line.front_arrival(c);
+        } while (ps.credit_due <= c);
+        if (line.empty()) credit_lines_ &= ~bit64(p);
     }
 }
 
@@ -257,17 +232,17 @@ void Router::route(std::int32_t iv) {
         if (net_.tables.crosses(vertex_, port)) ++p.route.crossings;
         p.channel_cycles += port_[static_cast<std::size_t>(port)].latency;
     }
-    x.out_port = static_cast<std::int16_t>(port);
-    x.cand_first = static_cast<std::int16_t>(port * vcs_ + first);
-    x.cand_end = static_cast<std::int16_t>(port * vcs_ + end);
+    x.out_port = port;
+    x.cand_first = port * vcs_ + first;
+    x.cand_end = port * vcs_ + end;
     x.state = VcState::VcAlloc;
 }
 
 void Router::vc_allocate(std::int64_t cycle) {
     va_.clear();
     for (std::int32_t iv : va_list_) {
-        if (va_ready_[static_cast<std::size_t>(iv)] > cycle) continue;
         InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+        if (x.ready > cycle) continue;
         if (x.state == VcState::Routing) route(iv);
         for (std::int32_t ov = x.cand_first; ov < x.cand_end; ++ov)
             if (!ov_busy_[static_cast<std::size_t>(ov)]) va_.request(iv, ov, ov);
@@ -278,8 +253,10 @@ void Router::vc_allocate(std::int64_t cycle) {
         InputVc& x = ivs_[static_cast<std::size_t>(iv)];
         const std::int32_t ov = va_.output_of(iv);
         ov_busy_[static_cast<std::size_t>(ov)] = 1;
+        x.out_vc = ov;
         x.state = VcState::Active;
-        sa_[static_cast<std::size_t>(iv)] = SaVc{cycle + vc_alloc_cycles_, ov, x.out_port};
+        x.ready = cycle + vc_alloc_cycles_;
+        sa_[static_cast<std::size_t>(iv)] = SaVc{x.ready, ov, x.out_port};
         sw_.set_output(iv / vcs_, iv % vcs_, x.out_port);
         sa_add(iv / vcs_, iv % vcs_);
     }
@@ -316,20 +293,13 @@ bool Router::switch_allocate(std::int64_t cycle) {
 }
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
-    const std::int32_t iv = port * vcs_ + vc;
-    InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+    InputVc& x = ivs_[static_cast<std::size_t>(port * vcs_ + vc)];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
-    x.head = (x.head + 1) & x.mask;
-    if (--x.size == 0) {
-        // Empty: back to the inline slots.
-        x.ring = x.slots;
-        x.head = 0;
-        x.mask = kInline - 1;
-    }
+    x.head = (x.head + 1) & static_cast<std::uint32_t>(x.ring.size() - 1);
+    --x.size;
     const auto o = static_cast<std::size_t>(out_port);
     PortState& out = port_[o];
-    SaVc& sa = sa_[static_cast<std::size_t>(iv)];
-    const std::int32_t ov = sa.out_vc;
+    const std::int32_t ov = x.out_vc;
     if (out_port < network_ports_) {
         --credits_[static_cast<std::size_t>(ov)];
         ++used_[o];
@@ -337,15 +307,15 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     const std::int64_t depart = std::max(cycle + traversal_cycles_, out.next_free);
     out.next_free = depart + 1;
     const std::int64_t arrive = depart + out.latency;
-    out.out_flits->push_at(out.flit_w, arrive, Flit::with_vc(arg, static_cast<std::uint32_t>(ov - out_port * vcs_)),
-                           delay_to(arrive));
+    out.out_flits->push(arrive, Flit::with_vc(arg, static_cast<std::uint32_t>(ov - out_port * vcs_)), delay_to(arrive));
     PortState& in = port_[static_cast<std::size_t>(port)];
     const std::int64_t credit_at = cycle + credit_delay_ + in.latency;
-    in.out_credits->push_at(in.credit_w, credit_at, static_cast<std::uint32_t>(vc), delay_to(credit_at));
+    in.out_credits->push(credit_at, static_cast<std::uint32_t>(vc), delay_to(credit_at));
     ++net_.stats.totals.channel_flits[out.kind];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {
         ov_busy_[static_cast<std::size_t>(ov)] = 0;
+        x.out_vc = -1;
         x.out_port = -1;
         sa_remove(port, vc);
         if (x.size > 0) {
@@ -353,8 +323,8 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
             const auto arrived = static_cast<std::uint32_t>(x.ring[x.head] >> 32);
             const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
             x.state = VcState::Routing;
-            va_ready_[static_cast<std::size_t>(iv)] = std::max(a + routing_cycles_, cycle + 1);
-            va_list_.push_back(iv);
+            x.ready = std::max(a + routing_cycles_, cycle + 1);
+            va_list_.push_back(port * vcs_ + vc);
         } else {
             x.state = VcState::Idle;
         }
@@ -364,7 +334,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         // The next body flit is at the front: it may take part from R + V cycles after its arrival.
         const auto arrived = static_cast<std::uint32_t>(x.ring[x.head] >> 32);
         const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
-        sa.ready = a + body_wait_;
+        sa_[static_cast<std::size_t>(port * vcs_ + vc)].ready = a + body_wait_;
     }
 }
 
@@ -383,9 +353,8 @@ void Router::on_tick() {
     std::int64_t next = kNever;
     for (std::int32_t iv : va_list_) {
         const InputVc& x = ivs_[static_cast<std::size_t>(iv)];
-        const std::int64_t ready = va_ready_[static_cast<std::size_t>(iv)];
-        if (ready > c) {
-            next = std::min(next, ready);
+        if (x.ready > c) {
+            next = std::min(next, x.ready);
         } else if (x.state == VcState::Routing) {
             next = c + 1;
         } else {
@@ -405,13 +374,13 @@ void Router::on_tick() {
             if (credits_[static_cast<std::size_t>(x.out_vc)] > 0) {
                 next = std::min(next, std::max(x.ready, c + 1));
             } else if (credit_lines_ & bit64(x.out_port)) {
-                next = std::min(next, credit_in_[static_cast<std::size_t>(x.out_port)].due);  // a credit is coming
+                next = std::min(next, port_[static_cast<std::size_t>(x.out_port)].credit_due);  // a credit is coming
             }
             // else: the credit line is empty, and the next credit's push sends a wake-up.
         }
     }
     for (std::uint64_t m = flit_lines_; m != 0 && next > c + 1; m &= m - 1)
-        next = std::min(next, flit_in_[static_cast<std::size_t>(std::countr_zero(m))].due);
+        next = std::min(next, port_[static_cast<std::size_t>(std::countr_zero(m))].flit_due);
     if (next != kNever) wake(next);
 }
 

@@ -60,8 +60,8 @@ public:
     // (nullptr for a terminal port).
     void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
     void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
-    const FlitLink& input_line(std::int32_t port) const { return *flit_in_[static_cast<std::size_t>(port)].line; }
-    const FlitLink* credit_line(std::int32_t port) const { return credit_in_[static_cast<std::size_t>(port)].line; }
+    const FlitLink& input_line(std::int32_t port) const { return *port_[static_cast<std::size_t>(port)].in_flits; }
+    const FlitLink* credit_line(std::int32_t port) const { return port_[static_cast<std::size_t>(port)].in_credits; }
 
     // Every output VC starts with vc_buffer_flits credits (the downstream buffer is empty).
     void init() override;
@@ -75,36 +75,28 @@ public:
 
 private:
     enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
-    // Half a cache line, with room for kInline buffered flits in the other half: most VCs hold a flit or two,
-    // so a flit's write and read touch the VC's own line only. A buffer that outgrows the inline slots moves to
-    // its heap ring (kept for reuse) and comes back to the inline slots whenever it empties. Entries:
-    // (arrival cycle mod 2^32) << 32 | flit argument; capacity (mask + 1) a power of two.
-    static constexpr std::uint32_t kInline = 4;
+    // Cache-line sized and aligned: a router tick touches one line per active VC and per port with work.
     struct alignas(64) InputVc {
-        std::uint64_t* ring = nullptr;  // slots (inline or heap)
-        std::uint32_t head = 0, size = 0, mask = kInline - 1;
+        std::vector<std::uint64_t> ring;  // (arrival cycle mod 2^32) << 32 | flit argument; capacity 2^k
+        std::uint32_t head = 0, size = 0;
         VcState state = VcState::Idle;
-        std::int16_t out_port = -1;                 // Routing done: the output port
-        std::int16_t cand_first = 0, cand_end = 0;  // output VCs the packet may take (VcAlloc)
-        std::uint64_t slots[kInline] = {};
+        std::int32_t out_port = -1;
+        std::int32_t out_vc = -1;                 // output VC index (port * vcs + vc) while Active
+        std::int32_t cand_first = 0, cand_end = 0;  // output VCs the packet may take (VcAlloc)
+        std::int64_t ready = 0;  // Routing / VcAlloc: first cycle of routing / VC allocation; Active: head's SA
     };
-    // Per port: its output channel, the credit line back for flits arriving on it (with this router's writer
-    // cursors, so a push touches the ring, not the FlitLink), and its VCs waiting for the switch.
+    // Per port: its lines, its output channel's state and statistics kind, its VCs waiting for the switch.
     struct alignas(64) PortState {
+        FlitLink* in_flits = nullptr;     // flits arriving
+        FlitLink* out_credits = nullptr;  // credits returned for them
         FlitLink* out_flits = nullptr;    // flits leaving
-        FlitLink* out_credits = nullptr;  // credits returned for flits arriving
-        FlitLink::Cursor flit_w, credit_w;
+        FlitLink* in_credits = nullptr;   // credits coming back (nullptr: terminal port)
         std::int64_t next_free = 0;       // first cycle the output channel is free
+        std::int64_t flit_due = 0;        // front arrival of in_flits while its bit is in flit_lines_
+        std::int64_t credit_due = 0;      // front arrival of in_credits while its bit is in credit_lines_
         std::int32_t latency = 0;         // channel latency, cycles (at most 10^6, a config bound)
         std::uint16_t sa_vcs = 0;         // input VCs Active with a buffered flit (at most 16 VCs)
         std::uint8_t kind = 0;            // channel kind (statistics)
-    };
-    // An incoming line, this router's reader cursor on it (adopted) and the arrival of its front entry (valid
-    // while its bit is in flit_lines_ / credit_lines_), packed so that drain() reads a few cache lines.
-    struct InLine {
-        FlitLink* line = nullptr;
-        FlitLink::Cursor cur;
-        std::int64_t due = 0;
     };
     // What switch allocation reads of an Active input VC, kept apart from InputVc so that a round's requests
     // touch a few contiguous lines instead of one line per VC.
@@ -125,7 +117,7 @@ private:
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
-    void grow_ring(std::int32_t iv);
+    static void grow_ring(InputVc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
     void vc_allocate(std::int64_t cycle);
@@ -152,11 +144,7 @@ private:
     std::int64_t speedup_milli_;  // internal speed-up in thousandths (rounds of cycle c: see FabricConfig)
 
     std::vector<PortState> port_;
-    std::vector<InLine> flit_in_;           // per port: flits arriving
-    std::vector<InLine> credit_in_;         // per port: credits coming back (line nullptr: terminal port)
-    std::vector<InputVc> ivs_;              // port * vcs + vc; never reallocated (rings may point inside)
-    std::vector<std::vector<std::uint64_t>> spill_;  // per input VC: its heap ring, empty until first needed
-    std::vector<std::int64_t> va_ready_;    // per input VC, Routing / VcAlloc: first cycle of that stage
+    std::vector<InputVc> ivs_;              // port * vcs + vc
     std::vector<SaVc> sa_;                  // port * vcs + vc; valid while the VC's bit is in its port's sa_vcs
     std::vector<std::int32_t> credits_;     // per output VC
     std::vector<std::uint8_t> ov_busy_;     // per output VC
