@@ -427,22 +427,15 @@ std::string FabricModel::perf_fields() const {
 }
 
 void register_components(sim::Registry& registry) {
-    auto section = [](const std::string& key, const auto& schema) {
-        config::FieldInfo f;
-        f.key = key;
-        f.kind = config::Kind::Section;
-        f.doc = schema.doc();
-        f.default_value = schema.defaults();
-        f.children = schema.describe();
-        return f;
-    };
     sim::ModelEntry entry;
     entry.name = "fabric";
     entry.doc = "Conventional dynamically routed network: input-queued VC routers with credit flow control, "
                 "separable allocators and minimal / Valiant / UGAL-L routing on a Dragonfly, driven by synthetic "
                 "or trace traffic with warm-up, measurement window and drain.";
-    entry.sections = {section("topology", topo::dragonfly_schema()), section("fabric", fabric_schema()),
-                      section("routing", routing_schema()), section("traffic", workload::traffic_schema())};
+    entry.sections = {config::section_info("topology", topo::dragonfly_schema()),
+                      config::section_info("fabric", fabric_schema()),
+                      config::section_info("routing", routing_schema()),
+                      config::section_info("traffic", workload::traffic_schema())};
     entry.components = {
         {"Router", "Input-queued VC router (fabric.<group>.<router>): per-VC buffers, credits, RC/VA/SA/ST "
                    "pipeline, separable allocators, internal speed-up."},

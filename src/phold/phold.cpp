@@ -88,13 +88,7 @@ std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulat
 }
 
 void register_components(sim::Registry& registry) {
-    const config::Schema<PholdConfig> schema = phold_schema();
-    config::FieldInfo section;
-    section.key = "phold";
-    section.kind = config::Kind::Section;
-    section.doc = schema.doc();
-    section.default_value = schema.defaults();
-    section.children = schema.describe();
+    const config::FieldInfo section = config::section_info("phold", phold_schema());
 
     sim::ModelEntry entry;
     entry.name = "phold";

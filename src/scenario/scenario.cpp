@@ -28,17 +28,8 @@ const sim::Registry& registry() {
         sim::Registry tsp_only;
         tsp::register_components(tsp_only);
         sim::ModelEntry tsp_entry = tsp_only.find("tsp");
-        auto section = [](const std::string& key, const auto& schema) {
-            config::FieldInfo f;
-            f.key = key;
-            f.kind = config::Kind::Section;
-            f.doc = schema.doc();
-            f.default_value = schema.defaults();
-            f.children = schema.describe();
-            return f;
-        };
-        tsp_entry.sections.push_back(section("fabric", fabric::tsp_fabric_schema()));
-        tsp_entry.sections.push_back(section("routing", fabric::tsp_routing_schema()));
+        tsp_entry.sections.push_back(config::section_info("fabric", fabric::tsp_fabric_schema()));
+        tsp_entry.sections.push_back(config::section_info("routing", fabric::tsp_routing_schema()));
         tsp_entry.build = [inner = tsp_entry.build](const config::Json& root, sim::Simulator& sim,
                                                     config::Errors& errors) -> std::unique_ptr<sim::ModelInstance> {
             fabric::TspFabricConfig f;

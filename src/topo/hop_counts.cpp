@@ -4,16 +4,9 @@
 #include <array>
 #include <bit>
 
+#include "batched_bfs.hpp"
+
 namespace loom::topo {
-namespace {
-
-// Sources per sweep: W 64-bit words per vertex. 4 words keep the per-vertex work vectorizable and the three
-// bit arrays at 96 bytes per vertex (1 MB at 10,440 vertices).
-constexpr std::size_t kWords = 4;
-constexpr std::size_t kBatch = 64 * kWords;
-
-}  // namespace
-
 HopSummary all_pairs_hops(const Adjacency& graph, const std::vector<bool>& endpoint) {
     const std::size_t n = static_cast<std::size_t>(graph.size());
     auto is_endpoint = [&](std::size_t v) { return endpoint.empty() || endpoint[v]; };
@@ -30,58 +23,22 @@ HopSummary all_pairs_hops(const Adjacency& graph, const std::vector<bool>& endpo
         return out;
     }
 
-    std::vector<std::uint64_t> visited(n * kWords), frontier(n * kWords), next(n * kWords);
-    for (std::size_t first = 0; first < sources.size(); first += kBatch) {
-        const std::size_t count = std::min(kBatch, sources.size() - first);
-        std::array<std::uint64_t, kWords> full{};
-        for (std::size_t i = 0; i < count; ++i) full[i / 64] |= std::uint64_t{1} << (i % 64);
-        std::fill(visited.begin(), visited.end(), 0);
-        std::fill(frontier.begin(), frontier.end(), 0);
-        for (std::size_t i = 0; i < count; ++i) {
-            const std::size_t s = static_cast<std::size_t>(sources[first + i]);
-            frontier[s * kWords + i / 64] |= std::uint64_t{1} << (i % 64);
-            visited[s * kWords + i / 64] |= std::uint64_t{1} << (i % 64);
-        }
-        for (std::size_t level = 1;; ++level) {
-            // Pull: v's new sources are those in a neighbour's frontier it has not seen yet.
-            std::int64_t reached = 0;
-            std::uint64_t any = 0;
-            for (std::size_t v = 0; v < n; ++v) {
-                std::uint64_t* vis = &visited[v * kWords];
-                std::uint64_t* nx = &next[v * kWords];
-                bool done = true;
-                for (std::size_t w = 0; w < kWords; ++w) done = done && vis[w] == full[w];
-                if (done) {
-                    for (std::size_t w = 0; w < kWords; ++w) nx[w] = 0;
-                    continue;
-                }
-                std::array<std::uint64_t, kWords> acc{};
-                for (std::int32_t u : graph.neighbors(static_cast<std::int32_t>(v))) {
-                    const std::uint64_t* f = &frontier[static_cast<std::size_t>(u) * kWords];
-                    for (std::size_t w = 0; w < kWords; ++w) acc[w] |= f[w];
-                }
-                std::int64_t fresh = 0;
-                for (std::size_t w = 0; w < kWords; ++w) {
-                    const std::uint64_t nw = acc[w] & ~vis[w];
-                    nx[w] = nw;
-                    vis[w] |= nw;
-                    any |= nw;
-                    fresh += std::popcount(nw);
-                }
-                if (is_endpoint(v)) reached += fresh;
-            }
-            if (any == 0) break;
-            if (reached > 0) {
-                if (out.histogram.size() <= level) out.histogram.resize(level + 1, 0);
-                out.histogram[level] += reached;
-                out.total_hops += reached * static_cast<std::int64_t>(level);
-            }
-            frontier.swap(next);
-        }
+    std::vector<std::uint64_t> visited;
+    for (std::size_t first = 0; first < sources.size(); first += detail::kBfsBatch) {
+        const std::size_t count = std::min(detail::kBfsBatch, sources.size() - first);
+        detail::batched_bfs(graph, std::span<const std::int32_t>(sources).subspan(first, count), visited,
+                            [&](std::size_t level, std::size_t v, const detail::BfsBits& fresh) {
+                                if (!is_endpoint(v)) return;
+                                std::int64_t reached = 0;
+                                for (std::uint64_t w : fresh) reached += std::popcount(w);
+                                if (out.histogram.size() <= level) out.histogram.resize(level + 1, 0);
+                                out.histogram[level] += reached;
+                                out.total_hops += reached * static_cast<std::int64_t>(level);
+                            });
         for (std::size_t v = 0; v < n && out.connected; ++v) {
             if (!is_endpoint(v)) continue;
-            for (std::size_t w = 0; w < kWords; ++w)
-                if (visited[v * kWords + w] != full[w]) out.connected = false;
+            for (std::size_t i = 0; i < count; ++i)
+                if ((visited[v * detail::kBfsWords + i / 64] >> (i % 64) & 1) == 0) out.connected = false;
         }
     }
     for (std::size_t h = out.histogram.size(); h-- > 1;)

@@ -38,17 +38,6 @@ double ratio(Time a, Time b) {
     return b > Time::zero() ? static_cast<double>(a.count()) / static_cast<double>(b.count()) : 0.0;
 }
 
-template <class T>
-config::FieldInfo section_info(const std::string& key, const config::Schema<T>& schema) {
-    config::FieldInfo info;
-    info.key = key;
-    info.kind = config::Kind::Section;
-    info.doc = schema.doc();
-    info.default_value = schema.defaults();
-    info.children = schema.describe();
-    return info;
-}
-
 }  // namespace
 
 TspModel::TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system, std::unique_ptr<VectorWire> wire,
@@ -486,13 +475,13 @@ void register_components(sim::Registry& registry) {
         "TSP multiprocessor executing a compile-time schedule: chips are endpoints and switches (send, "
         "cut-through forward with fan-out, receive, reduce) on C2C links with exact train timing and FEC; "
         "every link double booking, FIFO overflow, unexpected, late or mispredicted vector is an error.";
-    entry.sections = {section_info("topology", topo::tsp_topology_schema()),
-                      section_info("links", topo::link_class_timing_schema()),
-                      section_info("chip", topo::chip_schema()),
-                      section_info("executor", executor_schema()),
-                      section_info("program", program_schema()),
-                      section_info("workload", workload::transfer_set_schema()),
-                      section_info("scheduler", sched::scheduler_schema())};
+    entry.sections = {config::section_info("topology", topo::tsp_topology_schema()),
+                      config::section_info("links", topo::link_class_timing_schema()),
+                      config::section_info("chip", topo::chip_schema()),
+                      config::section_info("executor", executor_schema()),
+                      config::section_info("program", program_schema()),
+                      config::section_info("workload", workload::transfer_set_schema()),
+                      config::section_info("scheduler", sched::scheduler_schema())};
     entry.components = {{"TspChip",
                          "One TSP (sys.<rack>.<node>.<tsp>): C2C ports, core clock, memory, clock-crossing FIFOs and "
                          "the executor of its instruction list."}};

@@ -156,6 +156,19 @@ private:
     std::vector<std::pair<std::string, std::function<std::optional<std::string>(const T&)>>> checks_;
 };
 
+// The FieldInfo of a whole config section `key` parsed by `schema`: how a model lists its sections for
+// `loom list` (sim::ModelEntry::sections).
+template <class T>
+FieldInfo section_info(std::string key, const Schema<T>& schema) {
+    FieldInfo info;
+    info.key = std::move(key);
+    info.kind = Kind::Section;
+    info.doc = schema.doc();
+    info.default_value = schema.defaults();
+    info.children = schema.describe();
+    return info;
+}
+
 }  // namespace loom::config
 
 #include "loom/config/schema_impl.hpp"  // template definitions
