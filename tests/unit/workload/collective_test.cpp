@@ -212,6 +212,16 @@ TEST_CASE("A direct all-reduce sends every cross-node byte over one link and sum
     }
     CHECK(far > 0);
     check_data_flow(s);
+    // Late in-node stages wait for results emitted after them, without a cycle; results cross one link each.
+    std::size_t waits_for_later = 0;
+    for (const wl::Transfer& x : s.transfers) {
+        for (wl::TransferId d : x.deps) waits_for_later += d > x.id ? 1 : 0;
+        bool crosses = false;
+        for (topo::VertexId d : x.dsts) crosses = crosses || t.vertex(d).node != t.vertex(x.src).node;
+        if (crosses) CHECK(x.dsts.size() == 1);
+    }
+    CHECK(waits_for_later > 0);
+    CHECK(wl::topological_order(s).size() == s.transfers.size());
     // Between racks there is no link for every node pair.
     loom::tsp::MachineConfig m;
     loom::config::Errors errors;
