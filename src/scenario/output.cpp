@@ -24,7 +24,9 @@ Format parse_format(const std::string& text, const std::string& flag) {
 std::string render(const Report& report, Format format) {
     switch (format) {
         case Format::Json: return stats::dump(report.document);
-        case Format::Csv: return report.csv.empty() ? stats::render_csv(report.document.value("stats", Json::object())) : report.csv;
+        case Format::Csv:
+            if (report.csv_from_stats) return stats::render_csv(report.document.at("stats"));
+            return report.csv.empty() ? stats::render_csv(report.document.value("stats", Json::object())) : report.csv;
         case Format::Table: break;
     }
     return report.table;
@@ -68,7 +70,10 @@ void write_report(const std::string& dir, const Report& report) {
     const fs::path d(dir);
     // stats.json last: its presence marks a complete output folder (sweeps rely on this).
     write_file_atomic((d / "report.txt").string(), report.table);
-    if (!report.csv.empty()) write_file_atomic((d / "report.csv").string(), report.csv);
+    if (report.csv_from_stats)
+        write_file_atomic((d / "report.csv").string(), stats::render_csv(report.document.at("stats")));
+    else if (!report.csv.empty())
+        write_file_atomic((d / "report.csv").string(), report.csv);
     for (const auto& [name, contents] : report.extra_files) write_file_atomic((d / name).string(), contents);
     write_file_atomic((d / "stats.json").string(), stats::dump(report.document));
 }

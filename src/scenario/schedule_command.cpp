@@ -111,6 +111,7 @@ RunResult schedule(const Json& config, const RunOptions& options, const CompareO
         doc["comparison"] = std::move(comparison);
         head += "\n" + table;
         result.report.csv = csv;
+        result.report.csv_from_stats = false;
         result.perf += perf;
     }
     result.report.summary = head;

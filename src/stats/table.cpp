@@ -1,6 +1,7 @@
 #include "loom/stats/table.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -104,10 +105,12 @@ std::string render_table(const Json& stats) {
         name_w = std::max(name_w, r.name.size());
     }
     std::string out;
+    out.reserve((rows.size() + 2) * (path_w + name_w + 12));  // one buffer for a million rows, not many
     const auto line = [&](std::string_view path, std::string_view name, std::string_view value) {
-        std::string text = fmt::format("{:<{}}  {:<{}}  {}", path, path_w, name, name_w, value);
-        text.erase(text.find_last_not_of(' ') + 1);  // no trailing blanks (an empty value or name)
-        out += text;
+        const std::size_t begin = out.size();
+        fmt::format_to(std::back_inserter(out), "{:<{}}  {:<{}}  {}", path, path_w, name, name_w, value);
+        const std::size_t end = out.find_last_not_of(' ');  // no trailing blanks (an empty value or name)
+        out.resize(end == std::string::npos || end < begin ? begin : end + 1);
         out += '\n';
     };
     line("path", "name", "value");

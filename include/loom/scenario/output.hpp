@@ -21,7 +21,10 @@ struct Report {
     Json document;           // the stats document (stats.json)
     std::string table;       // report.txt
     std::string summary;     // the lines that open `table` for a person to read first (may be empty)
-    std::string csv;         // report.csv (may be empty: not written then)
+    std::string csv;         // report.csv (may be empty: not written then, unless csv_from_stats)
+    // The CSV is the stats' leaves, rendered from document["stats"] only when it is printed or written (a
+    // 10,440-TSP run has over a million leaves, and most runs print the table only).
+    bool csv_from_stats = false;
     std::vector<std::pair<std::string, std::string>> extra_files;  // (file name, contents), e.g. trace.json
 };
 // Renders the report for stdout in the given format.

@@ -1,9 +1,14 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "loom/scenario/scenario.hpp"
+#include "loom/stats/table.hpp"
 
 namespace {
 
@@ -50,4 +55,25 @@ TEST_CASE("A run with an end time reports progress with simulated time, events p
 TEST_CASE("A run without a progress callback completes and returns its perf line") {
     const loom::scenario::RunResult result = loom::scenario::run(phold_config());
     CHECK(result.perf.find("events=") == 0);
+}
+
+TEST_CASE("A run renders its CSV only when printed or written, with the same text either way") {
+    loom::scenario::Json config = phold_config();
+    config["end_time"] = "1us";
+    const loom::scenario::RunResult result = loom::scenario::run(config);
+    CHECK(result.report.csv.empty());
+    REQUIRE(result.report.csv_from_stats);
+    const std::string expected = loom::stats::render_csv(result.report.document.at("stats"));
+    CHECK(expected.rfind("path,name,value\n", 0) == 0);
+    CHECK(loom::scenario::render(result.report, loom::scenario::Format::Csv) == expected);
+
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "loom_scenario_test_csv";
+    std::filesystem::remove_all(dir);
+    loom::scenario::prepare_out_dir(dir.string());
+    loom::scenario::write_report(dir.string(), result.report);
+    std::ifstream f(dir / "report.csv", std::ios::binary);
+    std::stringstream written;
+    written << f.rdbuf();
+    CHECK(written.str() == expected);
+    std::filesystem::remove_all(dir);
 }
