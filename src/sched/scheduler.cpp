@@ -785,11 +785,13 @@ Schedule Scheduler::run() {
         for (std::size_t i = 0; i < n; ++i) ids.emplace_back(set_.transfers[i].id, i);
         std::sort(ids.begin(), ids.end());
         for (std::size_t i = 0; i < n; ++i) {
-            for (workload::TransferId d : set_.transfers[i].deps) {
-                const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
-                LOOM_ASSERT(it != ids.end() && it->first == d, "validated dependencies exist");
-                dependents[it->second].push_back(i);
-                ++waiting[i];
+            for (const auto* list : {&set_.transfers[i].deps, &set_.transfers[i].paced_by}) {
+                for (workload::TransferId d : *list) {
+                    const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
+                    LOOM_ASSERT(it != ids.end() && it->first == d, "validated dependencies exist");
+                    dependents[it->second].push_back(i);
+                    ++waiting[i];
+                }
             }
             for (workload::TransferId d : set_.transfers[i].after) {
                 const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));

@@ -53,11 +53,11 @@ public:
     std::vector<Transfer> take() { return std::move(out_); }
     TransferId next_id() const { return static_cast<TransferId>(out_.size()); }
     topo::VertexId src_of(TransferId id) const { return out_[static_cast<std::size_t>(id)].src; }
-    // Makes an emitted transfer also wait for `more` (which may be emitted later).
-    void add_deps(TransferId id, const Deps& more) {
+    // Makes an emitted transfer also wait, for pacing only (Transfer::paced_by), for `more` (which may be
+    // emitted later).
+    void add_pacing(TransferId id, const Deps& more) {
         Transfer& x = out_[static_cast<std::size_t>(id)];
-        merge_into(x.deps, more);
-        std::erase_if(x.after, [&](TransferId a) { return std::binary_search(x.deps.begin(), x.deps.end(), a); });
+        merge_into(x.paced_by, more);
     }
 
 private:
@@ -569,7 +569,7 @@ void direct_all_reduce(Builder& b, const std::vector<topo::VertexId>& m, const t
             for (TransferId id = stage_ids[st].first; id < stage_ids[st].second; ++id) {
                 const std::int64_t src = rank_of[b.src_of(id)];
                 if (st >= share_done[static_cast<std::size_t>(node_of[static_cast<std::size_t>(src)])] + 3)
-                    b.add_deps(id, {fan_out[static_cast<std::size_t>(src)]});
+                    b.add_pacing(id, {fan_out[static_cast<std::size_t>(src)]});
             }
     }
     levels = fmt::format("direct: {} x {} node{} ({} link{} per pair)", T, M, M > 1 ? "s" : "", K, K > 1 ? "s" : "");

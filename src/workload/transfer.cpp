@@ -173,6 +173,7 @@ void validate(const TransferSet& s, const topo::FrozenTopology& t, const topo::C
         stack.push_back(i);
         std::vector<TransferId> before = s.transfers[i].deps;
         before.insert(before.end(), s.transfers[i].after.begin(), s.transfers[i].after.end());
+        before.insert(before.end(), s.transfers[i].paced_by.begin(), s.transfers[i].paced_by.end());
         for (TransferId d : before) {
             auto it = position.find(d);
             if (it == position.end()) continue;
@@ -307,7 +308,7 @@ std::vector<std::size_t> topological_order(const TransferSet& s) {
     std::vector<std::size_t> waiting(n, 0);
     std::vector<std::vector<std::size_t>> dependents(n);
     for (std::size_t i = 0; i < n; ++i) {
-        for (const auto* list : {&s.transfers[i].deps, &s.transfers[i].after}) {
+        for (const auto* list : {&s.transfers[i].deps, &s.transfers[i].after, &s.transfers[i].paced_by}) {
             for (TransferId d : *list) {
                 auto it = position.find(d);
                 LOOM_ASSERT(it != position.end(), "topological_order: unknown dependency");

@@ -1,5 +1,7 @@
 // Closed-loop transfers in the dynamically routed network: the workload::TransferSet the scheduler compiles, cut
 // into per-destination packet streams for the terminals, and the dependency and completion bookkeeping of a run.
+// A transfer waits for its deps only: `after` (the order of sums into one slot) and `paced_by` (orders that only
+// shape a compile-time schedule) mean nothing to a network whose endpoints add contributions as they arrive.
 #pragma once
 
 #include <cstdint>

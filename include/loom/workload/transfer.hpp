@@ -40,6 +40,11 @@ struct Transfer {
     // (its Receive or Reduce issues strictly later), while this one may start, and travel, earlier. Orders sums
     // into one region without a network latency between them: a Reduce reads its operands at issue.
     std::vector<TransferId> after;
+    // Pacing: transfers that must have completed before this one starts, for no reason of data. A collective
+    // uses them to make a compile-time schedule book links in a better order (list scheduling places whatever is
+    // ready first); the schedule honours them as it honours deps, a dynamically routed network, having no schedule
+    // to shape, ignores them, and the lower bound's dependency chain leaves them out.
+    std::vector<TransferId> paced_by;
     Time compute_before{};             // compute time after the last dependency completes, before this may start
     std::int64_t src_address = 0;      // byte offset of the tensor in the source TSP's memory
     std::int64_t dst_address = 0;      // byte offset written in every destination's memory

@@ -212,10 +212,12 @@ TEST_CASE("A direct all-reduce sends every cross-node byte over one link and sum
     }
     CHECK(far > 0);
     check_data_flow(s);
-    // Late in-node stages wait for results emitted after them, without a cycle; results cross one link each.
+    // Late in-node stages are paced by results emitted after them, without a cycle and never as a data
+    // dependency; results cross one link each.
     std::size_t waits_for_later = 0;
     for (const wl::Transfer& x : s.transfers) {
-        for (wl::TransferId d : x.deps) waits_for_later += d > x.id ? 1 : 0;
+        for (wl::TransferId d : x.paced_by) waits_for_later += d > x.id ? 1 : 0;
+        for (wl::TransferId d : x.deps) CHECK(d < x.id);
         bool crosses = false;
         for (topo::VertexId d : x.dsts) crosses = crosses || t.vertex(d).node != t.vertex(x.src).node;
         if (crosses) CHECK(x.dsts.size() == 1);
