@@ -33,15 +33,6 @@ namespace {
 
 double ns(double ps) { return ps / 1000.0; }
 
-const Json& field(const Json& j, const char* key) {
-    static const Json kNull;
-    return j.is_object() && j.contains(key) ? j.at(key) : kNull;
-}
-
-double number(const Json& j, const char* key) {
-    const Json& v = field(j, key);
-    return v.is_number() ? v.get<double>() : 0.0;
-}
 
 // One row of the table: a network over its runs.
 struct Row {
@@ -113,7 +104,7 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
         r.network = "scheduled";
         r.seeds = {seed};
         r.makespan_ps = {static_cast<std::int64_t>(number(tsp_stats, "makespan_ps"))};
-        const Json& lat = field(tsp_stats, "transfer_latency");
+        const Json& lat = member(tsp_stats, "transfer_latency");
         r.latency_mean_ps = number(lat, "mean_ps");
         r.latency_p99_ps = number(lat, "p99_ps");
         r.latency_max_ps = number(lat, "max_ps");

@@ -25,4 +25,15 @@ void parse_compare_sections(const Json& root, fabric::TspFabricConfig& fabric_co
 Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOptions& options, std::string& table,
                      std::string& csv, std::string& perf);
 
+// Reading the stats document: the member `key` of object `j`, or null when it has none; a number member as a
+// double, 0 when absent or not a number.
+inline const Json& member(const Json& j, const char* key) {
+    static const Json kNull;
+    return j.is_object() && j.contains(key) ? j.at(key) : kNull;
+}
+inline double number(const Json& j, const char* key) {
+    const Json& v = member(j, key);
+    return v.is_number() ? v.get<double>() : 0.0;
+}
+
 }  // namespace loom::scenario

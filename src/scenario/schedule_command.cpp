@@ -14,15 +14,6 @@ namespace loom::scenario {
 
 namespace {
 
-const Json& at(const Json& j, const char* key) {
-    static const Json kNull;
-    return j.is_object() && j.contains(key) ? j.at(key) : kNull;
-}
-
-double num(const Json& j, const char* key) {
-    const Json& v = at(j, key);
-    return v.is_number() ? v.get<double>() : 0.0;
-}
 
 // "12.5 GB/s" style rate with SI prefixes (decimal, as link rates are quoted).
 std::string rate_text(double bytes_per_s) {
@@ -40,44 +31,44 @@ std::string ns_text(double ps) { return fmt::format("{:.3f} ns", ps / 1000.0); }
 // The summary a person reads first; the full stats document follows it in the table output.
 std::string summary(const Json& tsp) {
     std::string out;
-    const Json& s = at(tsp, "schedule");
+    const Json& s = member(tsp, "schedule");
     out += fmt::format("schedule: {} transfers, {} vectors, {} of {} TSPs active\n",
-                       static_cast<std::int64_t>(num(tsp, "transfers")),
-                       static_cast<std::int64_t>(num(tsp, "vectors_sent")),
-                       static_cast<std::int64_t>(num(tsp, "active_tsps")), static_cast<std::int64_t>(num(tsp, "tsps")));
-    out += fmt::format("  makespan            {} ({} cycles)\n", ns_text(num(tsp, "makespan_ps")),
-                       static_cast<std::int64_t>(num(tsp, "makespan_cycles")));
-    out += fmt::format("  lower bound         {}   efficiency {:.4f}\n", ns_text(num(s, "lower_bound_ps")),
-                       num(s, "efficiency"));
+                       static_cast<std::int64_t>(number(tsp, "transfers")),
+                       static_cast<std::int64_t>(number(tsp, "vectors_sent")),
+                       static_cast<std::int64_t>(number(tsp, "active_tsps")), static_cast<std::int64_t>(number(tsp, "tsps")));
+    out += fmt::format("  makespan            {} ({} cycles)\n", ns_text(number(tsp, "makespan_ps")),
+                       static_cast<std::int64_t>(number(tsp, "makespan_cycles")));
+    out += fmt::format("  lower bound         {}   efficiency {:.4f}\n", ns_text(number(s, "lower_bound_ps")),
+                       number(s, "efficiency"));
     out += fmt::format("  prediction error    {} ps (jitter allowance {} ps, {} vector hops checked)\n",
-                       static_cast<std::int64_t>(num(s, "prediction_error_ps")),
-                       static_cast<std::int64_t>(num(s, "jitter_allowance_ps")),
-                       static_cast<std::int64_t>(num(s, "vectors_checked")));
-    const Json& lat = at(tsp, "transfer_latency");
-    out += fmt::format("  transfer latency    min {}  mean {}  p99 {}  max {}\n", ns_text(num(lat, "min_ps")),
-                       ns_text(num(lat, "mean_ps")), ns_text(num(lat, "p99_ps")), ns_text(num(lat, "max_ps")));
-    const Json& bw = at(tsp, "bandwidth");
+                       static_cast<std::int64_t>(number(s, "prediction_error_ps")),
+                       static_cast<std::int64_t>(number(s, "jitter_allowance_ps")),
+                       static_cast<std::int64_t>(number(s, "vectors_checked")));
+    const Json& lat = member(tsp, "transfer_latency");
+    out += fmt::format("  transfer latency    min {}  mean {}  p99 {}  max {}\n", ns_text(number(lat, "min_ps")),
+                       ns_text(number(lat, "mean_ps")), ns_text(number(lat, "p99_ps")), ns_text(number(lat, "max_ps")));
+    const Json& bw = member(tsp, "bandwidth");
     out += fmt::format("  bandwidth per TSP   sent mean {}  max {};  received mean {}  max {}\n",
-                       rate_text(num(bw, "sent_mean_bytes_per_s")), rate_text(num(bw, "sent_max_bytes_per_s")),
-                       rate_text(num(bw, "received_mean_bytes_per_s")),
-                       rate_text(num(bw, "received_max_bytes_per_s")));
-    const Json& links = at(tsp, "links");
+                       rate_text(number(bw, "sent_mean_bytes_per_s")), rate_text(number(bw, "sent_max_bytes_per_s")),
+                       rate_text(number(bw, "received_mean_bytes_per_s")),
+                       rate_text(number(bw, "received_max_bytes_per_s")));
+    const Json& links = member(tsp, "links");
     if (links.is_object() && !links.empty()) {
         out += fmt::format("  {:<14} {:>9} {:>7} {:>12} {:>14} {:>11} {:>9}\n", "link class", "channels", "used",
                            "vectors", "bandwidth", "util mean", "util max");
         for (const auto& [name, c] : links.items()) {
             out += fmt::format("  {:<14} {:>9} {:>7} {:>12} {:>14} {:>11.4f} {:>9.4f}\n", name,
-                               static_cast<std::int64_t>(num(c, "channels")),
-                               static_cast<std::int64_t>(num(c, "channels_used")),
-                               static_cast<std::int64_t>(num(c, "vectors")), rate_text(num(c, "bytes_per_s")),
-                               num(c, "utilization"), num(c, "max_utilization"));
+                               static_cast<std::int64_t>(number(c, "channels")),
+                               static_cast<std::int64_t>(number(c, "channels_used")),
+                               static_cast<std::int64_t>(number(c, "vectors")), rate_text(number(c, "bytes_per_s")),
+                               number(c, "utilization"), number(c, "max_utilization"));
         }
     }
-    const Json& fec = at(tsp, "fec");
+    const Json& fec = member(tsp, "fec");
     out += fmt::format("  FEC                 {} corrected, {} uncorrectable{}\n",
-                       static_cast<std::int64_t>(num(fec, "corrected")),
-                       static_cast<std::int64_t>(num(fec, "uncorrectable")),
-                       at(fec, "replay_required").is_boolean() && at(fec, "replay_required").get<bool>()
+                       static_cast<std::int64_t>(number(fec, "corrected")),
+                       static_cast<std::int64_t>(number(fec, "uncorrectable")),
+                       member(fec, "replay_required").is_boolean() && member(fec, "replay_required").get<bool>()
                            ? " (the runtime replays the inference)"
                            : "");
     return out;
@@ -103,7 +94,7 @@ RunResult schedule(const Json& config, const RunOptions& options, const CompareO
     RunResult result = run(config, options);
     Json& doc = result.report.document;
     doc["command"] = "schedule";
-    const Json& tsp = at(at(doc, "stats"), "tsp");
+    const Json& tsp = member(member(doc, "stats"), "tsp");
     std::string head = summary(tsp);
     if (!compare.network.empty()) {
         std::string table, csv, perf;
