@@ -48,8 +48,9 @@ namespace loom::ananta::paxos {
 //   resubmits what it has not seen committed.
 struct Config {
     std::uint32_t replicas = 5;  // the Ananta manager runs 5 replicas, 3 needed for progress (NSDI'13 §3.5)
-    // Timer values are not given by the Ananta paper; these follow the Raft paper's suggestions (heartbeat well
-    // under the election timeout, randomized 150-300 ms elections; Ongaro and Ousterhout, ATC'14 §5.2, §9.3).
+    // Timer values are not given by the Ananta paper. Elections follow the Raft paper's recommendation of a
+    // timeout randomized in 150-300 ms (Ongaro and Ousterhout, ATC'14 §9.3); the heartbeat, a third of the
+    // shortest timeout, is our choice (that paper asks only that it be well under the election timeout).
     Time heartbeat_interval = Time::ms(50);
     Time election_timeout = Time::ms(150);  // a follower campaigns after this much silence ...
     Time election_jitter = Time::ms(150);   // ... plus a uniform draw in [0, this), also the dueling back-off
