@@ -19,8 +19,8 @@ struct Event {
     EventKind kind = EventKind::Deliver;
     ReplicaId replica = 0;
     std::uint64_t incarnation = 0;
-    std::uint64_t arg = 0;  // timer generation, write token or late-value index
-    Message message;
+    std::uint64_t arg = 0;  // timer generation, write token, late-value index or message pool slot
+    TimerKind timer = TimerKind::Election;
 };
 
 struct Later {
@@ -91,18 +91,21 @@ private:
     void dispatch(const Event& e) {
         Node& node = nodes_[e.replica];
         switch (e.kind) {
-            case EventKind::Deliver:
+            case EventKind::Deliver: {
+                const Message m = pool_[e.arg];
+                free_.push_back(static_cast<std::uint32_t>(e.arg));
                 if (!node.replica) return;
-                node.replica->handle(e.message, now_, actions_);
+                node.replica->handle(m, now_, actions_);
                 apply(e.replica);
                 return;
+            }
             case EventKind::Timer: {
                 if (!node.replica || e.incarnation != node.incarnation) return;
-                const auto k = static_cast<std::size_t>(e.message.timer);
+                const auto k = static_cast<std::size_t>(e.timer);
                 if (e.arg != node.timer_generation[k]) return;
                 Message t;
                 t.type = MessageType::Timeout;
-                t.timer = e.message.timer;
+                t.timer = e.timer;
                 t.from = t.to = e.replica;
                 node.replica->handle(t, now_, actions_);
                 apply(e.replica);
@@ -134,7 +137,7 @@ private:
         }
     }
 
-    void push(Time at, EventKind kind, ReplicaId r, std::uint64_t arg, const Message& m = Message{}) {
+    void push(Time at, EventKind kind, ReplicaId r, std::uint64_t arg, TimerKind timer = TimerKind::Election) {
         Event e;
         e.at = at;
         e.seq = seq_++;
@@ -142,7 +145,7 @@ private:
         e.replica = r;
         e.incarnation = nodes_[r].incarnation;
         e.arg = arg;
-        e.message = m;
+        e.timer = timer;
         queue_.push(e);
     }
 
@@ -156,9 +159,7 @@ private:
             const auto k = static_cast<std::size_t>(t.kind);
             const std::uint64_t generation = ++node.timer_generation[k];
             if (t.cancel) continue;
-            Message carrier;
-            carrier.timer = t.kind;
-            push(std::max(t.at, now_), EventKind::Timer, r, generation, carrier);
+            push(std::max(t.at, now_), EventKind::Timer, r, generation, t.kind);
         }
         for (const DurableWriteAction& w : actions_.writes) {
             const Time done = std::max(node.last_write_done, now_ + draw(spec_.write_min, spec_.write_max));
@@ -175,8 +176,18 @@ private:
         if (nodes_[m.from].side != nodes_[m.to].side) return;
         if (loss_ > 0 && rng_.bernoulli(loss_)) return;
         const int copies = duplicate_ > 0 && rng_.bernoulli(duplicate_) ? 2 : 1;
-        for (int i = 0; i < copies; ++i)
-            push(now_ + draw(spec_.delay_min, spec_.delay_max), EventKind::Deliver, m.to, 0, m);
+        for (int i = 0; i < copies; ++i) {
+            std::uint32_t slot;
+            if (free_.empty()) {
+                slot = static_cast<std::uint32_t>(pool_.size());
+                pool_.push_back(m);
+            } else {
+                slot = free_.back();
+                free_.pop_back();
+                pool_[slot] = m;
+            }
+            push(now_ + draw(spec_.delay_min, spec_.delay_max), EventKind::Deliver, m.to, slot);
+        }
     }
 
     // ---- checker ----
@@ -354,6 +365,8 @@ private:
     Rng rng_;
     std::vector<Node> nodes_;
     std::priority_queue<Event, std::vector<Event>, Later> queue_;
+    std::vector<Message> pool_;        // messages in flight, referenced by Deliver events
+    std::vector<std::uint32_t> free_;  // free pool slots
     std::uint64_t seq_ = 0;
     Time now_;
     Actions actions_;
