@@ -142,6 +142,7 @@ void Replica::on_prepare(const Message& m, Time now, Actions& out) {
     promise.ballot = m.ballot;
     promise.slot = m.slot;
     promise.log_index = accepted_.size();
+    promise.commit = commit_index_;
     for (std::size_t i = 0; i < kWindow; ++i) promise.entries[i] = accepted(m.slot + i);
     send_after_writes(promise, out);
     if (m.from != self_) {
@@ -221,6 +222,7 @@ void Replica::begin_campaign(Time now, Actions& out) {
 
 void Replica::start_window(Time now, Actions& out) {
     p1_promised_ = 0;
+    p1_asked_ = false;
     p1_log_end_ = 0;
     p1_best_ = {};
     // Self first: its promise write is then issued before the Prepares to the others, which wait for it.
@@ -247,6 +249,13 @@ void Replica::on_promise(const Message& m, Time now, Actions& out) {
     for (std::size_t i = 0; i < kWindow; ++i)
         if (m.entries[i].ballot > p1_best_[i].ballot) p1_best_[i] = m.entries[i];
     p1_log_end_ = std::max(p1_log_end_, m.log_index);
+    if (m.commit > commit_index_ && !p1_asked_) {
+        // A lagging candidate learns the committed prefix instead of walking it window by window.
+        p1_asked_ = true;
+        Message ask = make(MessageType::CatchUp, m.from);
+        ask.slot = commit_index_;
+        send(ask, out);
+    }
     if (members(p1_promised_) < config_.quorum()) return;
 
     LOOM_ASSERT(p1_found_.size() == p1_window_ - p1_base_, "paxos: phase 1 windows out of order");
@@ -257,7 +266,9 @@ void Replica::on_promise(const Message& m, Time now, Actions& out) {
         next_slot_ = std::max(p1_window_, p1_log_end_);
         become_leader(now, out);
     } else {
-        p1_window_ = end;
+        // Slots below the commit index are chosen and known here: phase 1 need not ask about them.
+        p1_window_ = std::max(end, commit_index_);
+        p1_found_.resize(p1_window_ - p1_base_);
         p1_retries_ = 0;
         start_window(now, out);
     }
@@ -274,11 +285,12 @@ void Replica::become_leader(Time now, Actions& out) {
     disarm(TimerKind::Election, out);
     std::fill(lease_acks_.begin(), lease_acks_.end(), kNoAck);
     lease_expiry_ = Time::zero();
-    // Re-propose what phase 1 found (the highest-ballot value of each slot), no-ops in the holes.
+    // Re-propose what phase 1 found (the highest-ballot value of each slot), no-ops in the holes. Slots this
+    // replica knows to be chosen need no proposal: followers learn them by catch-up.
     for (Slot s = p1_base_; s < next_slot_; ++s) {
-        const Value* known = decided(s);
+        if (decided(s)) continue;
         const AcceptedEntry& found = p1_found_[s - p1_base_];
-        open_slot(s, known ? *known : (found.empty() ? Value::noop() : found.value), out);
+        open_slot(s, found.empty() ? Value::noop() : found.value, out);
     }
     p1_found_.clear();
     send_heartbeats(now, out);

@@ -50,7 +50,8 @@ struct AcceptedEntry {
 
 enum class MessageType : std::uint8_t {
     Prepare,       // proposer -> all: phase 1a for ballot, window [slot, slot + kWindow)
-    Promise,       // acceptor -> proposer: phase 1b; entries[i] = accepted at slot + i, log_index = log end
+    Promise,       // acceptor -> proposer: phase 1b; entries[i] = accepted at slot + i, log_index = log end,
+                   // commit = the acceptor's commit index
     Nack,          // acceptor -> proposer: rejected; ballot = the acceptor's promised ballot
     Accept,        // leader -> all: phase 2a (ballot, slot, value); log_index = leader's commit index
     Accepted,      // acceptor -> leader: phase 2b for (ballot, slot)
@@ -75,6 +76,7 @@ struct Message {
     Ballot ballot;
     Slot slot = 0;
     Slot log_index = 0;   // Promise: acceptor's log end; Accept, Heartbeat: sender's commit index
+    Slot commit = 0;      // Promise: acceptor's commit index (a lagging candidate catches up from it)
     Time lease_start;     // Heartbeat, HeartbeatAck
     std::uint64_t token = 0;  // DurableDone
     Value value;          // Accept, Decide

@@ -60,7 +60,7 @@ struct Config {
     Time lease_duration = Time::ms(120);
     Time lease_margin = Time::zero();       // clock-drift allowance subtracted on the leader's side
     std::uint32_t max_inflight = 64;        // uncommitted slots a leader has open before it queues proposals
-    std::uint32_t catch_up_batch = 16;      // Decides sent per CatchUp request
+    std::uint32_t catch_up_batch = 32;      // Decides sent per CatchUp request
     std::uint64_t seed = 1;                 // jitter stream; each replica derives its own from (seed, id)
     // For tests only: an acceptor that ignores ballots (promises and accepts anything). No adapter exposes it;
     // it exists so the safety checker can be shown to catch a broken acceptor.
@@ -187,6 +187,7 @@ private:
     std::array<AcceptedEntry, kWindow> p1_best_{};
     std::vector<AcceptedEntry> p1_found_;  // highest-ballot entry per slot from p1_base_
     std::uint32_t p1_retries_ = 0;
+    bool p1_asked_ = false;  // a CatchUp went out during this window
     // phase 2
     Slot next_slot_ = 0;
     std::map<Slot, Proposal> inflight_;

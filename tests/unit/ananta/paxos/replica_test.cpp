@@ -457,3 +457,45 @@ TEST_CASE("An invalid configuration is rejected") {
     CHECK_THROWS_AS(Replica(c, 0), InputError);
     CHECK_THROWS_AS(Replica(Config{}, 5), InputError);
 }
+
+TEST_CASE("A lagging candidate learns the committed prefix from a promise and runs phase 1 only past it") {
+    const Config c = small(5);
+    Replica r(c, 0);
+    Actions a;
+    r.campaign(Time::ms(1), a);
+    complete_writes(r, a, Time::ms(1));
+    const Ballot b = r.ballot();
+    Message p1 = promise_from(1, 0, b, 12);
+    p1.commit = 10;
+    const auto asks = sent(r.handle(p1, Time::ms(2)), MessageType::CatchUp);
+    REQUIRE(asks.size() == 1);
+    CHECK(asks[0].to == 1);
+    CHECK(asks[0].slot == 0);
+    for (Slot s = 0; s < 10; ++s) {
+        Message dec = msg(MessageType::Decide, 1, 0, Ballot{1, 1}, s);
+        dec.value = value(50 + s);
+        CHECK(r.handle(dec, Time::ms(3)).commits.size() == 1);
+    }
+    CHECK(r.commit_index() == 10);
+    // The quorum for window [0, 4) completes; the next window starts at the commit index, not at 4.
+    const Actions d = complete_writes(r, r.handle(promise_from(2, 0, b, 12), Time::ms(4)), Time::ms(4));
+    const auto prepares = sent(d, MessageType::Prepare);
+    REQUIRE(prepares.size() == 4);
+    CHECK(prepares[0].slot == 10);
+    CHECK(r.role() == Role::Candidate);
+
+    Message q1 = promise_from(1, 0, b, 12);
+    q1.slot = 10;
+    q1.entries[0] = AcceptedEntry{Ballot{1, 1}, value(60)};
+    Message q2 = promise_from(2, 0, b, 11);
+    q2.slot = 10;
+    r.handle(q1, Time::ms(5));
+    const Actions e = r.handle(q2, Time::ms(5));
+    CHECK(r.role() == Role::Leader);
+    const auto accepts = sent(e, MessageType::Accept);
+    REQUIRE(accepts.size() == 2 * 4);  // slots 10 and 11 only: 0..9 are known to be chosen
+    CHECK(accepts.front().slot == 10);
+    CHECK(accepts.front().value == value(60));
+    CHECK(accepts.back().slot == 11);
+    CHECK(accepts.back().value.is_noop());
+}
