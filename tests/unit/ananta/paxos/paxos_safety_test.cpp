@@ -83,6 +83,23 @@ TEST_CASE("With a stable majority and no faults after time T every value propose
     CHECK(worst <= bound);
 }
 
+TEST_CASE("With the lease no two replicas ever lead at once even when lease holders crash and recover quickly") {
+    const std::uint64_t runs = std::max<std::uint64_t>(1, run_count() / 10);
+    std::uint64_t leader_changes = 0;
+    for (std::uint64_t i = 0; i < runs; ++i) {
+        test::RunSpec spec = test::random_spec(derive(0x1ea5'e000ULL, i));
+        spec.config.leader_lease = true;
+        spec.p_crash = 0.15;
+        spec.down_min = Time::us(200);
+        spec.down_max = Time::ms(3);
+        spec.p_campaign = 0.3;
+        const test::RunResult result = test::run(spec);
+        if (!result.ok()) FAIL(describe(spec, result));
+        leader_changes += result.leader_changes;
+    }
+    CHECK(leader_changes > runs);  // leases were won and lost throughout
+}
+
 TEST_CASE("A randomized run is reproducible from its seed") {
     const test::RunSpec spec = test::random_spec(42);
     const test::RunResult a = test::run(spec);
