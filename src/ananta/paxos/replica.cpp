@@ -129,6 +129,7 @@ void Replica::on_prepare(const Message& m, Time now, Actions& out) {
     const bool lease_blocks = config_.leader_lease && now < lease_until_ && m.ballot != lease_ballot_;
     if (!broken && (lease_blocks || m.ballot < promised_)) {
         Message nack = make(MessageType::Nack, m.from);
+        nack.refused = m.type;
         nack.ballot = promised_;
         nack.slot = m.slot;
         send_after_writes(nack, out);
@@ -146,7 +147,7 @@ void Replica::on_prepare(const Message& m, Time now, Actions& out) {
     for (std::size_t i = 0; i < kWindow; ++i) promise.entries[i] = accepted(m.slot + i);
     send_after_writes(promise, out);
     if (m.from != self_) {
-        if (role_ != Role::Follower && ballot_ < m.ballot) step_down(now, out);
+        superseded(m.ballot, false, now, out);
         // An election is under way: give the candidate time before campaigning against it.
         if (role_ == Role::Follower) leader_deadline_ = now + config_.election_timeout + jitter();
     }
@@ -156,6 +157,7 @@ void Replica::on_accept(const Message& m, Time now, Actions& out) {
     observe(m.ballot);
     if (!config_.unsafe_ignore_ballots && m.ballot < promised_) {
         Message nack = make(MessageType::Nack, m.from);
+        nack.refused = m.type;
         nack.ballot = promised_;
         nack.slot = m.slot;
         send_after_writes(nack, out);
@@ -173,7 +175,7 @@ void Replica::on_accept(const Message& m, Time now, Actions& out) {
     reply.slot = m.slot;
     send_after_writes(reply, out);
     if (m.from != self_) {
-        if (role_ != Role::Follower && ballot_ < m.ballot) step_down(now, out);
+        superseded(m.ballot, false, now, out);
         if (role_ == Role::Follower) heard_leader(m.from, now);
     }
 }
@@ -183,11 +185,12 @@ void Replica::on_heartbeat(const Message& m, Time now, Actions& out) {
     if (!config_.unsafe_ignore_ballots && m.ballot < promised_) {
         // Tells a deposed leader that can still reach us that it has been superseded.
         Message nack = make(MessageType::Nack, m.from);
+        nack.refused = m.type;
         nack.ballot = promised_;
         send_after_writes(nack, out);
         return;
     }
-    if (role_ != Role::Follower && ballot_ < m.ballot) step_down(now, out);
+    superseded(m.ballot, false, now, out);
     if (role_ == Role::Follower) heard_leader(m.from, now);
     if (config_.leader_lease) {
         lease_ballot_ = m.ballot;
@@ -276,7 +279,13 @@ void Replica::on_promise(const Message& m, Time now, Actions& out) {
 
 void Replica::on_nack(const Message& m, Time now, Actions& out) {
     observe(m.ballot);
-    if (role_ != Role::Follower && m.ballot > ballot_) step_down(now, out);
+    superseded(m.ballot, m.refused != MessageType::Heartbeat, now, out);
+}
+
+void Replica::superseded(Ballot b, bool by_refused_write, Time now, Actions& out) {
+    if (role_ == Role::Follower || !(ballot_ < b)) return;
+    if (role_ == Role::Leader && config_.depose_on_write_only && !config_.leader_lease && !by_refused_write) return;
+    step_down(now, out);
 }
 
 void Replica::become_leader(Time now, Actions& out) {

@@ -77,6 +77,7 @@ struct Message {
     Slot slot = 0;
     Slot log_index = 0;   // Promise: acceptor's log end; Accept, Heartbeat: sender's commit index
     Slot commit = 0;      // Promise: acceptor's commit index (a lagging candidate catches up from it)
+    MessageType refused = MessageType::Prepare;  // Nack: the type of the message it answers
     Time lease_start;     // Heartbeat, HeartbeatAck
     std::uint64_t token = 0;  // DurableDone
     Value value;          // Accept, Decide

@@ -37,7 +37,8 @@ namespace loom::ananta::paxos {
 // * Commits: CommitAction is emitted in slot order without gaps; a committed value never changes (Paxos safety).
 //   Slots a new leader found empty are filled with Value::noop() (id 0), which the application skips.
 // * Leadership: a replica is leader after phase 1 succeeds for its ballot. Without the lease it stays leader
-//   until it sees a higher ballot, so a deposed primary cut off from the others goes on believing it leads.
+//   until it sees a higher ballot, so a deposed primary cut off from the others goes on believing it leads
+//   (with depose_on_write_only, even one that hears the new leader, until one of its own writes is refused).
 //   With the lease, followers that acknowledged a Heartbeat refuse other proposers' Prepares for
 //   lease_duration after receiving it, and the leader counts itself leader only until (the quorum-th latest
 //   acknowledged heartbeat send time) + lease_duration - lease_margin, so two replicas never both believe
@@ -47,7 +48,7 @@ namespace loom::ananta::paxos {
 //   is lost (it may still be chosen by the next leader, or its slot filled with a no-op): the application
 //   resubmits what it has not seen committed.
 struct Config {
-    std::uint32_t replicas = 5;  // the Ananta manager runs 5 replicas, 3 needed for progress (NSDI'13 §3.5)
+    std::uint32_t replicas = 5;  // the Ananta manager runs 5 replicas, 3 needed for progress (Patel et al., SIGCOMM'13)
     // Timer values are not given by the Ananta paper. Elections follow the Raft paper's recommendation of a
     // timeout randomized in 150-300 ms (Ongaro and Ousterhout, ATC'14 §9.3); the heartbeat, a third of the
     // shortest timeout, is our choice (that paper asks only that it be well under the election timeout).
@@ -56,6 +57,10 @@ struct Config {
     Time election_jitter = Time::ms(150);   // ... plus a uniform draw in [0, this), also the dueling back-off
     std::uint32_t prepare_retries = 3;      // Prepare resends per ballot (every heartbeat_interval) before a new one
     bool leader_lease = false;              // off: Ananta as published, where a deposed primary can act on
+    // With the lease off, how a leader learns it was superseded. false: from any higher ballot it hears of
+    // (a Prepare, a Heartbeat or Accept of another leader, a Nack). true: only when one of its own writes (an
+    // Accept or Prepare) is refused, as Ananta's stale primary did until it wrote through Paxos.
+    bool depose_on_write_only = false;
     // Lease length, kept under election_timeout so a lease lapses before its followers campaign.
     Time lease_duration = Time::ms(120);
     Time lease_margin = Time::zero();       // clock-drift allowance subtracted on the leader's side
@@ -145,6 +150,7 @@ private:
     void become_leader(Time now, Actions& out);
     void step_down(Time now, Actions& out);
     void observe(Ballot b);
+    void superseded(Ballot b, bool by_refused_write, Time now, Actions& out);
     void heard_leader(ReplicaId leader, Time now);
     void send_heartbeats(Time now, Actions& out);
     void open_slot(Slot slot, const Value& value, Actions& out);

@@ -399,6 +399,7 @@ RunSpec random_spec(std::uint64_t seed) {
     s.loss = 0.3 * rng.uniform01();
     s.duplicate = 0.2 * rng.uniform01();
     s.delay_max = Time::us(200 + static_cast<std::int64_t>(rng.uniform(1300)));
+    s.config.depose_on_write_only = !s.config.leader_lease && rng.bernoulli(0.3);
     return s;
 }
 

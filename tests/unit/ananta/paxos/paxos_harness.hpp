@@ -44,7 +44,8 @@ struct RunSpec {
     Time resubmit = Time::ms(2);
 };
 
-// A knob set drawn from `seed`: 3, 5 or 7 replicas, lease on or off, loss up to 30 %, duplicates up to 20 %.
+// A knob set drawn from `seed`: 3, 5 or 7 replicas, lease on or off (off: deposed on any higher ballot or only
+// on a refused write), loss up to 30 %, duplicates up to 20 %.
 RunSpec random_spec(std::uint64_t seed);
 
 struct RunResult {

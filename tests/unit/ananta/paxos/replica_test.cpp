@@ -499,3 +499,45 @@ TEST_CASE("A lagging candidate learns the committed prefix from a promise and ru
     CHECK(accepts.back().slot == 11);
     CHECK(accepts.back().value.is_noop());
 }
+
+TEST_CASE("A leader deposed only by refused writes ignores the new leader's heartbeats until one of its own writes is refused") {
+    Config c = small(3, false);
+    c.depose_on_write_only = true;
+    Replica r(c, 0);
+    elect(r, c, Time::ms(1));
+    const Ballot newer{r.ballot().round + 1, 2};
+    CHECK(r.handle(msg(MessageType::Heartbeat, 2, 0, newer), Time::ms(2)).leadership.empty());
+    Message hb_nack = msg(MessageType::Nack, 1, 0, newer);
+    hb_nack.refused = MessageType::Heartbeat;
+    CHECK(r.handle(hb_nack, Time::ms(2)).leadership.empty());
+    CHECK(r.is_leader(Time::ms(2)));
+
+    Message write_nack = msg(MessageType::Nack, 1, 0, newer);
+    write_nack.refused = MessageType::Accept;
+    const Actions d = r.handle(write_nack, Time::ms(3));
+    REQUIRE(d.leadership.size() == 1);
+    CHECK_FALSE(d.leadership[0].leader);
+    CHECK(r.role() == Role::Follower);
+}
+
+TEST_CASE("By default a leader steps down as soon as it hears a higher ballot") {
+    const Config c = small(3, false);
+    Replica r(c, 0);
+    elect(r, c, Time::ms(1));
+    const Actions d = r.handle(msg(MessageType::Heartbeat, 2, 0, Ballot{r.ballot().round + 1, 2}), Time::ms(2));
+    REQUIRE(d.leadership.size() == 1);
+    CHECK_FALSE(d.leadership[0].leader);
+    CHECK(r.leader_hint() == 2);
+}
+
+TEST_CASE("A Nack names the message it refuses") {
+    DurableState disk;
+    disk.apply(DurableRecord{RecordKind::Promise, Ballot{3, 1}, 0, Value{}});
+    Replica r(small(3), 2, disk);
+    const auto a = sent(r.handle(msg(MessageType::Accept, 0, 2, Ballot{2, 0}), Time::ms(1)), MessageType::Nack);
+    const auto h = sent(r.handle(msg(MessageType::Heartbeat, 0, 2, Ballot{2, 0}), Time::ms(1)), MessageType::Nack);
+    REQUIRE(a.size() == 1);
+    REQUIRE(h.size() == 1);
+    CHECK(a[0].refused == MessageType::Accept);
+    CHECK(h[0].refused == MessageType::Heartbeat);
+}
