@@ -6,6 +6,7 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "loom/base/units.hpp"
@@ -83,6 +84,8 @@ struct Message {
     Value value;          // Accept, Decide
     std::array<AcceptedEntry, kWindow> entries{};  // Promise
 };
+
+static_assert(std::is_trivially_copyable_v<Message>, "a Message travels as a plain link payload");
 
 // A record the replica asks to be made durable before it lets dependent messages out.
 // Promise: promised ballot raised to `ballot`. Accept: (ballot, value) accepted at `slot` (and promised >= ballot).
