@@ -329,8 +329,6 @@ TEST_CASE("A recovered replica keeps its promise and accepted values and never r
         Actions a;
         r.campaign(Time::ms(1), a);
         complete_writes(r, a, Time::ms(1), &disk);
-        Message acc = msg(MessageType::Accept, 1, 1, r.ballot(), 0);
-        (void)acc;
         CHECK(r.ballot() == Ballot{1, 1});
     }  // crash: volatile state gone
     CHECK(disk.promised == Ballot{1, 1});
