@@ -4,8 +4,9 @@
 
 namespace loom::ananta {
 
-StaticPortSource::StaticPortSource(std::uint16_t first_port, std::uint16_t last_port, std::uint16_t ports_per_range)
-    : first_(first_port), last_(last_port), per_range_(ports_per_range) {
+StaticPortSource::StaticPortSource(std::uint16_t first_port, std::uint16_t last_port, std::uint16_t ports_per_range,
+                                   Epoch epoch)
+    : first_(first_port), last_(last_port), per_range_(ports_per_range), epoch_(epoch) {
     LOOM_ASSERT(ports_per_range > 0 && (ports_per_range & (ports_per_range - 1)) == 0,
                 "SNAT ranges are a power of two ports");
     LOOM_ASSERT(first_port % ports_per_range == 0, "the SNAT port space starts on a range boundary");
@@ -18,7 +19,7 @@ std::optional<SnatGrant> StaticPortSource::allocate(IpAddr dip, IpAddr vip, Time
         const auto start = static_cast<std::uint16_t>(p);
         if (taken.contains(start)) continue;
         taken.emplace(start, dip);
-        return SnatGrant{0, dip, vip, start, per_range_};
+        return SnatGrant{epoch_, dip, vip, start, per_range_};
     }
     return std::nullopt;
 }

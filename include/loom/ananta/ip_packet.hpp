@@ -67,6 +67,7 @@ struct OuterHeader {
     IpAddr src = 0;
     IpAddr dst = 0;
     std::uint8_t ttl = kDefaultTtl;
+    constexpr bool operator==(const OuterHeader&) const = default;
 };
 
 // One IP packet. `inner` is the original header (5-tuple, TTL, DF); `outer[0..depth)` are IP-in-IP headers,
@@ -87,6 +88,8 @@ struct IpPacket {
     bool df = false;                 // don't fragment (inner header's; outer headers copy it)
     std::uint8_t depth = 0;          // number of outer headers
     std::array<OuterHeader, kMaxEncap> outer{};
+
+    bool operator==(const IpPacket&) const = default;
 
     bool has(std::uint8_t flag) const { return (tcp_flags & flag) != 0; }
     bool is_syn() const { return inner.proto == IpProto::Tcp && has(tcp_flag::kSyn); }

@@ -33,10 +33,12 @@ public:
 };
 
 // Ranges of `ports_per_range` (published: 8) handed out in order from [first_port, last_port] of each VIP;
-// released ranges are reused lowest first. Epoch 0 (there is no manager).
+// released ranges are reused lowest first. Grants carry the fixed `epoch` of the static configuration (there is
+// no manager to advance it); it must not be older than the epoch of the commands the Host Agent has accepted.
 class StaticPortSource final : public SnatPortSource {
 public:
-    StaticPortSource(std::uint16_t first_port, std::uint16_t last_port, std::uint16_t ports_per_range = 8);
+    StaticPortSource(std::uint16_t first_port, std::uint16_t last_port, std::uint16_t ports_per_range = 8,
+                     Epoch epoch = 0);
     std::optional<SnatGrant> allocate(IpAddr dip, IpAddr vip, Time now) override;
     void release(const SnatGrant& grant) override;
 
@@ -44,6 +46,7 @@ private:
     std::uint16_t first_;
     std::uint16_t last_;
     std::uint16_t per_range_;
+    Epoch epoch_;
     std::map<IpAddr, std::map<std::uint16_t, IpAddr>> taken_;  // vip -> range start -> dip
 };
 
