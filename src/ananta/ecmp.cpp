@@ -102,4 +102,11 @@ double share_moved(const EcmpSelector& before, const EcmpSelector& after, std::u
     return static_cast<double>(moved) / static_cast<double>(flows);
 }
 
+double change_next_hops(EcmpSelector& selector, std::span<const NextHop> hops, std::uint64_t flows, std::uint64_t seed) {
+    const std::unique_ptr<EcmpSelector> before = selector.clone();
+    selector.set_next_hops(hops);
+    if (before->size() == 0 || selector.size() == 0) return before->size() == selector.size() ? 0.0 : 1.0;
+    return share_moved(*before, selector, flows, seed);
+}
+
 }  // namespace loom::ananta

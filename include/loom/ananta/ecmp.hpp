@@ -79,5 +79,8 @@ std::unique_ptr<EcmpSelector> make_ecmp(const EcmpConfig& config);
 double share_moved(const EcmpSelector& before, const EcmpSelector& after, std::span<const std::uint64_t> flow_hashes);
 // The same over `flows` deterministic pseudo-random hashes (sub-streams of `seed`).
 double share_moved(const EcmpSelector& before, const EcmpSelector& after, std::uint64_t flows, std::uint64_t seed);
+// What a router reports when its next-hop set changes: applies `hops` to `selector` and returns the share of
+// `flows` sampled hashes (sub-streams of `seed`) that now take another next hop.
+double change_next_hops(EcmpSelector& selector, std::span<const NextHop> hops, std::uint64_t flows, std::uint64_t seed);
 
 }  // namespace loom::ananta

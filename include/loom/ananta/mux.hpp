@@ -88,7 +88,7 @@ struct SetSnatRange {  // stateless return path of outbound connections: (VIP, p
     std::uint32_t tenant = 0;
     bool remove = false;
 };
-struct SetTenantWeight {  // a tenant's share under overload (its number of VMs)
+struct SetTenantWeight {  // a tenant's share under overload (its number of VMs); restarts the fair-drop windows
     Epoch epoch = 0;
     std::uint32_t tenant = 0;
     std::int64_t weight = 1;

@@ -105,3 +105,11 @@ TEST_CASE("The ecmp section parses its mode and rejects an unknown one") {
     REQUIRE(errors.size() == 1);
     CHECK(errors.messages()[0].rfind("/ecmp/mode", 0) == 0);
 }
+
+TEST_CASE("A router reports the share of flows moved by a next-hop change") {
+    ResilientEcmp r(256);
+    CHECK(change_next_hops(r, hops(4), 1000, 3) == 1.0);  // from no next hop: every flow is new
+    CHECK(change_next_hops(r, hops(4), 1000, 3) == 0.0);  // the same set: nothing moves
+    CHECK(change_next_hops(r, hops(4, 2), 100'000, 3) == Approx(0.25).margin(0.01));
+    CHECK(r.size() == 3);
+}
