@@ -175,7 +175,6 @@ SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
         ++info.attempts;
         ++retries_;
     }
-    if (!queueless_ && waiting_ > 0) arm_wake();
     if (tr.fec == FecOutcome::Uncorrectable) {
         drop(handle, DropReason::FecUncorrectable);
         return SendResult::Sent;

@@ -120,7 +120,7 @@ RunResult run(const Json& config, const RunOptions& options) {
                                       to_string(sim.now()), sim::to_string(rr.reason), sim.events_handled(),
                                       header.config_hash, stats::render_table(stats));
     if (!result.report.table.empty() && result.report.table.back() != '\n') result.report.table += '\n';
-    if (std::optional<std::string> head = b.instance->summary()) {
+    if (std::optional<std::string> head = b.instance->text_summary()) {
         if (!head->empty() && head->back() != '\n') *head += '\n';
         result.report.summary = *head;
         result.report.table = *head + "\n" + result.report.table;

@@ -31,7 +31,7 @@ public:
     virtual std::optional<std::string> trace() const { return std::nullopt; }
     // A few lines for a person to read first (called after finish()): `loom run` prints them before the
     // generic stats table. nullopt: this model has none, and the table opens the report.
-    virtual std::optional<std::string> summary() const { return std::nullopt; }
+    virtual std::optional<std::string> text_summary() const { return std::nullopt; }
 };
 
 // A component type a model builds, for `loom list`.

@@ -72,6 +72,6 @@ TEST_CASE("Registering a model twice or without a build function is a bug") {
 
 TEST_CASE("A model instance has no summary and no trace unless it provides them") {
     const Nothing n;
-    CHECK_FALSE(n.summary().has_value());
+    CHECK_FALSE(n.text_summary().has_value());
     CHECK_FALSE(n.trace().has_value());
 }
