@@ -56,7 +56,8 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
 std::int64_t PortEngine::units_of(std::int64_t bytes) const {
     const std::int64_t unit = tx_.timing().unit_payload.count();
     const std::int64_t b = bytes + config_.packet_overhead.count();
-    return std::max<std::int64_t>(1, (b + unit - 1) / unit);
+    if (b <= unit) return 1;  // most packets of most links: no division
+    return (b + unit - 1) / unit;
 }
 
 std::uint32_t PortEngine::acquire() {
