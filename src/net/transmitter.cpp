@@ -20,6 +20,7 @@ Transmission Transmitter::send(Time ready, std::int64_t k, Time* first_arrival) 
     t.start = start;
     t.fec = FecOutcome::Clean;
     const bool jitter = timing_.jitter > Time::zero();
+    Time last_sent;  // unit k's: the loop always runs its body for i == k
     for (std::int64_t i = 1; i <= k; ++i) {
         // Per-unit work only when something per unit can differ (jitter, errors); otherwise jump to the end.
         if (!jitter && errors_.error_free() && i < k) {
@@ -28,6 +29,7 @@ Transmission Transmitter::send(Time ready, std::int64_t k, Time* first_arrival) 
         }
         const std::uint64_t index = next_index_ + static_cast<std::uint64_t>(i - 1);
         const Time sent = timing_.unit_sent(train_start_, train_units_ + i);
+        last_sent = sent;
         Time arrival = sent + latency_ + (jitter ? jitter_of(stream_, index, timing_.jitter) : Time::zero());
         arrival = std::max(arrival, last_arrival_);
         last_arrival_ = arrival;
@@ -39,7 +41,7 @@ Transmission Transmitter::send(Time ready, std::int64_t k, Time* first_arrival) 
     }
     train_units_ += k;
     next_index_ += static_cast<std::uint64_t>(k);
-    t.sent = timing_.unit_sent(train_start_, train_units_);
+    t.sent = last_sent;  // = unit_sent(train_start_, train_units_), computed once (a 64-bit division)
     if (!jitter) last_arrival_ = std::max(last_arrival_, t.sent + latency_);
     t.arrival = last_arrival_;
     t.index = next_index_ - 1;

@@ -120,6 +120,11 @@ RunResult run(const Json& config, const RunOptions& options) {
                                       to_string(sim.now()), sim::to_string(rr.reason), sim.events_handled(),
                                       header.config_hash, stats::render_table(stats));
     if (!result.report.table.empty() && result.report.table.back() != '\n') result.report.table += '\n';
+    if (std::optional<std::string> head = b.instance->text_summary()) {
+        if (!head->empty() && head->back() != '\n') *head += '\n';
+        result.report.summary = *head;
+        result.report.table = *head + "\n" + result.report.table;
+    }
     result.report.csv_from_stats = true;  // rendered only if printed or written (output.cpp)
     result.perf = fmt::format("events={} wall_s={:.3f} events_per_s={:.0f}{}{}", rr.events, wall_s,
                               wall_s > 0 ? static_cast<double>(rr.events) / wall_s : 0.0, sim.perf_fields(),

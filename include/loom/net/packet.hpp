@@ -1,6 +1,6 @@
-// Packets and their pool: a packet is a small fixed header plus a typed payload slot that a model fills with
-// its own struct (a TSP vector's value, an IP header); it lives in a pool and travels through events as a
-// 32-bit handle, never as a pointer or shared_ptr.
+// Packets: a small fixed header plus a typed payload slot that a model fills with its own struct (an IP header,
+// a TSP vector's value). net::OutputPort carries them in its own slots; PacketPool is a free-list store for a
+// component that keeps packets itself. Either way a packet travels through events as a 32-bit handle.
 #pragma once
 
 #include <cstdint>

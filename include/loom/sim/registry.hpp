@@ -29,6 +29,9 @@ public:
     // A Chrome/Perfetto trace (JSON) of the run, for models that can draw one (called after finish(), only when
     // the user asks for it: it can be large). nullopt: this model has none.
     virtual std::optional<std::string> trace() const { return std::nullopt; }
+    // A few lines for a person to read first (called after finish()): `loom run` prints them before the
+    // generic stats table. nullopt: this model has none, and the table opens the report.
+    virtual std::optional<std::string> text_summary() const { return std::nullopt; }
 };
 
 // A component type a model builds, for `loom list`.

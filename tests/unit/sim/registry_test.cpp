@@ -69,3 +69,9 @@ TEST_CASE("Registering a model twice or without a build function is a bug") {
     broken.name = "broken";
     CHECK_THROWS_AS(r.add(broken), InternalError);
 }
+
+TEST_CASE("A model instance has no summary and no trace unless it provides them") {
+    const Nothing n;
+    CHECK_FALSE(n.text_summary().has_value());
+    CHECK_FALSE(n.trace().has_value());
+}

@@ -1,0 +1,62 @@
+// The packet-link layer's sending end: an output port of a component that carries variable-size packets of one
+// payload type over one link, timed by base::LinkTiming, with queues, drop accounting and faults (PortEngine).
+// The port owns the payload of every packet it carries; events carry a 32-bit handle into that storage.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "loom/base/link_timing.hpp"
+#include "loom/net/packet.hpp"
+#include "loom/net/port_engine.hpp"
+#include "loom/net/port_config.hpp"
+#include "loom/sim/context.hpp"
+
+namespace loom::net {
+
+template <class Payload>
+class InputPort;
+
+// A member of the sending component, bound to one InputPort<Payload> by net::connect. send() copies the packet
+// into one of the port's slots (so the sender may reuse or change its own copy at once), and the receiver copies
+// it out on arrival: payloads are never shared between components, and no pool spans a model.
+//
+// Payload choice: a template on a trivially copyable type (checked), not fixed-size byte blobs. A slot is
+// exactly sizeof(Packet<Payload>), copies are memcpy-sized and typed, the event stays 24 bytes (the handle is
+// its argument), and a model with several kinds of message uses a small tagged struct or one port per kind.
+// Keep payloads small (tens of bytes): a slot lives until the packet (and any duplicate) has arrived.
+template <class Payload>
+class OutputPort {
+    static_assert(std::is_trivially_copyable_v<Payload>, "port payloads are plain data");
+
+public:
+    OutputPort(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
+               std::uint64_t stream = 0, const DropReasons* reasons = nullptr)
+        : engine_(ctx, name, timing, config, stream, reasons) {}
+
+    // Sends `packet` (its header.bytes sets its size on the wire) through queue `queue` (0 = highest priority;
+    // ignored without queues). See SendResult; a Collision is the caller's error to report.
+    SendResult send(const Packet<Payload>& packet, std::uint32_t queue = 0) {
+        const std::uint32_t h = engine_.acquire();
+        if (h >= slots_.size()) slots_.resize(std::size_t{h} + 1);
+        slots_[h] = packet;
+        return engine_.submit(h, packet.header.bytes, queue);
+    }
+    // Counts a packet the owner refused here (MTU, no route, overload) as sent and dropped for `reason`.
+    void refuse(DropReason reason) { engine_.refuse(reason); }
+
+    PortEngine& engine() { return engine_; }
+    const PortEngine& engine() const { return engine_; }
+
+private:
+    friend class InputPort<Payload>;
+    template <class P>
+    friend void connect(sim::Simulator& sim, OutputPort<P>& from, InputPort<P>& to);
+
+    PortEngine engine_;
+    std::vector<Packet<Payload>> slots_;
+};
+
+}  // namespace loom::net

@@ -1,0 +1,151 @@
+// The payload-independent half of an output port: queues, scheduling, the link's serialization and FEC (a
+// net::Transmitter on base::LinkTiming), link-level retry, faults, drop accounting and the handles of the
+// port's payload slots. OutputPort<Payload> adds the slots themselves.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loom/base/link_timing.hpp"
+#include "loom/base/units.hpp"
+#include "loom/net/drop_reason.hpp"
+#include "loom/net/port_config.hpp"
+#include "loom/net/transmitter.hpp"
+#include "loom/sim/context.hpp"
+#include "loom/sim/port.hpp"
+#include "loom/sim/timer.hpp"
+
+namespace loom::stats {
+class Group;
+}
+
+namespace loom::net {
+
+// What happened to a packet handed to a port, as far as the port knows at the send.
+enum class SendResult : std::uint8_t {
+    Sent,       // on the wire now; its arrival (or a loss on the wire, counted by reason) is decided
+    Queued,     // waiting behind others
+    Dropped,    // dropped at the port (queue full, link down); counted by reason
+    Collision,  // a queueless port was busy: the caller's schedule is wrong (also counted, as "collision")
+};
+
+// How a delivered packet went over the link, for receivers that time its units (a TSP train) or study it.
+struct Delivery {
+    std::uint64_t seq = 0;         // the port's packet number (0-based, in order of sends)
+    Time start;                    // first bit of the last attempt out
+    std::uint64_t first_unit = 0;  // link-wide index of the last attempt's first unit
+    std::int64_t units = 0;        // units of the last attempt
+    std::uint32_t attempts = 1;    // 1 + link-level replays
+    bool duplicate = false;        // the second copy of a duplicated packet
+};
+
+// Contract: every packet handed to submit() ends in exactly one of delivered (an arrival event scheduled,
+// counted when scheduled), dropped (by reason), queued, or on the wire; duplicates add a delivery. So at any
+// time sent() + duplicated() == delivered() + drops().total() + queued() (checked by conservation()).
+// One event per packet while the port is idle (the arrival); a busy port adds one wake-up per packet it
+// takes from a queue. Events carry the slot handle (bit 31: duplicate copy).
+class PortEngine {
+public:
+    // `name` is the port's name inside its component ("out", "port3"): the port path is "<component>.<name>".
+    // `stream` seeds the FEC, jitter and fault draws; 0 means derive(run seed, port path). `reasons` names the
+    // drop reasons for stats (nullptr: the built-ins only); it must outlive the port.
+    PortEngine(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
+               std::uint64_t stream = 0, const DropReasons* reasons = nullptr);
+    PortEngine(const PortEngine&) = delete;
+    PortEngine& operator=(const PortEngine&) = delete;
+
+    // ---- used by OutputPort<Payload> ----
+
+    // A free slot handle (slots are reused once every copy of their packet has arrived).
+    std::uint32_t acquire();
+    // Offers the packet in slot `handle` of `bytes` bytes to queue `queue` (ignored by a queueless port).
+    SendResult submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
+    // Counts a packet the owner refused at this port (MTU, no route) as sent and dropped for `reason`.
+    void refuse(DropReason reason);
+    std::uint32_t slots() const { return static_cast<std::uint32_t>(info_.size()); }
+    const Delivery& delivery(std::uint32_t handle) const { return info_[handle]; }
+
+    // ---- state and control ----
+
+    // Takes the link down (queued packets are dropped as LinkDown, later sends too) or brings it up, from
+    // now on. Packets already on the wire are not affected; scheduled down times (faults.down) are.
+    void set_down(bool down);
+    // Down at time t: forced down, or inside one of faults.down.
+    bool down_at(Time t) const;
+    bool idle() const;                   // nothing queued and the link free now
+    Time free_at() const { return tx_.free_at(); }
+    const Transmitter& transmitter() const { return tx_; }
+    const LinkTiming& timing() const { return tx_.timing(); }
+    const PortConfig& config() const { return config_; }
+    const std::string& path() const { return wire_.path(); }
+    // Units a packet of `bytes` bytes takes on this link.
+    std::int64_t units_of(std::int64_t bytes) const;
+
+    std::uint64_t sent() const { return sent_; }            // packets handed to the port (refused ones too)
+    std::uint64_t delivered() const { return delivered_; }  // arrival events scheduled, duplicates included
+    std::uint64_t duplicated() const { return duplicated_; }
+    std::uint64_t retries() const { return retries_; }      // link-level replays
+    const DropCounts& drops() const { return drops_; }
+    std::uint64_t queued() const;                           // packets waiting in the queues now
+    std::uint64_t queued_packets(std::uint32_t queue) const { return queues_[queue].items.size(); }
+    std::int64_t queued_bytes(std::uint32_t queue) const { return queues_[queue].bytes; }
+    bool conservation() const { return sent_ + duplicated_ == delivered_ + drops_.total() + queued(); }
+    // Writes {sent, delivered, duplicated, retries, dropped:{reason: n}, busy_ps, units, fec_corrected,
+    // fec_uncorrectable} under this port's name in `group` (the owner calls it from finish()).
+    void write_stats(stats::Group& group) const;
+
+    sim::OutPort& wire() { return wire_; }
+
+private:
+    struct Item {
+        std::uint32_t handle;
+        std::int64_t bytes;
+    };
+    struct Queue {
+        std::deque<Item> items;
+        std::int64_t bytes = 0;
+    };
+    struct InFlight {
+        std::int64_t arrival;  // ps: the slot is free once the simulation is past it
+        std::uint32_t handle;
+    };
+
+    // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
+    SendResult transmit(std::uint32_t handle, std::int64_t bytes);
+    void drop(std::uint32_t handle, DropReason reason);
+    void release(std::uint32_t handle) { free_.push_back(handle); }
+    void reclaim();
+    std::uint32_t pick();  // next queue to serve (some queue is non-empty)
+    void on_wake();
+    void arm_wake();
+    bool down_during(Time from, Time to) const;
+
+    // Hot.
+    sim::Context* ctx_;
+    Transmitter tx_;
+    std::vector<Queue> queues_;
+    std::uint64_t waiting_ = 0;  // packets in all queues
+    std::vector<std::uint32_t> free_;
+    std::deque<InFlight> in_flight_;
+    std::vector<Delivery> info_;  // by handle
+    std::uint64_t next_seq_ = 0;
+    std::uint32_t rr_ = 0;        // WRR: queue whose turn it is
+    std::int64_t rr_credit_ = 0;  // WRR: packets it may still send this turn
+    bool forced_down_ = false;
+    bool queueless_;
+    // Counters.
+    std::uint64_t sent_ = 0, delivered_ = 0, duplicated_ = 0, retries_ = 0;
+    DropCounts drops_;
+    // Cold.
+    sim::OutPort wire_;
+    sim::Timer wake_;
+    PortConfig config_;
+    const DropReasons* reasons_;
+    std::uint64_t fault_stream_;
+    std::string name_;
+};
+
+}  // namespace loom::net

@@ -1,0 +1,273 @@
+#include "loom/net/port_engine.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "loom/base/assert.hpp"
+#include "loom/base/error.hpp"
+#include "loom/base/rng.hpp"
+#include "loom/sim/simulator.hpp"
+#include "loom/stats/group.hpp"
+
+namespace loom::net {
+namespace {
+
+// Distinct salts keep a port's fault draws independent of each other and of its FEC and jitter draws.
+constexpr std::uint64_t kLossSalt = 0x1055'0000'0000'0003ULL;
+constexpr std::uint64_t kDuplicateSalt = 0xd0b1'0000'0000'0004ULL;
+constexpr std::uint64_t kReorderSalt = 0x5e0d'0000'0000'0005ULL;
+constexpr std::uint32_t kDuplicateBit = 0x8000'0000U;
+
+std::uint64_t stream_of(sim::Context& ctx, std::string_view name, std::uint64_t stream) {
+    if (stream != 0) return stream;
+    return derive(ctx.sim().seed(), ctx.path() + "." + std::string(name));
+}
+
+// A uniform integer in [0, span] from 64 random bits (multiply-shift, no bias worth a branch at these spans).
+std::int64_t uniform_upto(std::uint64_t bits, std::int64_t span) {
+    __extension__ using u128 = unsigned __int128;
+    return static_cast<std::int64_t>((static_cast<u128>(bits) * (static_cast<std::uint64_t>(span) + 1)) >> 64);
+}
+
+}  // namespace
+
+PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
+                       std::uint64_t stream, const DropReasons* reasons)
+    : ctx_(&ctx),
+      tx_(timing, stream_of(ctx, name, stream)),
+      queueless_(config.scheduling == Scheduling::None),
+      wire_(ctx, name),
+      wake_(ctx, this, sim::handler<&PortEngine::on_wake>),
+      config_(config),
+      reasons_(reasons),
+      fault_stream_(derive(stream_of(ctx, name, stream), std::uint64_t{0xfa17})),
+      name_(name) {
+    timing.validate(path());
+    if (!queueless_) {
+        if (config_.queues.empty()) throw InternalError(fmt::format("port {}: a queued port needs a queue", path()));
+        queues_.resize(config_.queues.size());
+        rr_credit_ = config_.queues[0].weight;
+    }
+    std::sort(config_.faults.down.begin(), config_.faults.down.end(),
+              [](const DownInterval& a, const DownInterval& b) { return a.from < b.from; });
+}
+
+std::int64_t PortEngine::units_of(std::int64_t bytes) const {
+    const std::int64_t unit = tx_.timing().unit_payload.count();
+    const std::int64_t b = bytes + config_.packet_overhead.count();
+    if (b <= unit) return 1;  // most packets of most links: no division
+    return (b + unit - 1) / unit;
+}
+
+std::uint32_t PortEngine::acquire() {
+    reclaim();
+    if (!free_.empty()) {
+        const std::uint32_t h = free_.back();
+        free_.pop_back();
+        return h;
+    }
+    LOOM_ASSERT(info_.size() < kDuplicateBit, "output port slots exhausted");
+    info_.emplace_back();
+    return static_cast<std::uint32_t>(info_.size() - 1);
+}
+
+void PortEngine::reclaim() {
+    const std::int64_t now = ctx_->now_ps();
+    // Strictly past: an arrival at `now` may not have been handled yet.
+    while (!in_flight_.empty() && in_flight_.front().arrival < now) {
+        release(in_flight_.front().handle);
+        in_flight_.pop_front();
+    }
+}
+
+bool PortEngine::down_at(Time t) const {
+    if (forced_down_) return true;
+    for (const DownInterval& d : config_.faults.down) {
+        if (d.from > t) break;
+        if (t < d.to) return true;
+    }
+    return false;
+}
+
+bool PortEngine::down_during(Time from, Time to) const {
+    for (const DownInterval& d : config_.faults.down) {
+        if (d.from >= to) break;
+        if (d.to > from) return true;
+    }
+    return false;
+}
+
+bool PortEngine::idle() const { return waiting_ == 0 && tx_.free_at().count() <= ctx_->now_ps(); }
+
+std::uint64_t PortEngine::queued() const { return waiting_; }
+
+void PortEngine::drop(std::uint32_t handle, DropReason reason) {
+    drops_.add(reason);
+    release(handle);
+}
+
+void PortEngine::refuse(DropReason reason) {
+    ++sent_;
+    ++next_seq_;
+    drops_.add(reason);
+}
+
+SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+    ++sent_;
+    info_[handle].seq = next_seq_++;
+    if (queueless_) {
+        if (tx_.free_at().count() > ctx_->now_ps()) {
+            drop(handle, DropReason::Collision);
+            return SendResult::Collision;
+        }
+        return transmit(handle, bytes);
+    }
+    if (waiting_ == 0 && tx_.free_at().count() <= ctx_->now_ps()) return transmit(handle, bytes);
+    if (down_at(ctx_->now())) {
+        drop(handle, DropReason::LinkDown);
+        return SendResult::Dropped;
+    }
+    LOOM_ASSERT(queue < queues_.size(), "output port queue index out of range");
+    Queue& q = queues_[queue];
+    const QueueConfig& limits = config_.queues[queue];
+    if ((limits.max_packets > 0 && static_cast<std::int64_t>(q.items.size()) >= limits.max_packets) ||
+        (limits.max_bytes.count() > 0 && q.bytes + bytes > limits.max_bytes.count())) {
+        drop(handle, DropReason::QueueFull);
+        return SendResult::Dropped;
+    }
+    q.items.push_back({handle, bytes});
+    q.bytes += bytes;
+    ++waiting_;
+    arm_wake();
+    return SendResult::Queued;
+}
+
+SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
+    const Time now = ctx_->now();
+    if (down_at(now)) {
+        drop(handle, DropReason::LinkDown);
+        return SendResult::Dropped;
+    }
+    const std::int64_t units = units_of(bytes);
+    Transmission tr{};
+    if (queueless_) {
+        [[maybe_unused]] const bool ok = tx_.start_train(now, units, tr);
+        LOOM_DEBUG_ASSERT(ok, "queueless port busy after the collision check");
+    } else {
+        tr = tx_.send(now, units);
+    }
+    Delivery& info = info_[handle];
+    info.start = tr.start;
+    info.units = units;
+    info.first_unit = tr.index + 1 - static_cast<std::uint64_t>(units);
+    info.attempts = 1;
+    info.duplicate = false;
+    // Link-level retry: replay from the first unit FEC could not correct, after the NAK round trip.
+    while (tr.fec == FecOutcome::Uncorrectable && config_.link_retry &&
+           static_cast<std::int64_t>(info.attempts) <= config_.max_retries) {
+        std::uint64_t bad = info.first_unit;
+        while (tx_.outcome(bad) != FecOutcome::Uncorrectable) ++bad;
+        const auto resend = static_cast<std::int64_t>(tr.index - bad + 1);
+        tr = tx_.send(tr.sent + config_.replay_latency, resend);
+        info.start = tr.start;
+        info.units = resend;
+        info.first_unit = tr.index + 1 - static_cast<std::uint64_t>(resend);
+        ++info.attempts;
+        ++retries_;
+    }
+    if (tr.fec == FecOutcome::Uncorrectable) {
+        drop(handle, DropReason::FecUncorrectable);
+        return SendResult::Sent;
+    }
+    const FaultConfig& f = config_.faults;
+    const std::uint64_t seq = info.seq;
+    if (f.loss > 0.0 && counter_uniform(fault_stream_ ^ kLossSalt, seq) < f.loss) {
+        drop(handle, DropReason::FaultLoss);
+        return SendResult::Sent;
+    }
+    Time arrival = tr.arrival + f.delay;
+    if (f.reorder_window > Time::zero())
+        arrival += Time::ps(uniform_upto(derive(fault_stream_ ^ kReorderSalt, seq), f.reorder_window.count()));
+    if (down_during(tr.start, arrival)) {
+        drop(handle, DropReason::LinkDown);
+        return SendResult::Sent;
+    }
+    const Time delay = arrival - now;
+    wire_.send(handle, delay);
+    ++delivered_;
+    if (f.duplicate > 0.0 && counter_uniform(fault_stream_ ^ kDuplicateSalt, seq) < f.duplicate) {
+        wire_.send(handle | kDuplicateBit, delay);
+        ++delivered_;
+        ++duplicated_;
+    }
+    // Arrivals are nearly in order (reordering only within the window), so a FIFO reclaims slots promptly.
+    in_flight_.push_back({arrival.count(), handle});
+    return SendResult::Sent;
+}
+
+std::uint32_t PortEngine::pick() {
+    const auto n = static_cast<std::uint32_t>(queues_.size());
+    if (config_.scheduling == Scheduling::StrictPriority) {
+        for (std::uint32_t i = 0; i < n; ++i)
+            if (!queues_[i].items.empty()) return i;
+    } else {
+        // At most one full pass plus the return to the starting queue with a fresh turn.
+        for (std::uint32_t step = 0; step <= n; ++step) {
+            if (!queues_[rr_].items.empty() && rr_credit_ > 0) {
+                --rr_credit_;
+                return rr_;
+            }
+            rr_ = (rr_ + 1) % n;
+            rr_credit_ = config_.queues[rr_].weight;
+        }
+    }
+    LOOM_ASSERT(false, "output port: pick() with every queue empty");
+    return 0;
+}
+
+void PortEngine::on_wake() {
+    // Start packets while the link is free now: normally one, more when packets are dropped before the wire.
+    while (waiting_ > 0 && tx_.free_at().count() <= ctx_->now_ps()) {
+        Queue& q = queues_[pick()];
+        const Item item = q.items.front();
+        q.items.pop_front();
+        q.bytes -= item.bytes;
+        --waiting_;
+        transmit(item.handle, item.bytes);
+    }
+    if (waiting_ > 0) arm_wake();
+}
+
+void PortEngine::arm_wake() {
+    const Time at = std::max(tx_.free_at(), ctx_->now());
+    if (wake_.armed() && wake_.expiry() == at) return;
+    wake_.arm_at(at);
+}
+
+void PortEngine::set_down(bool down) {
+    forced_down_ = down;
+    if (!down) return;
+    for (Queue& q : queues_) {
+        for (const Item& item : q.items) drop(item.handle, DropReason::LinkDown);
+        q.items.clear();
+        q.bytes = 0;
+    }
+    waiting_ = 0;
+}
+
+void PortEngine::write_stats(stats::Group& group) const {
+    stats::Json j;
+    j["sent"] = sent_;
+    j["delivered"] = delivered_;
+    j["duplicated"] = duplicated_;
+    j["retries"] = retries_;
+    j["dropped"] = reasons_ ? drops_.to_json(*reasons_) : drops_.to_json(DropReasons{});
+    j["busy_ps"] = tx_.busy_time().count();
+    j["units"] = tx_.units_sent();
+    j["fec_corrected"] = tx_.corrected();
+    j["fec_uncorrectable"] = tx_.uncorrectable();
+    group.set(name_, std::move(j));
+}
+
+}  // namespace loom::net

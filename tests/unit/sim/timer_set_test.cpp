@@ -1,0 +1,183 @@
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "loom/base/error.hpp"
+#include "loom/base/rng.hpp"
+#include "loom/sim/simulator.hpp"
+#include "loom/sim/timer_set.hpp"
+
+using namespace loom;
+using namespace loom::sim;
+using namespace loom::literals;
+
+namespace {
+
+struct Firing {
+    std::int64_t time;
+    std::uint32_t id;
+};
+
+// Holds a TimerSet and logs every expiry; `on_fire` lets a test react inside the handler.
+class Clockwork : public Component {
+public:
+    explicit Clockwork(Context& ctx) : Component(ctx), timers(ctx, this, handler<&Clockwork::on_expiry>) {}
+    TimerSet timers;
+    std::vector<Firing> log;
+    std::uint32_t rearm_id = 0xffff'ffffU;  // re-armed for now + rearm_delay when it fires (twice)
+    Time rearm_delay;
+
+private:
+    void on_expiry(std::uint32_t id) {
+        log.push_back({now().count(), id});
+        if (id == rearm_id && log.size() < 3) timers.arm_in(id, rearm_delay);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("A timer set deadline fires at its expiry and not a picosecond earlier") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    c.timers.arm_at(7, 50_ns);
+    CHECK(c.timers.armed(7));
+    CHECK(c.timers.expiry(7) == 50_ns);
+    sim.run({Time::ps(49'999)});
+    CHECK(c.log.empty());
+    sim.run({50_ns});
+    REQUIRE(c.log.size() == 1);
+    CHECK(c.log[0].time == 50'000);
+    CHECK(c.log[0].id == 7);
+    CHECK_FALSE(c.timers.armed(7));
+    CHECK(c.timers.empty());
+}
+
+TEST_CASE("A timer set fires simultaneous deadlines in the order they were armed") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    c.timers.arm_at(3, 10_ns);
+    c.timers.arm_at(1, 10_ns);
+    c.timers.arm_at(2, 5_ns);
+    c.timers.arm_at(0, 10_ns);
+    sim.run();
+    REQUIRE(c.log.size() == 4);
+    CHECK(c.log[0].id == 2);
+    CHECK(c.log[1].id == 3);
+    CHECK(c.log[2].id == 1);
+    CHECK(c.log[3].id == 0);
+}
+
+TEST_CASE("A cancelled timer set deadline does not fire and re-arming replaces the expiry") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    c.timers.arm_at(1, 10_ns);
+    c.timers.arm_at(2, 20_ns);
+    c.timers.cancel(1);
+    c.timers.cancel(1);  // no-op
+    c.timers.cancel(99);  // never armed: no-op
+    c.timers.arm_at(2, 30_ns);  // later
+    c.timers.arm_at(3, 40_ns);
+    c.timers.arm_at(3, 15_ns);  // earlier
+    sim.run();
+    REQUIRE(c.log.size() == 2);
+    CHECK(c.log[0].time == 15'000);
+    CHECK(c.log[0].id == 3);
+    CHECK(c.log[1].time == 30'000);
+    CHECK(c.log[1].id == 2);
+}
+
+TEST_CASE("Re-arming timer set deadlines later pushes no kernel event") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    c.timers.arm_at(0, 10_ns);
+    for (std::uint32_t id = 1; id < 100; ++id) c.timers.arm_at(id, 20_ns);
+    for (int round = 0; round < 10; ++round)
+        for (std::uint32_t id = 1; id < 100; ++id) c.timers.arm_at(id, Time::ns(30 + round));
+    CHECK(c.timers.kernel_arms() == 1);
+    CHECK(sim.pending() == 1);
+    sim.run();
+    CHECK(c.log.size() == 100);
+    CHECK(c.log.back().time == 39'000);
+    CHECK(sim.timer_events_discarded() == 0);
+}
+
+TEST_CASE("A timer set wakes early at most once when its earliest deadline is cancelled") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    c.timers.arm_at(1, 10_ns);
+    c.timers.arm_at(2, 20_ns);
+    c.timers.cancel(1);
+    sim.run();
+    REQUIRE(c.log.size() == 1);
+    CHECK(c.log[0].time == 20'000);
+    CHECK(c.timers.early_wakeups() == 1);
+    CHECK(c.timers.kernel_arms() == 2);
+}
+
+TEST_CASE("A timer set handler may re-arm its own deadline for the same time and it fires in the same round") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    c.rearm_id = 4;
+    c.rearm_delay = Time::zero();
+    sim.init();
+    c.timers.arm_at(4, 1_ns);
+    const RunResult r = sim.run();
+    CHECK(r.events == 1);
+    CHECK(c.log.size() == 3);
+    for (const Firing& f : c.log) CHECK(f.time == 1000);
+}
+
+TEST_CASE("A timer set rejects a deadline in the past") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    c.timers.arm_at(0, 10_ns);
+    sim.run();
+    CHECK_THROWS_AS(c.timers.arm_at(1, 5_ns), InternalError);
+}
+
+TEST_CASE("A timer set holds 100,000 deadlines, each fires once at its last armed time") {
+    constexpr std::uint32_t n = 100'000;
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    Rng rng(5);
+    std::vector<std::int64_t> want(n);
+    for (std::uint32_t id = 0; id < n; ++id) {
+        want[id] = 1000 + static_cast<std::int64_t>(rng.uniform(1'000'000));
+        c.timers.arm_at(id, Time::ps(want[id]));
+    }
+    // Re-arm a third of them (earlier or later) and cancel a tenth.
+    for (std::uint32_t id = 0; id < n; id += 3) {
+        want[id] = 1000 + static_cast<std::int64_t>(rng.uniform(1'000'000));
+        c.timers.arm_at(id, Time::ps(want[id]));
+    }
+    for (std::uint32_t id = 0; id < n; id += 10) {
+        c.timers.cancel(id);
+        want[id] = -1;
+    }
+    const std::size_t live = c.timers.size();
+    sim.run();
+    CHECK(c.log.size() == live);
+    std::vector<int> seen(n, 0);
+    bool in_order = true;
+    for (std::size_t i = 0; i < c.log.size(); ++i) {
+        const Firing& f = c.log[i];
+        ++seen[f.id];
+        if (f.time != want[f.id]) FAIL("deadline " << f.id << " fired at " << f.time << ", armed for " << want[f.id]);
+        if (i > 0 && f.time < c.log[i - 1].time) in_order = false;
+    }
+    CHECK(in_order);
+    for (std::uint32_t id = 0; id < n; ++id) {
+        if (seen[id] != (want[id] >= 0 ? 1 : 0)) FAIL("deadline " << id << " fired " << seen[id] << " times");
+    }
+    // One kernel event per distinct firing time at most, plus the few decreases of the earliest deadline.
+    CHECK(sim.events_handled() <= live + c.timers.kernel_arms());
+}
