@@ -18,11 +18,7 @@ struct Transmission {
     FecOutcome fec;       // worst outcome over the units sent
 };
 
-<<<<<<< HEAD
-// Not a component: the arithmetic a link component or a TSP chip's ports use. Deterministic.
-=======
 // Not a component: the arithmetic that net::OutputPort (through PortEngine) and the TSP executor use. Deterministic.
->>>>>>> net
 class Transmitter {
 public:
     Transmitter() = default;
