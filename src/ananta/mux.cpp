@@ -26,7 +26,7 @@ std::int64_t window_capacity(const MuxConfig& c) {
 Mux::Mux(const MuxConfig& config, IpAddr self)
     : config_(config),
       self_(self),
-      hash_(make_mux_hash(config.hash)),
+      hash_(make_mux_hash(config.hash, static_cast<std::uint32_t>(config.maglev_table_size))),
       seed_(static_cast<std::uint64_t>(config.hash_seed)),
       tenant_weights_{1},
       flows_(flow_limits(config)),
@@ -203,9 +203,16 @@ config::Schema<MuxConfig> mux_schema() {
     s.field("top_talkers", &C::top_talkers, "VIPs named in an overload report.").range(1, 1 << 16);
     s.field("mtu", &C::mtu, "Largest packet the Mux sends, after IP-in-IP (+20 bytes); larger ones are dropped.")
         .range(68, 65535);
-    s.choice("hash", &C::hash, {{"ananta", MuxHashKind::Ananta}},
-             "DIP selection: ananta (hash over the weight-expanded DIP list).");
+    s.choice("hash", &C::hash, {{"ananta", MuxHashKind::Ananta}, {"maglev", MuxHashKind::Maglev}},
+             "DIP selection: ananta (hash over the weight-expanded DIP list) or maglev (Maglev lookup table).");
+    s.field("maglev_table_size", &C::maglev_table_size,
+            "Entries of the Maglev table, a prime (published default 65537); used when hash is maglev.")
+        .range(2, 1 << 24);
     s.field("hash_seed", &C::hash_seed, "Seed of the connection hash, the same on every Mux.").at_least(0);
+    s.check("maglev_table_size", [](const C& c) -> std::optional<std::string> {
+        if (!is_prime(static_cast<std::uint64_t>(c.maglev_table_size))) return "expected a prime table size";
+        return std::nullopt;
+    });
     return s;
 }
 

@@ -57,6 +57,8 @@ struct MuxConfig {
     std::int64_t top_talkers = 5;
     std::int64_t mtu = kDefaultMtu;
     MuxHashKind hash = MuxHashKind::Ananta;
+    // Entries of a Maglev table (a prime); published default 65,537.
+    std::int64_t maglev_table_size = MaglevHash::kDefaultTableSize;
     // The connection hash's seed: the same on every Mux of the pool (it is config, never a component stream).
     std::int64_t hash_seed = 1;
 };
