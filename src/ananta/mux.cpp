@@ -1,5 +1,7 @@
 #include "loom/ananta/mux.hpp"
 
+#include <algorithm>
+
 #include "loom/base/assert.hpp"
 
 namespace loom::ananta {
@@ -55,12 +57,39 @@ void Mux::apply(const SetEndpoint& c) {
     LOOM_ASSERT(!c.dips.empty(), "SetEndpoint with an empty DIP list (use RemoveEndpoint)");
     EndpointState& s = endpoints_[c.endpoint];
     s.dips = c.dips;
-    s.table = hash_->build(s.dips);
+    build_table(s);
     s.tenant = c.tenant;
     if (c.tenant >= tenant_weights_.size()) {
         tenant_weights_.resize(c.tenant + 1, 1);
         rebuild_fair();
     }
+}
+
+void Mux::build_table(EndpointState& s) const {
+    std::vector<WeightedDip> healthy;
+    std::vector<std::uint32_t> index;
+    for (std::size_t i = 0; i < s.dips.size(); ++i) {
+        if (unhealthy_.contains(s.dips[i].dip)) continue;
+        healthy.push_back(s.dips[i]);
+        index.push_back(static_cast<std::uint32_t>(i));
+    }
+    s.table.clear();
+    if (healthy.empty()) return;
+    s.table = hash_->build(healthy);
+    for (std::uint32_t& e : s.table) e = index[e];
+}
+
+void Mux::apply(const SetDipHealth& c) {
+    const bool changed = c.healthy ? unhealthy_.erase(c.dip) > 0 : unhealthy_.insert(c.dip).second;
+    if (!changed) return;
+    for (auto& [endpoint, s] : endpoints_)
+        if (std::any_of(s.dips.begin(), s.dips.end(), [&](const WeightedDip& d) { return d.dip == c.dip; }))
+            build_table(s);
+}
+
+const FlowTarget* Mux::snat_target(IpAddr vip, IpProto proto, std::uint16_t port) const {
+    auto it = snat_.find(SnatKey{vip, proto, port});
+    return it == snat_.end() ? nullptr : &it->second.target;
 }
 
 void Mux::apply(const RemoveEndpoint& c) { endpoints_.erase(c.endpoint); }
@@ -99,6 +128,7 @@ const WeightedDip* Mux::pick(const FiveTuple& tuple) const {
     auto it = endpoints_.find(Endpoint{tuple.dst, tuple.proto, tuple.dst_port});
     if (it == endpoints_.end()) return nullptr;
     const auto& s = it->second;
+    if (s.table.empty()) return nullptr;
     const std::uint64_t h = tuple_hash(tuple, seed_);
     return &s.dips[s.table[static_cast<std::size_t>(h % s.table.size())]];
 }
@@ -153,6 +183,7 @@ void Mux::handle(const IpPacket& packet, Time now, MuxOutput& out) {
             f.target = *hit;
             ++counters_.flow_hits;
         } else {
+            if (ep->table.empty()) return drop(packet, DropReason::NoRoute, out);  // no healthy DIP
             const WeightedDip& d = ep->dips[ep->table[static_cast<std::size_t>(h % ep->table.size())]];
             f.target = FlowTarget{d.dip, d.port, d.host};
             ++counters_.new_connections;
