@@ -64,6 +64,12 @@ void BgpSpeaker::withdraw(const Prefix& p, Time, std::vector<BgpMessage>& out) {
     if (announcing()) send(BgpKind::Withdraw, p, out);
 }
 
+void BgpSpeaker::withdraw_all(Time, std::vector<BgpMessage>& out) {
+    if (!announcing()) return;
+    for (const Prefix& p : prefixes_) send(BgpKind::Withdraw, p, out);
+    installed_ = false;
+}
+
 void BgpSpeaker::shutdown(Time, std::vector<BgpMessage>& out) {
     if (!running_) return;
     if (installed_)

@@ -84,6 +84,9 @@ public:
     void state_installed(Time now, std::vector<BgpMessage>& out);
     void announce(const Prefix& p, Time now, std::vector<BgpMessage>& out);
     void withdraw(const Prefix& p, Time now, std::vector<BgpMessage>& out);
+    // Withdraws every prefix on the wire but keeps the list (a draining Mux): nothing is announced until the
+    // next start() and state_installed().
+    void withdraw_all(Time now, std::vector<BgpMessage>& out);
     // Graceful: withdraws every announced prefix, then closes the sessions (Notification). Sends nothing after.
     void shutdown(Time now, std::vector<BgpMessage>& out);
     // Silent death: nothing more is sent (routers notice only by their timers).
