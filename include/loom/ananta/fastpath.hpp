@@ -55,8 +55,9 @@ public:
 
     void set_enabled(IpAddr vip, bool on);
     bool enabled(IpAddr vip) const { return enabled_.contains(vip); }
-    // Every packet the Mux forwarded to an endpoint DIP, with its target: a SYN opens a pending handshake,
-    // the connection's next packet with ACK set completes it and a stage-1 redirect to the source VIP goes out.
+    // Every packet the Mux forwarded (as it arrived, before encapsulation), with its target: a SYN opens a
+    // pending handshake, the connection's next packet with ACK set completes it and a stage-1 redirect to the
+    // source VIP goes out.
     void observe(const IpPacket& packet, const FlowTarget& target, Time now, std::vector<FastpathRedirect>& out);
     // A stage-1 redirect that reached this Mux (addressed to a VIP it serves): resolves the source port's DIP
     // through `mux`'s SNAT mappings and sends a redirect to each host (one when both VMs share a host).

@@ -111,3 +111,21 @@ TEST_CASE("A Mux configured for Maglev picks DIPs through the Maglev table") {
     REQUIRE(d != nullptr);
     CHECK(*d == dips[table[tuple_hash(t, 1) % 13]]);
 }
+
+TEST_CASE("Raising a DIP's weight in a Maglev table moves only the entries its new quota needs, counted by hand") {
+    // B0 (offset 3, skip 4) walks 3 0 4 1 5 2 6; B1 (offset 0, skip 2) walks 0 2 4 6 1 3 5.
+    const std::vector<std::uint32_t> offsets{3, 0};
+    const std::vector<std::uint32_t> skips{4, 2};
+    // Weights 1:1, quotas 4 and 3: B0->3, B1->0, B0->4, B1->2, B0->1, B1->6, B0->5.
+    const auto equal = MaglevHash::populate(offsets, skips, MaglevHash::quotas(std::vector<std::uint32_t>{1, 1}, 7), 7);
+    CHECK(equal == std::vector<std::uint32_t>{1, 0, 1, 0, 0, 0, 1});
+    // Weights 1:2, quotas 2 and 5: B0->3, B1->0, B0->4, B1->2, then B1 alone: 6, 1, 5.
+    const auto weighted =
+        MaglevHash::populate(offsets, skips, MaglevHash::quotas(std::vector<std::uint32_t>{1, 2}, 7), 7);
+    CHECK(weighted == std::vector<std::uint32_t>{1, 1, 1, 0, 0, 1, 1});
+    // Entries 1 and 5 moved from B0 to B1: exactly the two B1 gained.
+    std::vector<WeightedDip> dips = study_dips(2);
+    std::vector<WeightedDip> reweighted = dips;
+    reweighted[1].weight = 2;
+    CHECK(entries_changed(equal, dips, weighted, reweighted) == 2);
+}
