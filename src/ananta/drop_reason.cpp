@@ -12,6 +12,7 @@ const char* drop_reason_name(DropReason r) {
         case DropReason::NoFlow: return "no_flow";
         case DropReason::BlackHoled: return "black_holed";
         case DropReason::TtlExpired: return "ttl_expired";
+        case DropReason::MuxDown: return "mux_down";
         case DropReason::Count_: break;
     }
     return "unknown";

@@ -4,7 +4,14 @@
 
 namespace loom::ananta {
 
-HostAgent::HostAgent(const HostAgentConfig& config, IpAddr self) : config_(config), self_(self) {}
+HostAgent::HostAgent(const HostAgentConfig& config, IpAddr self, const FastpathConfig& fastpath)
+    : config_(config), self_(self), fastpath_(fastpath, self) {}
+
+bool HostAgent::handle_redirect(const FastpathRedirect& redirect, Time now) {
+    const bool ok = fastpath_.accept(redirect, now);
+    ++(ok ? counters_.redirects_accepted : counters_.redirects_refused);
+    return ok;
+}
 
 std::size_t HostAgent::held(IpAddr dip) const {
     auto it = held_.find(dip);
@@ -79,7 +86,8 @@ HostAgent::Binding* HostAgent::find_inbound(const FiveTuple& outside, Time now) 
     return &it->second;
 }
 
-void HostAgent::send_to_router(IpPacket p, HostOutput& out) {
+void HostAgent::send_to_router(IpPacket p, Time now, HostOutput& out) {
+    if (fastpath_.route(p, now)) ++counters_.fastpath_sent;
     if (check_mtu(p, static_cast<std::uint32_t>(config_.mtu)) != MtuVerdict::Fits) return drop(p, DropReason::Mtu, out);
     ++counters_.to_router;
     out.to_router.push_back(p);
@@ -148,7 +156,7 @@ void HostAgent::outbound(const IpPacket& packet, Time now, HostOutput& out) {
             b->last_seen = now;
             q.inner = outside.reversed();
             clamp(q);
-            return send_to_router(q, out);
+            return send_to_router(q, now, out);
         }
     }
     const IpAddr dip = q.inner.src;
@@ -157,7 +165,7 @@ void HostAgent::outbound(const IpPacket& packet, Time now, HostOutput& out) {
     const bool waiting = held_.contains(dip) || outstanding_.contains(dip);
     if (!waiting && try_snat(q, vit->second, now)) {
         clamp(q);
-        return send_to_router(q, out);
+        return send_to_router(q, now, out);
     }
     held_[dip].push_back(q);
     ++counters_.held;
@@ -168,6 +176,7 @@ void HostAgent::outbound(const IpPacket& packet, Time now, HostOutput& out) {
 }
 
 void HostAgent::expire(Time now) {
+    fastpath_.expire(now);
     std::vector<FiveTuple> gone;
     for (const auto& [outside, b] : inbound_)
         if (now - b.last_seen >= config_.flow_idle_timeout) gone.push_back(outside);

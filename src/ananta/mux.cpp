@@ -1,5 +1,7 @@
 #include "loom/ananta/mux.hpp"
 
+#include <algorithm>
+
 #include "loom/base/assert.hpp"
 
 namespace loom::ananta {
@@ -26,7 +28,7 @@ std::int64_t window_capacity(const MuxConfig& c) {
 Mux::Mux(const MuxConfig& config, IpAddr self)
     : config_(config),
       self_(self),
-      hash_(make_mux_hash(config.hash)),
+      hash_(make_mux_hash(config.hash, static_cast<std::uint32_t>(config.maglev_table_size))),
       seed_(static_cast<std::uint64_t>(config.hash_seed)),
       tenant_weights_{1},
       flows_(flow_limits(config)),
@@ -55,12 +57,39 @@ void Mux::apply(const SetEndpoint& c) {
     LOOM_ASSERT(!c.dips.empty(), "SetEndpoint with an empty DIP list (use RemoveEndpoint)");
     EndpointState& s = endpoints_[c.endpoint];
     s.dips = c.dips;
-    s.table = hash_->build(s.dips);
+    build_table(s);
     s.tenant = c.tenant;
     if (c.tenant >= tenant_weights_.size()) {
         tenant_weights_.resize(c.tenant + 1, 1);
         rebuild_fair();
     }
+}
+
+void Mux::build_table(EndpointState& s) const {
+    std::vector<WeightedDip> healthy;
+    std::vector<std::uint32_t> index;
+    for (std::size_t i = 0; i < s.dips.size(); ++i) {
+        if (unhealthy_.contains(s.dips[i].dip)) continue;
+        healthy.push_back(s.dips[i]);
+        index.push_back(static_cast<std::uint32_t>(i));
+    }
+    s.table.clear();
+    if (healthy.empty()) return;
+    s.table = hash_->build(healthy);
+    for (std::uint32_t& e : s.table) e = index[e];
+}
+
+void Mux::apply(const SetDipHealth& c) {
+    const bool changed = c.healthy ? unhealthy_.erase(c.dip) > 0 : unhealthy_.insert(c.dip).second;
+    if (!changed) return;
+    for (auto& [endpoint, s] : endpoints_)
+        if (std::any_of(s.dips.begin(), s.dips.end(), [&](const WeightedDip& d) { return d.dip == c.dip; }))
+            build_table(s);
+}
+
+const FlowTarget* Mux::snat_target(IpAddr vip, IpProto proto, std::uint16_t port) const {
+    auto it = snat_.find(SnatKey{vip, proto, port});
+    return it == snat_.end() ? nullptr : &it->second.target;
 }
 
 void Mux::apply(const RemoveEndpoint& c) { endpoints_.erase(c.endpoint); }
@@ -99,6 +128,7 @@ const WeightedDip* Mux::pick(const FiveTuple& tuple) const {
     auto it = endpoints_.find(Endpoint{tuple.dst, tuple.proto, tuple.dst_port});
     if (it == endpoints_.end()) return nullptr;
     const auto& s = it->second;
+    if (s.table.empty()) return nullptr;
     const std::uint64_t h = tuple_hash(tuple, seed_);
     return &s.dips[s.table[static_cast<std::size_t>(h % s.table.size())]];
 }
@@ -153,6 +183,7 @@ void Mux::handle(const IpPacket& packet, Time now, MuxOutput& out) {
             f.target = *hit;
             ++counters_.flow_hits;
         } else {
+            if (ep->table.empty()) return drop(packet, DropReason::NoRoute, out);  // no healthy DIP
             const WeightedDip& d = ep->dips[ep->table[static_cast<std::size_t>(h % ep->table.size())]];
             f.target = FlowTarget{d.dip, d.port, d.host};
             ++counters_.new_connections;
@@ -203,9 +234,16 @@ config::Schema<MuxConfig> mux_schema() {
     s.field("top_talkers", &C::top_talkers, "VIPs named in an overload report.").range(1, 1 << 16);
     s.field("mtu", &C::mtu, "Largest packet the Mux sends, after IP-in-IP (+20 bytes); larger ones are dropped.")
         .range(68, 65535);
-    s.choice("hash", &C::hash, {{"ananta", MuxHashKind::Ananta}},
-             "DIP selection: ananta (hash over the weight-expanded DIP list).");
+    s.choice("hash", &C::hash, {{"ananta", MuxHashKind::Ananta}, {"maglev", MuxHashKind::Maglev}},
+             "DIP selection: ananta (hash over the weight-expanded DIP list) or maglev (Maglev lookup table).");
+    s.field("maglev_table_size", &C::maglev_table_size,
+            "Entries of the Maglev table, a prime (published default 65537); used when hash is maglev.")
+        .range(2, 1 << 24);
     s.field("hash_seed", &C::hash_seed, "Seed of the connection hash, the same on every Mux.").at_least(0);
+    s.check("maglev_table_size", [](const C& c) -> std::optional<std::string> {
+        if (!is_prime(static_cast<std::uint64_t>(c.maglev_table_size))) return "expected a prime table size";
+        return std::nullopt;
+    });
     return s;
 }
 

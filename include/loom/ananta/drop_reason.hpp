@@ -15,11 +15,13 @@ enum class DropReason : std::uint8_t {
     NoFlow,       // mid-connection packet at a Host Agent without that connection (a wrong DIP)
     BlackHoled,   // the VIP was withdrawn
     TtlExpired,
+    MuxDown,      // reached a Mux that has failed (silently, or after a shutdown routers have not heard of)
     Count_
 };
 inline constexpr std::size_t kDropReasonCount = static_cast<std::size_t>(DropReason::Count_);
 
-// "no_route", "mtu", "queue_full", "mux_overload", "fair_share", "no_flow", "black_holed", "ttl_expired".
+// "no_route", "mtu", "queue_full", "mux_overload", "fair_share", "no_flow", "black_holed", "ttl_expired",
+// "mux_down".
 const char* drop_reason_name(DropReason r);
 
 }  // namespace loom::ananta

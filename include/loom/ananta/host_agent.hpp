@@ -9,11 +9,13 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "loom/ananta/drop_reason.hpp"
 #include "loom/ananta/epoch.hpp"
+#include "loom/ananta/fastpath.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/ananta/mux.hpp"
 #include "loom/ananta/snat_port_source.hpp"
@@ -68,7 +70,9 @@ struct HostDrop {
 // What one handle() call produced; the caller clears it between calls.
 struct HostOutput {
     std::vector<HostDelivery> to_vm;
-    std::vector<IpPacket> to_router;  // not encapsulated: source VIP, destination the remote end
+    // Source VIP, destination the remote end; not encapsulated, except a Fastpath connection's packets, which
+    // are wrapped host -> peer DIP (the network routes on the outer header).
+    std::vector<IpPacket> to_router;
     std::vector<HostDrop> drops;
     std::vector<SnatRequest> snat_requests;
     std::vector<CommandRejected> rejected;
@@ -89,6 +93,9 @@ struct HostCounters {
     std::uint64_t held = 0;  // packets held for SNAT ports
     std::uint64_t mss_clamped = 0;
     std::uint64_t commands_rejected = 0;
+    std::uint64_t fastpath_sent = 0;  // packets sent host to host
+    std::uint64_t redirects_accepted = 0;
+    std::uint64_t redirects_refused = 0;  // not from an Ananta address, or not naming this host
     std::array<std::uint64_t, kDropReasonCount> drops{};
 };
 
@@ -99,12 +106,16 @@ struct HostCounters {
 // 5-tuple stays unique). TCP non-SYN packets for an unknown inbound flow are NoFlow drops (a wrong DIP).
 class HostAgent {
 public:
-    HostAgent(const HostAgentConfig& config, IpAddr self);
+    HostAgent(const HostAgentConfig& config, IpAddr self, const FastpathConfig& fastpath = {});
 
     void handle(const HostCommand& command, Time now, HostOutput& out);
     void from_network(const IpPacket& packet, Time now, HostOutput& out);
     void from_vm(const IpPacket& packet, Time now, HostOutput& out);
     void expire(Time now);
+    // Fastpath: redirects are accepted only from these addresses (the Muxes' and the manager's).
+    void set_ananta_addresses(std::vector<IpAddr> addresses) { fastpath_.set_ananta_addresses(std::move(addresses)); }
+    // A Fastpath redirect; false when refused.
+    bool handle_redirect(const FastpathRedirect& redirect, Time now);
 
     IpAddr address() const { return self_; }
     const HostCounters& counters() const { return counters_; }
@@ -135,7 +146,7 @@ private:
     // The live binding of a VM-bound outside tuple, or nullptr (an expired one is removed).
     Binding* find_inbound(const FiveTuple& outside, Time now);
     bool try_snat(IpPacket& p, IpAddr vip, Time now);
-    void send_to_router(IpPacket p, HostOutput& out);
+    void send_to_router(IpPacket p, Time now, HostOutput& out);
 
     HostAgentConfig config_;
     IpAddr self_;
@@ -148,6 +159,7 @@ private:
     std::map<IpAddr, std::vector<IpPacket>> held_;          // dip -> packets waiting for ports
     std::unordered_map<FiveTuple, Binding, FiveTupleHasher> inbound_;     // outside (peer -> VIP) -> binding
     std::unordered_map<FiveTuple, FiveTuple, FiveTupleHasher> outbound_;  // inside reply (DIP -> peer) -> outside
+    HostFastpath fastpath_;
     HostCounters counters_;
 };
 

@@ -57,6 +57,8 @@ struct MuxConfig {
     std::int64_t top_talkers = 5;
     std::int64_t mtu = kDefaultMtu;
     MuxHashKind hash = MuxHashKind::Ananta;
+    // Entries of a Maglev table (a prime); published default 65,537.
+    std::int64_t maglev_table_size = MaglevHash::kDefaultTableSize;
     // The connection hash's seed: the same on every Mux of the pool (it is config, never a component stream).
     std::int64_t hash_seed = 1;
 };
@@ -93,7 +95,13 @@ struct SetTenantWeight {  // a tenant's share under overload (its number of VMs)
     std::uint32_t tenant = 0;
     std::int64_t weight = 1;
 };
-using MuxCommand = std::variant<SetEndpoint, RemoveEndpoint, WithdrawVip, SetSnatRange, SetTenantWeight>;
+struct SetDipHealth {  // an unhealthy DIP gets no new connection; connections it already has keep it
+    Epoch epoch = 0;
+    IpAddr dip = 0;
+    bool healthy = true;
+};
+using MuxCommand =
+    std::variant<SetEndpoint, RemoveEndpoint, WithdrawVip, SetSnatRange, SetTenantWeight, SetDipHealth>;
 
 // One packet the Mux sends: encapsulated toward `target.dip` (routed to `target.host`), leaving at `depart`.
 struct MuxForward {
@@ -147,8 +155,12 @@ public:
     // Closes finished windows (an overload report may come out) and expires idle flows.
     void tick(Time now, MuxOutput& out);
 
-    // The DIP a new connection with this tuple gets (no state change); nullptr for an unknown endpoint.
+    // The DIP a new connection with this tuple gets (no state change); nullptr for an unknown endpoint or one
+    // without a healthy DIP.
     const WeightedDip* pick(const FiveTuple& tuple) const;
+    // The stateless SNAT mapping of (vip, proto, port), or nullptr (Fastpath resolves a port's DIP with it).
+    const FlowTarget* snat_target(IpAddr vip, IpProto proto, std::uint16_t port) const;
+    bool healthy(IpAddr dip) const { return !unhealthy_.contains(dip); }
 
     IpAddr address() const { return self_; }
     const MuxCounters& counters() const { return counters_; }
@@ -161,7 +173,7 @@ public:
 private:
     struct EndpointState {
         std::vector<WeightedDip> dips;
-        std::vector<std::uint32_t> table;
+        std::vector<std::uint32_t> table;  // indices into dips, healthy DIPs only; empty when none is healthy
         std::uint32_t tenant = 0;
     };
     struct SnatKey {
@@ -180,6 +192,8 @@ private:
     void apply(const WithdrawVip& c);
     void apply(const SetSnatRange& c);
     void apply(const SetTenantWeight& c);
+    void apply(const SetDipHealth& c);
+    void build_table(EndpointState& s) const;
     void drop(const IpPacket& p, DropReason r, MuxOutput& out);
     void rebuild_fair();
 
@@ -190,6 +204,7 @@ private:
     std::map<Endpoint, EndpointState> endpoints_;
     std::map<SnatKey, SnatEntry> snat_;
     std::set<IpAddr> withdrawn_;
+    std::set<IpAddr> unhealthy_;
     std::vector<std::int64_t> tenant_weights_;
     EpochGuard epochs_;
     FlowTable flows_;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "loom/ananta/ip_packet.hpp"
@@ -42,7 +43,39 @@ public:
     std::vector<std::uint32_t> build(std::span<const WeightedDip> dips) const override;
 };
 
-enum class MuxHashKind : std::uint8_t { Ananta };
-std::unique_ptr<MuxHash> make_mux_hash(MuxHashKind kind);
+// Maglev hashing (Eisenbud et al., NSDI 2016): a table of M entries (M prime) that every back end fills by
+// walking its own permutation of the slots (offset + j*skip mod M, both drawn from the DIP's identity), taking
+// turns. Removing a back end moves its own entries and few others, unlike the modulo-N Ananta table.
+// Weights: DIP i gets a quota of M*w_i/W entries (floor, the remainder one each to the largest fractional parts,
+// ties to the lower index) and the turns skip a DIP whose quota is full, so counts are proportional to weight
+// within one (with equal weights, within one of each other). Contract as MuxHash; M >= the number of DIPs.
+class MaglevHash final : public MuxHash {
+public:
+    // Published default: 65,537 entries (a prime well above 100 times the back ends of a typical service).
+    static constexpr std::uint32_t kDefaultTableSize = 65'537;
+    explicit MaglevHash(std::uint32_t table_size = kDefaultTableSize);
+    std::string_view name() const override { return "maglev"; }
+    std::vector<std::uint32_t> build(std::span<const WeightedDip> dips) const override;
+    std::uint32_t table_size() const { return table_size_; }
+
+    // Each DIP's quota of a table of `table_size` entries, as described above.
+    static std::vector<std::uint32_t> quotas(std::span<const std::uint32_t> weights, std::uint32_t table_size);
+    // The population step on explicit permutations (offset_i, skip_i with 0 < skip_i < M) and quotas summing to
+    // M; what build() runs after drawing the permutations. Exposed so small cases can be checked by hand.
+    static std::vector<std::uint32_t> populate(std::span<const std::uint32_t> offsets,
+                                               std::span<const std::uint32_t> skips,
+                                               std::span<const std::uint32_t> quotas, std::uint32_t table_size);
+    // The permutation of one DIP: offset = h1 mod M, skip = h2 mod (M-1) + 1, from its (DIP, port).
+    static std::pair<std::uint32_t, std::uint32_t> permutation(const WeightedDip& dip, std::uint32_t table_size);
+
+private:
+    std::uint32_t table_size_;
+};
+
+bool is_prime(std::uint64_t n);
+
+enum class MuxHashKind : std::uint8_t { Ananta, Maglev };
+// `table_size` is used by Maglev only (a prime).
+std::unique_ptr<MuxHash> make_mux_hash(MuxHashKind kind, std::uint32_t table_size = MaglevHash::kDefaultTableSize);
 
 }  // namespace loom::ananta

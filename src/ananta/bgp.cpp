@@ -1,0 +1,227 @@
+#include "loom/ananta/bgp.hpp"
+
+#include <utility>
+
+#include "loom/base/assert.hpp"
+
+namespace loom::ananta {
+
+const char* bgp_kind_name(BgpKind k) {
+    switch (k) {
+        case BgpKind::Open: return "open";
+        case BgpKind::Keepalive: return "keepalive";
+        case BgpKind::Update: return "update";
+        case BgpKind::Withdraw: return "withdraw";
+        case BgpKind::Notification: return "notification";
+        case BgpKind::Hello: return "hello";
+    }
+    return "?";
+}
+
+std::uint32_t wire_bytes(const BgpMessage& m) {
+    constexpr std::uint32_t kTcpIp = kIpHeaderBytes + kTcpHeaderBytes;
+    switch (m.kind) {
+        case BgpKind::Open: return 29 + kTcpIp;
+        case BgpKind::Keepalive: return 19 + kTcpIp;
+        case BgpKind::Update: return 27 + 5 + kTcpIp;
+        case BgpKind::Withdraw: return 23 + 5 + kTcpIp;
+        case BgpKind::Notification: return 21 + kTcpIp;
+        case BgpKind::Hello: return 24 + kIpHeaderBytes + kUdpHeaderBytes;
+    }
+    return kTcpIp;
+}
+
+// ---- speaker ---------------------------------------------------------------------------------------------
+
+BgpSpeaker::BgpSpeaker(const BgpConfig& config, IpAddr self, std::vector<IpAddr> routers)
+    : config_(config), self_(self), routers_(std::move(routers)) {}
+
+void BgpSpeaker::send(BgpKind k, const Prefix& p, std::vector<BgpMessage>& out) const {
+    for (IpAddr r : routers_) out.push_back(BgpMessage{k, self_, r, p, config_.control_queue});
+}
+
+void BgpSpeaker::start(Time now, std::vector<BgpMessage>& out) {
+    running_ = true;
+    installed_ = false;
+    send(BgpKind::Open, Prefix{}, out);
+    next_keepalive_ = now + config_.keepalive_interval;
+    next_hello_ = config_.fast_detection ? now + config_.fast_interval : Time::max();
+}
+
+void BgpSpeaker::state_installed(Time, std::vector<BgpMessage>& out) {
+    if (!running_ || installed_) return;
+    installed_ = true;
+    for (const Prefix& p : prefixes_) send(BgpKind::Update, p, out);
+}
+
+void BgpSpeaker::announce(const Prefix& p, Time, std::vector<BgpMessage>& out) {
+    if (!prefixes_.insert(p).second) return;
+    if (announcing()) send(BgpKind::Update, p, out);
+}
+
+void BgpSpeaker::withdraw(const Prefix& p, Time, std::vector<BgpMessage>& out) {
+    if (prefixes_.erase(p) == 0) return;
+    if (announcing()) send(BgpKind::Withdraw, p, out);
+}
+
+void BgpSpeaker::withdraw_all(Time, std::vector<BgpMessage>& out) {
+    if (!announcing()) return;
+    for (const Prefix& p : prefixes_) send(BgpKind::Withdraw, p, out);
+    installed_ = false;
+}
+
+void BgpSpeaker::shutdown(Time, std::vector<BgpMessage>& out) {
+    if (!running_) return;
+    if (installed_)
+        for (const Prefix& p : prefixes_) send(BgpKind::Withdraw, p, out);
+    send(BgpKind::Notification, Prefix{}, out);
+    go_silent();
+}
+
+void BgpSpeaker::go_silent() {
+    running_ = false;
+    installed_ = false;
+    next_keepalive_ = Time::max();
+    next_hello_ = Time::max();
+}
+
+void BgpSpeaker::tick(Time now, std::vector<BgpMessage>& out) {
+    if (!running_) return;
+    // In time order, so a long gap between ticks still sends every message that fell due.
+    while (std::min(next_keepalive_, next_hello_) <= now) {
+        if (next_hello_ < next_keepalive_) {
+            send(BgpKind::Hello, Prefix{}, out);
+            next_hello_ += config_.fast_interval;
+        } else {
+            send(BgpKind::Keepalive, Prefix{}, out);
+            next_keepalive_ += config_.keepalive_interval;
+        }
+    }
+}
+
+Time BgpSpeaker::next_deadline() const { return running_ ? std::min(next_keepalive_, next_hello_) : Time::max(); }
+
+// ---- router ----------------------------------------------------------------------------------------------
+
+BgpRouter::BgpRouter(const BgpConfig& bgp, const EcmpConfig& ecmp, IpAddr self, std::uint64_t share_samples)
+    : bgp_(bgp), ecmp_(ecmp), self_(self), share_samples_(share_samples) {}
+
+Time BgpRouter::expiry(const Session& s) const {
+    Time t = s.last_heard + bgp_.hold_time;
+    if (bgp_.fast_detection) t = std::min(t, s.last_hello + bgp_.fast_interval * bgp_.fast_multiplier);
+    return t;
+}
+
+void BgpRouter::set_hop(const Prefix& p, IpAddr peer, bool present, BgpRouterOutput& out) {
+    auto it = routes_.find(p);
+    if (it == routes_.end()) {
+        if (!present) return;
+        it = routes_.emplace(p, Route{{}, make_ecmp(ecmp_)}).first;
+    }
+    Route& r = it->second;
+    const bool changed = present ? r.hops.insert(peer).second : r.hops.erase(peer) > 0;
+    if (!changed) return;
+    const std::vector<NextHop> hops(r.hops.begin(), r.hops.end());
+    const double moved =
+        change_next_hops(*r.selector, hops, share_samples_, static_cast<std::uint64_t>(ecmp_.hash_seed));
+    out.changes.push_back(RouteChange{p, hops, moved});
+}
+
+void BgpRouter::end(IpAddr peer, SessionEnd reason, Time now, BgpRouterOutput& out) {
+    auto it = sessions_.find(peer);
+    if (it == sessions_.end()) return;
+    const std::set<Prefix> announced = std::move(it->second.announced);
+    sessions_.erase(it);
+    for (const Prefix& p : announced) set_hop(p, peer, false, out);
+    out.down.push_back(SessionDown{peer, reason, now});
+}
+
+void BgpRouter::handle(const BgpMessage& m, Time now, BgpRouterOutput& out) {
+    tick(now, out);  // a message cannot revive a session that had already expired
+    if (m.kind == BgpKind::Open) {
+        end(m.from, SessionEnd::Notification, now, out);  // a fresh Open replaces an old session
+        sessions_[m.from] = Session{now, now, {}};
+        return;
+    }
+    auto it = sessions_.find(m.from);
+    if (it == sessions_.end()) return;  // no session: ignored until the peer opens one
+    Session& s = it->second;
+    s.last_heard = now;
+    switch (m.kind) {
+        case BgpKind::Hello: s.last_hello = now; break;
+        case BgpKind::Update:
+            s.announced.insert(m.prefix);
+            set_hop(m.prefix, m.from, true, out);
+            break;
+        case BgpKind::Withdraw:
+            s.announced.erase(m.prefix);
+            set_hop(m.prefix, m.from, false, out);
+            break;
+        case BgpKind::Notification: end(m.from, SessionEnd::Notification, now, out); break;
+        case BgpKind::Open:
+        case BgpKind::Keepalive: break;
+    }
+}
+
+void BgpRouter::tick(Time now, BgpRouterOutput& out) {
+    std::vector<std::pair<IpAddr, SessionEnd>> expired;  // in address order (the map's)
+    for (const auto& [peer, s] : sessions_) {
+        if (expiry(s) > now) continue;
+        const bool by_hold = s.last_heard + bgp_.hold_time <= now;
+        expired.emplace_back(peer, by_hold ? SessionEnd::HoldExpired : SessionEnd::FastDetection);
+    }
+    for (const auto& [peer, reason] : expired) end(peer, reason, now, out);
+}
+
+Time BgpRouter::next_deadline() const {
+    Time t = Time::max();
+    for (const auto& [peer, s] : sessions_) t = std::min(t, expiry(s));
+    return t;
+}
+
+const BgpRouter::Route* BgpRouter::lookup(IpAddr dst) const {
+    const Route* best = nullptr;
+    int best_len = -1;
+    for (const auto& [p, r] : routes_) {
+        if (r.hops.empty() || !p.contains(dst) || p.length <= best_len) continue;
+        best = &r;
+        best_len = p.length;
+    }
+    return best;
+}
+
+std::vector<NextHop> BgpRouter::next_hops(IpAddr dst) const {
+    const Route* r = lookup(dst);
+    return r == nullptr ? std::vector<NextHop>{} : std::vector<NextHop>(r->hops.begin(), r->hops.end());
+}
+
+std::optional<NextHop> BgpRouter::select(IpAddr dst, std::uint64_t flow_hash) const {
+    const Route* r = lookup(dst);
+    if (r == nullptr) return std::nullopt;
+    return r->selector->select(flow_hash);
+}
+
+config::Schema<BgpConfig> bgp_schema() {
+    using C = BgpConfig;
+    config::Schema<C> s("BGP between Muxes and routers: hold timer, keepalives, fast (BFD-like) detection.");
+    s.field("hold_time", &C::hold_time, "A router drops a Mux not heard from for this long (published: typically 30 s).")
+        .at_least(Time::ps(1));
+    s.field("keepalive_interval", &C::keepalive_interval,
+            "Interval of a Mux's keepalives (not published: a third of the hold time).")
+        .at_least(Time::ps(1));
+    s.field("fast_detection", &C::fast_detection,
+            "Also run a BFD-like detector: hellos every fast_interval, down after fast_multiplier missed.");
+    s.field("fast_interval", &C::fast_interval, "Hello interval of fast detection (not published: 100 ms).")
+        .at_least(Time::ps(1));
+    s.field("fast_multiplier", &C::fast_multiplier, "Missed hellos that end a session (not published: 3).")
+        .range(1, 255);
+    s.field("control_queue", &C::control_queue,
+            "Send keepalives and hellos through a separate control queue instead of the Mux's data queue.");
+    s.check("keepalive_interval", [](const C& c) -> std::optional<std::string> {
+        if (c.keepalive_interval >= c.hold_time) return "expected less than hold_time";
+        return std::nullopt;
+    });
+    return s;
+}
+
+}  // namespace loom::ananta
