@@ -106,6 +106,10 @@ std::optional<std::string> config_path_problem(const Json& config, const std::st
         if (level->empty()) return std::nullopt;
         const auto it = std::find_if(level->begin(), level->end(), [&](const auto& f) { return f.key == parts[i]; });
         if (it == level->end()) {
+            // A key the config already has but the schema does not describe is read by hand (a collective, a
+            // program): the model itself judges the value.
+            std::string prefix = walked.empty() ? parts[i] : walked + "." + parts[i];
+            if (config.contains(Json::json_pointer(config::dotted_to_pointer(prefix)))) return std::nullopt;
             return fmt::format("'{}' is not a parameter of model '{}'{} (see loom list)", path, model,
                                walked.empty() ? std::string() : fmt::format(": '{}' has no key '{}'", walked, parts[i]));
         }
