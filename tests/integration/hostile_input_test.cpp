@@ -161,3 +161,39 @@ TEST_CASE("A failed rerun into an existing --out leaves no stats.json from the p
     CHECK_FALSE(fs::exists(d / "report.txt"));
     CHECK_FALSE(fs::exists(d / "config.json"));
 }
+
+TEST_CASE("loom validate reports every error of a config in one pass, each line naming the file") {
+    const auto d = scratch("all-errors");
+    write(d / "c.json", R"({"model": "phold", "seed": -1, "bogus": 1, "phold": {"lps": 0, "mean_delay": "1x"}})");
+    const auto r = loom("validate " + (d / "c.json").string());
+    CHECK(r.code == 2);
+    const std::string file = "loom: " + (d / "c.json").string() + ": ";
+    CHECK(r.first_err() == file + "/seed: expected integer >= 0, got -1");
+    CHECK(contains(r.err, file + "/bogus: unknown key 'bogus'"));
+    CHECK(contains(r.err, file + "/phold/lps: expected integer in 1..1048576, got 0"));
+    CHECK(contains(r.err, file + "/phold/mean_delay: expected a duration"));
+}
+
+TEST_CASE("--log-level and LOOM_LOG set what every command logs on stderr") {
+    const auto debug = loom("validate configs/bench/phold.json --log-level debug");
+    CHECK(debug.code == 0);
+    CHECK(contains(debug.first_err(), "[debug] loom 0."));
+    CHECK(debug.out == "configs/bench/phold.json: ok\n");
+    const auto env = loom("list --format json", "LOOM_LOG=debug");
+    CHECK(env.code == 0);
+    CHECK(contains(env.first_err(), "[debug] loom 0."));
+    // The flag wins over the environment.
+    const auto off = loom("validate configs/bench/phold.json --log-level off", "LOOM_LOG=debug");
+    CHECK(off.code == 0);
+    CHECK(off.err.empty());
+}
+
+TEST_CASE("loom --version names the git commit, and --help speaks only of models that exist") {
+    const auto v = loom("--version");
+    CHECK(v.code == 0);
+    CHECK(starts_with(v.out, "loom 0."));
+    CHECK(contains(v.out, " (git "));
+    const auto h = loom("--help");
+    CHECK(h.code == 0);
+    CHECK_FALSE(contains(h.out, "Ananta"));
+}
