@@ -174,7 +174,7 @@ TEST_CASE("loom validate reports every error of a config in one pass, each line 
     CHECK(contains(r.err, file + "/phold/mean_delay: expected a duration"));
 }
 
-TEST_CASE("--log-level and LOOM_LOG set what every command logs on stderr") {
+TEST_CASE("The log level from --log-level or LOOM_LOG sets what every command logs on stderr") {
     const auto debug = loom("validate configs/bench/phold.json --log-level debug");
     CHECK(debug.code == 0);
     CHECK(contains(debug.first_err(), "[debug] loom 0."));
