@@ -3,8 +3,11 @@
 #   tools/setup.sh demo   runs the flagship demo: a scheduled all-reduce on 264 TSPs beside dynamic routing
 #   tools/setup.sh test   runs the whole test suite (ctest, in parallel)
 #   tools/setup.sh asan   runs the unit tests once more in an ASan+UBSan build
+#   tools/setup.sh fuzz   runs the libFuzzer targets (config and sweep readers) for a fixed number of inputs
 #   tools/setup.sh build  only installs and builds
-# Idempotent: packages already present are not reinstalled and builds are incremental.
+# Idempotent: packages already present are not reinstalled and builds are incremental. Each mode sets every
+# CMake option it depends on, so modes can follow one another in one checkout in any order (the CMake cache
+# would otherwise keep the previous mode's choice).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +15,9 @@ mode="${1:-demo}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 packages=(build-essential cmake ninja-build pkg-config libboost-graph-dev libfmt-dev libspdlog-dev
           libcli11-dev catch2 nlohmann-json3-dev libbenchmark-dev python3 python3-matplotlib)
+
+# Only the fuzz mode needs clang and its libFuzzer runtime.
+if [ "$mode" = fuzz ]; then packages+=(clang libclang-rt-14-dev); fi
 
 install_packages() {
     local missing=()
@@ -38,20 +44,46 @@ install_packages
 werror=OFF
 [ "${CI:-}" = "true" ] && werror=ON
 
+# Fixed number of inputs per fuzz target: a few seconds each in CI (override with LOOM_FUZZ_RUNS).
+fuzz_runs="${LOOM_FUZZ_RUNS:-10000}"
+
 case "$mode" in
     build)
-        build build -DLOOM_WERROR="$werror" ;;
+        build build -DLOOM_WERROR="$werror" -DLOOM_SANITIZE=OFF -DLOOM_FUZZ=OFF -DLOOM_BUILD_TESTS=ON \
+            -DLOOM_BUILD_BENCH=ON ;;
     demo)
-        build build -DLOOM_WERROR="$werror" -DLOOM_BUILD_TESTS=OFF -DLOOM_BUILD_BENCH=OFF
+        build build -DLOOM_WERROR="$werror" -DLOOM_SANITIZE=OFF -DLOOM_FUZZ=OFF -DLOOM_BUILD_TESTS=OFF \
+            -DLOOM_BUILD_BENCH=OFF
         ./build/src/cli/loom schedule configs/tsp/compare-264.json --compare dynamic --brief ;;
     test)
-        build build -DLOOM_WERROR="$werror"
-        (cd build && ctest -j "$jobs" --output-on-failure --timeout 600) ;;
+        build build -DLOOM_WERROR="$werror" -DLOOM_SANITIZE=OFF -DLOOM_FUZZ=OFF -DLOOM_BUILD_TESTS=ON \
+            -DLOOM_BUILD_BENCH=ON
+        (cd build && ctest -j "$jobs" --output-on-failure --no-tests=error --timeout 600) ;;
     asan)
-        build build-asan -DLOOM_WERROR="$werror" -DLOOM_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-            -DLOOM_BUILD_BENCH=OFF
+        build build-asan -DLOOM_WERROR="$werror" -DLOOM_SANITIZE=ON -DLOOM_FUZZ=OFF -DLOOM_BUILD_TESTS=ON \
+            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_BUILD_BENCH=OFF
         (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-            ctest -j "$jobs" -L unit --output-on-failure --timeout 900) ;;
+            ctest -j "$jobs" -L unit --output-on-failure --no-tests=error --timeout 900) ;;
+    fuzz)
+        # Only the two fuzz targets and the layers they read with are built (clang, ASan+UBSan, libFuzzer).
+        cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+            -DLOOM_WERROR=OFF -DLOOM_SANITIZE=OFF -DLOOM_FUZZ=ON -DLOOM_BUILD_TESTS=OFF -DLOOM_BUILD_BENCH=OFF >/dev/null
+        cmake --build build-fuzz -j "$jobs" --target loom_config_fuzz loom_sweep_fuzz
+        for target in config sweep; do
+            # A scratch corpus: new inputs found in one run never land in the source tree.
+            work="build-fuzz/corpus-$target"
+            mkdir -p "$work"
+            echo "setup: fuzzing the $target reader for $fuzz_runs inputs" >&2
+            log="build-fuzz/fuzz-$target.log"
+            if ! UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ./build-fuzz/tests/fuzz/loom_${target}_fuzz \
+                -runs="$fuzz_runs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build-fuzz/ \
+                "$work" "tests/fuzz/corpus/$target" >"$log" 2>&1; then
+                tail -n 60 "$log" >&2
+                echo "setup: the $target fuzz target failed (build-fuzz/ holds the crashing input)" >&2
+                exit 1
+            fi
+            grep -E "^(Done|stat::number_of_executed_units)" "$log" >&2 || true
+        done ;;
     *)
-        echo "usage: tools/setup.sh demo|test|asan|build" >&2; exit 2 ;;
+        echo "usage: tools/setup.sh demo|test|asan|fuzz|build" >&2; exit 2 ;;
 esac

@@ -99,6 +99,7 @@ Json describe_json(const std::vector<FieldInfo>& fields) {
         j["default"] = f.default_value;
         if (!f.range.empty()) j["range"] = f.range;
         if (!f.choices.empty()) j["choices"] = f.choices;
+        if (f.file_path) j["file_path"] = true;
         if (f.kind == Kind::Section || f.kind == Kind::List) j["fields"] = describe_json(f.children);
         out.push_back(std::move(j));
     }
@@ -410,6 +411,7 @@ FieldInfo make_info(const FieldCore& core, Json default_value) {
     info.kind = core.kind;
     info.doc = core.doc;
     info.required = core.required;
+    info.file_path = core.file_path;
     if (!core.required) info.default_value = std::move(default_value);
     info.range = range_of(core.kind, core.lo, core.hi);
     info.choices = core.choices;

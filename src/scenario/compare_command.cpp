@@ -129,6 +129,7 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
             const std::int64_t s = seed + k;
             sim::SimulatorOptions so;
             so.seed = static_cast<std::uint64_t>(s);
+            so.stop_flag = options.stop;
             sim::Simulator sim(so);
             fabric::TransferRun run{&transfers, m.transfer};
             config::Errors build_errors;

@@ -45,17 +45,27 @@ void prepare_out_dir(const std::string& dir) {
     fs::remove(probe, ec);
 }
 
+void remove_previous_report(const std::string& dir) {
+    const fs::path d(dir);
+    std::error_code ec;
+    // stats.json first: without it the folder no longer claims a complete report.
+    for (const char* name : {"stats.json", "report.txt", "report.csv", "config.json", "trace.json"}) {
+        fs::remove(d / name, ec);
+        if (ec) throw InputError(fmt::format("--out {}: cannot remove the previous {}: {}", dir, name, ec.message()));
+    }
+}
+
 void write_file_atomic(const std::string& path, const std::string& contents) {
     const std::string tmp = path + ".tmp";
     {
         std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
         if (!f) throw InputError(fmt::format("{}: cannot write file", path));
         f << contents;
-        f.flush();
+        f.close();  // close() reports what flush() may not (a full disk seen only when the buffer goes out)
         if (!f) {
             std::error_code ec;
             fs::remove(tmp, ec);
-            throw InputError(fmt::format("{}: write failed", path));
+            throw InputError(fmt::format("{}: write failed (disk full?)", path));
         }
     }
     std::error_code ec;
@@ -66,9 +76,10 @@ void write_file_atomic(const std::string& path, const std::string& contents) {
     }
 }
 
-void write_report(const std::string& dir, const Report& report) {
+void write_report(const std::string& dir, const Report& report, const Json& config) {
     const fs::path d(dir);
     // stats.json last: its presence marks a complete output folder (sweeps rely on this).
+    if (!config.is_null()) write_file_atomic((d / "config.json").string(), config.dump(2) + "\n");
     write_file_atomic((d / "report.txt").string(), report.table);
     if (report.csv_from_stats)
         write_file_atomic((d / "report.csv").string(), stats::render_csv(report.document.at("stats")));

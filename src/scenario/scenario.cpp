@@ -1,7 +1,10 @@
 #include "loom/scenario/scenario.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -46,8 +49,97 @@ const sim::Registry& registry() {
     return reg;
 }
 
+namespace {
+
+// Every field declared as a file path, as JSON Pointers with "[]" standing for any element of a list.
+void collect_paths(const std::vector<config::FieldInfo>& fields, const std::string& prefix,
+                   std::vector<std::string>& out) {
+    for (const auto& f : fields) {
+        const std::string at = prefix + "/" + f.key;
+        if (f.file_path) out.push_back(at);
+        if (f.kind == config::Kind::Section) collect_paths(f.children, at, out);
+        if (f.kind == config::Kind::List) collect_paths(f.children, at + "/[]", out);
+    }
+}
+
+// Rewrites the relative path strings found at `pointer` (with "[]" wildcards) under `node`.
+void resolve_at(Json& node, std::string_view pointer, const std::filesystem::path& dir) {
+    if (pointer.empty()) {
+        if (node.is_string()) {
+            const std::filesystem::path p(node.get<std::string>());
+            if (!p.empty() && p.is_relative()) node = (dir / p).lexically_normal().string();
+        }
+        return;
+    }
+    const std::size_t end = pointer.find('/', 1);
+    const std::string key(pointer.substr(1, end == std::string_view::npos ? std::string_view::npos : end - 1));
+    const std::string_view rest = end == std::string_view::npos ? std::string_view() : pointer.substr(end);
+    if (key == "[]") {
+        if (node.is_array())
+            for (Json& e : node) resolve_at(e, rest, dir);
+    } else if (node.is_object()) {
+        if (auto it = node.find(key); it != node.end()) resolve_at(*it, rest, dir);
+    }
+}
+
+}  // namespace
+
+std::optional<std::string> config_path_problem(const Json& config, const std::string& path) {
+    const std::string pointer = config::dotted_to_pointer(path);
+    if (config.contains(Json::json_pointer(pointer))) return std::nullopt;
+    if (!config.is_object() || !config.contains("model") || !config.at("model").is_string()) return std::nullopt;
+    const std::string model = config.at("model").get<std::string>();
+    if (!registry().contains(model)) return std::nullopt;  // the point reports the unknown model itself
+    std::vector<config::FieldInfo> fields = root_schema().describe();
+    for (const auto& s : registry().find(model).sections) fields.push_back(s);
+    // Walk the declared fields; stop (accepting) where the schema says nothing more (hand-parsed parts).
+    std::vector<std::string> parts;
+    for (std::size_t b = 0;;) {
+        const std::size_t dot = path.find('.', b);
+        parts.push_back(path.substr(b, dot == std::string::npos ? std::string::npos : dot - b));
+        if (dot == std::string::npos) break;
+        b = dot + 1;
+    }
+    const std::vector<config::FieldInfo>* level = &fields;
+    std::string walked;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (level->empty()) return std::nullopt;
+        const auto it = std::find_if(level->begin(), level->end(), [&](const auto& f) { return f.key == parts[i]; });
+        if (it == level->end()) {
+            // A key the config already has but the schema does not describe is read by hand (a collective, a
+            // program): the model itself judges the value.
+            std::string prefix = walked.empty() ? parts[i] : walked + "." + parts[i];
+            if (config.contains(Json::json_pointer(config::dotted_to_pointer(prefix)))) return std::nullopt;
+            return fmt::format("'{}' is not a parameter of model '{}'{} (see loom list)", path, model,
+                               walked.empty() ? std::string() : fmt::format(": '{}' has no key '{}'", walked, parts[i]));
+        }
+        walked += (walked.empty() ? "" : ".") + parts[i];
+        if (it->kind == config::Kind::Section) {
+            level = &it->children;
+        } else if (it->kind == config::Kind::List) {
+            if (i + 1 < parts.size()) ++i;  // the element's index: try_set_dotted checks it against the config
+            level = &it->children;
+        } else {
+            return std::nullopt;  // a leaf (or an integer list's element)
+        }
+    }
+    return std::nullopt;
+}
+
+void resolve_paths(Json& config, const std::string& origin) {
+    if (!config.is_object() || !config.contains("model") || !config.at("model").is_string()) return;
+    const std::string model = config.at("model").get<std::string>();
+    if (!registry().contains(model)) return;
+    std::vector<std::string> pointers;
+    collect_paths(registry().find(model).sections, "", pointers);
+    const std::filesystem::path dir = std::filesystem::path(origin).parent_path();
+    if (dir.empty()) return;  // the working directory already
+    for (const auto& p : pointers) resolve_at(config, p, dir);
+}
+
 Json load_config(const std::string& path, const std::vector<std::string>& overrides) {
     Json doc = config::load_json_file(path);
+    resolve_paths(doc, path);
     for (const auto& o : overrides) config::apply_override(doc, o);
     return doc;
 }
@@ -61,13 +153,17 @@ struct Built {
     std::unique_ptr<sim::ModelInstance> instance;
 };
 
-Built build(const Json& config) {
+Built build(const Json& config, const RunOptions& options) {
     config::Errors errors;
     Built b;
     const sim::ModelEntry* entry = parse_root(config, registry(), b.root, errors);
-    errors.throw_if_any();
-    b.sim = std::make_unique<sim::Simulator>(
-        sim::simulator_options(b.root.kernel, static_cast<std::uint64_t>(b.root.seed)));
+    // A bad root key does not hide the model's own errors: with the model known, its sections are parsed too,
+    // so that one pass reports every error (a config that fails at the root builds nothing).
+    if (!entry) errors.throw_if_any();
+    sim::SimulatorOptions so = sim::simulator_options(b.root.kernel, static_cast<std::uint64_t>(b.root.seed));
+    so.stop_flag = options.stop;
+    so.log_level = options.log_level;
+    b.sim = std::make_unique<sim::Simulator>(so);
     b.instance = entry->build(config, *b.sim, errors);
     errors.throw_if_any();
     if (!b.instance) throw InternalError(fmt::format("model '{}' built nothing and reported no error", b.root.model));
@@ -76,13 +172,15 @@ Built build(const Json& config) {
 
 }  // namespace
 
-void validate(const Json& config) {
-    Built b = build(config);
+void validate(const Json& config, spdlog::level::level_enum log_level) {
+    RunOptions options;
+    options.log_level = log_level;
+    Built b = build(config, options);
     b.sim->init();
 }
 
 RunResult run(const Json& config, const RunOptions& options) {
-    Built b = build(config);
+    Built b = build(config, options);
     sim::Simulator& sim = *b.sim;
     sim.init();
     const Time end = b.root.end_time.value_or(Time::max());
@@ -98,15 +196,23 @@ RunResult run(const Json& config, const RunOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     const sim::RunResult rr = sim.run(sim::run_limits(b.root.kernel, end));
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const bool interrupted = rr.reason == sim::StopReason::Interrupted;
     sim.finish();
-    b.instance->finish();
+    try {
+        b.instance->finish();
+    } catch (const ModelError&) {
+        // An interrupted run is incomplete by design: its end-of-run checks (every vector arrived, every
+        // transfer completed) do not apply. What the statistics hold so far is still reported.
+        if (!interrupted) throw;
+    }
     std::optional<std::string> trace;
-    if (options.trace) {
+    if (options.trace && !interrupted) {
         trace = b.instance->trace();
         if (!trace) throw InputError(fmt::format("--trace: model '{}' draws no trace", b.root.model));
     }
 
     RunResult result;
+    result.interrupted = interrupted;
     stats::DocumentHeader header;
     header.config_hash = config::canonical_hash(config);
     header.seed = static_cast<std::uint64_t>(b.root.seed);

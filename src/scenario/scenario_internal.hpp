@@ -1,6 +1,7 @@
 // Private to scenario/: the model registry every command uses and the command dispatch sweeps share.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "loom/fabric/tsp_fabric.hpp"
@@ -11,6 +12,10 @@ namespace loom::scenario {
 
 // The registry with every model subsystem registered (explicitly, in one place).
 const sim::Registry& registry();
+
+// What is wrong with dotted `path` as a key of `config`'s model (nullopt when the path exists in the config or
+// its model declares it): "'phold.lsp' is not a parameter of model 'phold' (see loom list)".
+std::optional<std::string> config_path_problem(const Json& config, const std::string& path);
 
 // Runs `command` ("run", "schedule" or "compare": schedule with --compare dynamic) on a config already loaded.
 RunResult execute(const std::string& command, const Json& config, const RunOptions& options);

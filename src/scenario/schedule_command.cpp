@@ -96,9 +96,18 @@ RunResult schedule(const Json& config, const RunOptions& options, const CompareO
     doc["command"] = "schedule";
     const Json& tsp = member(member(doc, "stats"), "tsp");
     std::string head = summary(tsp);
-    if (!compare.network.empty()) {
+    if (!compare.network.empty() && !result.interrupted) {
         std::string table, csv, perf;
-        Json comparison = compare_dynamic(config, tsp, compare, table, csv, perf);
+        CompareOptions with_stop = compare;
+        with_stop.stop = options.stop;
+        Json comparison;
+        try {
+            comparison = compare_dynamic(config, tsp, with_stop, table, csv, perf);
+        } catch (const ModelError&) {
+            // A dynamic run cut short fails its completion checks: that is the interruption, not the model.
+            if (options.stop && options.stop->load()) throw Interrupted();
+            throw;
+        }
         doc["comparison"] = std::move(comparison);
         head += "\n" + table;
         result.report.csv = csv;

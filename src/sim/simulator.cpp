@@ -1,5 +1,6 @@
 #include "loom/sim/simulator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -20,6 +21,7 @@ const char* to_string(StopReason reason) {
         case StopReason::EventBudget: return "event_budget";
         case StopReason::Quiescent: return "quiescent";
         case StopReason::Stopped: return "stopped";
+        case StopReason::Interrupted: return "interrupted";
     }
     return "?";
 }
@@ -167,10 +169,18 @@ RunResult Simulator::run(const RunLimits& limits) {
     const std::uint64_t interval = std::uint64_t{1} << progress_log2_;
     std::uint64_t next_progress = progress_ ? (events_ / interval + 1) * interval
                                             : std::numeric_limits<std::uint64_t>::max();
+    // The stop flag shares the inner loop's one counter comparison: it is read at check points only.
+    const std::atomic<bool>* stop_flag = options_.stop_flag;
+    const std::uint64_t poll_interval = std::uint64_t{1} << options_.stop_poll_log2;
+    std::uint64_t next_poll = stop_flag ? events_ + poll_interval : std::numeric_limits<std::uint64_t>::max();
     stop_requested_ = false;
     RunResult result;
     for (;;) {
-        stop_at_ = std::min(budget_end, next_progress);
+        if (stop_flag && stop_flag->load(std::memory_order_relaxed)) {
+            result.reason = StopReason::Interrupted;
+            break;
+        }
+        stop_at_ = std::min({budget_end, next_progress, next_poll});
         const LoopExit exit = kind_ == QueueKind::Calendar ? loop(calendar_, limits.end.count())
                                                            : loop(heap_, limits.end.count());
         if (exit == LoopExit::Empty) {
@@ -189,6 +199,10 @@ RunResult Simulator::run(const RunLimits& limits) {
         if (events_ >= budget_end) {
             result.reason = StopReason::EventBudget;
             break;
+        }
+        if (stop_flag && events_ >= next_poll) {
+            next_poll = events_ + poll_interval;
+            if (events_ < next_progress) continue;
         }
         // Progress check point.
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -82,7 +82,8 @@ config::Schema<TrafficConfig> traffic_schema() {
         .range(0.0, 1.0);
     s.field("trace", &T::trace,
             "trace: JSON-lines file, one message per line: {\"time\": \"15ns\" or integer ps, \"src\": terminal, "
-            "\"dst\": terminal, \"bytes\": integer}.");
+            "\"dst\": terminal, \"bytes\": integer}.")
+        .file_path();
     s.section("measurement", &T::measurement, measurement_schema(),
               "Warm-up, measurement window and drain of runs with Bernoulli injection.");
     s.check("trace", [](const T& t) -> std::optional<std::string> {

@@ -58,6 +58,7 @@ struct FieldInfo {
     Kind kind = Kind::Integer;
     std::string doc;
     bool required = false;
+    bool file_path = false;            // a file name: relative ones resolve against the config file's folder
     Json default_value;                // as it would be written in a config; null when required or unset
     std::string range;                 // "1..145", ">= 1ps", "" when unconstrained
     std::vector<std::string> choices;  // for Kind::Choice
@@ -93,6 +94,9 @@ public:
     Field& at_most(A hi);
     // The field must be present (it has no default).
     Field& required();
+    // The string names a file: a relative path resolves against the folder of the config file that holds it
+    // (scenario::load_config), not the working directory.
+    Field& file_path();
 
     // --- used by Schema; not for model code ---
     struct Impl;

@@ -27,6 +27,7 @@ struct FieldCore {
     Kind kind = Kind::Integer;
     std::string doc;
     bool required = false;
+    bool file_path = false;  // a String naming a file, resolved against the config file's folder
     bool is_int32 = false;  // Integer fields of type int32_t are also bounded by its limits
     // A section whose schema has required keys is parsed as {} when absent, so that each missing key is named.
     bool parse_when_absent = false;
@@ -206,6 +207,12 @@ Field<T>& Field<T>::at_most(A hi) {
 template <class T>
 Field<T>& Field<T>::required() {
     impl_->core.required = true;
+    return *this;
+}
+
+template <class T>
+Field<T>& Field<T>::file_path() {
+    impl_->core.file_path = true;
     return *this;
 }
 

@@ -33,9 +33,14 @@ std::string render(const Report& report, Format format);
 // Creates DIR if needed and checks that it is writable; throws InputError("--out DIR: ...") otherwise.
 // Called before a run starts so a bad --out fails fast, not after an hour of simulation.
 void prepare_out_dir(const std::string& dir);
-// Writes stats.json, report.txt, report.csv (if any) and the extra files into DIR, each atomically.
-void write_report(const std::string& dir, const Report& report);
-// Writes one file atomically (temporary name in the same folder, then rename).
+// Removes the files a previous report left in DIR (stats.json, report.txt, report.csv, config.json,
+// trace.json), so that a run that fails or is interrupted before writing its own leaves none that look like it.
+void remove_previous_report(const std::string& dir);
+// Writes config.json (the effective config, when not null), report.txt, report.csv (if any), the extra files
+// and last stats.json into DIR, each atomically: a folder with stats.json holds a complete report.
+void write_report(const std::string& dir, const Report& report, const Json& config = Json());
+// Writes one file atomically (temporary name in the same folder, then rename); a failed write (full disk)
+// throws InputError naming the file and leaves no file behind.
 void write_file_atomic(const std::string& path, const std::string& contents);
 
 }  // namespace loom::scenario

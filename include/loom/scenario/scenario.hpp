@@ -2,19 +2,24 @@
 // run it and report. This is the whole library surface the command line uses.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/common.h>
 
+#include "loom/base/error.hpp"
 #include "loom/scenario/output.hpp"
 
 namespace loom::scenario {
 
 // Reads a config file and applies `--set path=value` overrides in order. Throws InputError/ConfigError with
 // the file name in the message.
+// Relative file paths in the file resolve against its folder; those given by --set against the working
+// directory.
 Json load_config(const std::string& path, const std::vector<std::string>& overrides = {});
 
 // Progress callback: simulated time (ps), events so far, events/s, estimated seconds left (< 0: unknown).
@@ -23,12 +28,26 @@ using ProgressFn = std::function<void(std::int64_t sim_ps, std::uint64_t events,
 struct RunOptions {
     ProgressFn progress;  // empty: no progress reports
     bool trace = false;   // also produce the model's Chrome/Perfetto trace (InputError if it has none)
+    // Set by a signal handler: the simulator polls it and stops; the result is then marked interrupted.
+    const std::atomic<bool>* stop = nullptr;
+    spdlog::level::level_enum log_level = spdlog::level::info;  // the models' loggers
 };
 
 struct RunResult {
     Report report;     // with `trace`, report.extra_files holds "trace.json"
     std::string perf;  // "events=<n> wall_s=<s> events_per_s=<r>" plus model fields
     std::string trace; // the trace JSON when RunOptions::trace
+    // The stop flag ended the run early: the document holds what the run had, with "stop_reason":
+    // "interrupted", and the model's end-of-run checks were not applied.
+    bool interrupted = false;
+};
+
+// Thrown when the stop flag ends a command that has nothing partial to report. Exit code 130, as a shell
+// reports a process ended by SIGINT.
+class Interrupted : public Error {
+public:
+    Interrupted() : Error("interrupted") {}
+    int exit_code() const override { return 130; }
 };
 
 // Parses, builds, runs and checks the model the config names. Throws ConfigError (exit 2) for a bad config,
@@ -47,11 +66,12 @@ struct CompareOptions {
     std::string network;  // "" (no comparison) or "dynamic"; anything else is an InputError naming --compare
     std::int32_t seeds = 0;  // > 0: overrides /fabric/seeds
     std::string routing;     // non-empty: overrides /routing/functions ("min,valiant,ugal_l")
+    const std::atomic<bool>* stop = nullptr;  // set by schedule() from RunOptions::stop
 };
 RunResult schedule(const Json& config, const RunOptions& options = {}, const CompareOptions& compare = {});
 
 // Parses the config and builds the model without running it: every error a run would report at setup.
-void validate(const Json& config);
+void validate(const Json& config, spdlog::level::level_enum log_level = spdlog::level::info);
 
 // Every model, its component types and parameters (default, unit, doc): the schema `loom list` prints.
 Json list_schema();
@@ -66,9 +86,27 @@ struct SweepOptions {
     int jobs = 1;
     std::string out_dir;  // required
     bool quiet = false;
+    // Part of every point's cache key (with the hash of the point's effective config): a point run by another
+    // build of Loom runs again. The binary's `loom --version` text.
+    std::string build_identity;
+    const std::atomic<bool>* stop = nullptr;  // no point starts once set; a running one stops, unwritten
+    spdlog::level::level_enum log_level = spdlog::level::info;
 };
-// Returns the points table; throws InputError for a bad sweep file. Points that fail are recorded with their
-// status and message, not thrown.
-Report sweep(const std::string& sweep_path, const SweepOptions& options);
+// The outcome of a sweep: the points table, and what failed.
+struct SweepResult {
+    Report report;
+    std::vector<std::string> failures;  // one line per failed point: "p0003 (phold.lps=0): bad_input: ..."
+    // The exit code the failures call for: 1 if any point hit an internal error, else 3 if any failed a model
+    // check, else 2 if any had bad input; 130 when interrupted; 0 when every point is ok.
+    int exit_code = 0;
+};
+// Returns the points table; throws InputError for a bad sweep file (its axis paths and report pointers are
+// checked against the base config and the stats document before any point runs). Points that fail are
+// recorded with their status and message, not thrown.
+SweepResult sweep(const std::string& sweep_path, const SweepOptions& options);
+
+// Makes every relative file path in `config` (fields a schema declares as paths, e.g. /traffic/trace) relative
+// to the folder of `origin`, the file that names them, instead of the working directory.
+void resolve_paths(Json& config, const std::string& origin);
 
 }  // namespace loom::scenario

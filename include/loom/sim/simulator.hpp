@@ -2,6 +2,7 @@
 // channels, handler slots, the event queue and the statistics registry, and runs events in key order.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -51,6 +52,10 @@ struct SimulatorOptions {
     QueueKind queue = QueueKind::Calendar;
     std::shared_ptr<spdlog::sinks::sink> log_sink;  // null: stderr
     spdlog::level::level_enum log_level = spdlog::level::info;
+    // Set from outside (a signal handler): run() polls it every 2^stop_poll_log2 events and returns with
+    // StopReason::Interrupted. Null: never polled.
+    const std::atomic<bool>* stop_flag = nullptr;
+    unsigned stop_poll_log2 = 14;
 };
 
 // When run() stops. The end time is INCLUSIVE: every event at time <= end is handled, and a run stopped by
@@ -60,8 +65,9 @@ struct RunLimits {
     Time end = Time::max();
     std::uint64_t max_events = 0;  // 0: no budget
 };
-enum class StopReason { EndTime, EventBudget, Quiescent, Stopped };
-const char* to_string(StopReason reason);  // "end_time" | "event_budget" | "quiescent" | "stopped"
+enum class StopReason { EndTime, EventBudget, Quiescent, Stopped, Interrupted };
+// "end_time" | "event_budget" | "quiescent" | "stopped" | "interrupted"
+const char* to_string(StopReason reason);
 
 struct RunResult {
     StopReason reason = StopReason::Quiescent;

@@ -138,3 +138,37 @@ TEST_CASE("The canonical hash ignores key order and sees every value") {
     // Pinned: the hash names configs in stored outputs, so it must not change between versions.
     CHECK(loom::config::canonical_hash(Json::object()) == "08f44b07b5901a25");
 }
+
+TEST_CASE("JSON nested deeper than the limit is an input error naming where") {
+    const std::string deep = std::string(200, '[') + std::string(200, ']');
+    CHECK(error_of([&] { loom::config::parse_json_text("{\"a\": " + deep + "}", "x.json"); }) ==
+          "x.json: /a/0/0/0/0/0/0/0/...: JSON nested deeper than 128 levels");
+    Json doc = Json::object();
+    CHECK(error_of([&] { apply_override(doc, "a=" + deep); }) ==
+          "--set a: /0/0/0/0/0/0/0/0/...: JSON nested deeper than 128 levels");
+    const std::string ok = std::string(100, '[') + std::string(100, ']');
+    CHECK_NOTHROW(loom::config::parse_json_text(ok, "x.json"));
+}
+
+TEST_CASE("A number a double cannot hold is an input error naming its pointer") {
+    CHECK(error_of([] { loom::config::parse_json_text(R"({"a": [1, 1e400]})", "x.json"); }) ==
+          "x.json: /a/1: number 1e400 is out of range");
+    Json doc = Json::object();
+    CHECK(error_of([&] { apply_override(doc, "a.b=-1e999"); }) == "--set a.b: /: number -1e999 is out of range");
+}
+
+TEST_CASE("An override with bytes that are not UTF-8 is an input error") {
+    Json doc = Json::object();
+    CHECK(error_of([&] { apply_override(doc, "a=caf\xe9"); }) ==
+          "--set: not valid UTF-8 (truncated UTF-8 sequence at offset 5)");
+    CHECK(error_of([&] { apply_override(doc, "a=\xff"); }) == "--set: not valid UTF-8 (invalid UTF-8 byte 0xff at offset 2)");
+    CHECK(!loom::config::utf8_problem("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+    CHECK(loom::config::utf8_problem("\xc0\xaf"));  // overlong
+    CHECK(loom::config::utf8_problem("\xed\xa0\x80"));  // a surrogate
+}
+
+TEST_CASE("A file that is not a regular file is refused before it is opened") {
+    CHECK(error_of([] { loom::config::load_json_file("/dev/zero"); }) ==
+          "/dev/zero: not a regular file (a character device)");
+    CHECK(error_of([] { loom::config::load_json_file("/"); }) == "/: not a regular file (a directory)");
+}

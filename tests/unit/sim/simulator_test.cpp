@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,29 @@ TEST_CASE("stop() from a handler ends the run after that event") {
     r = sim.run({10_ns});
     CHECK(r.reason == StopReason::EndTime);
     CHECK(t.ticks == 10);
+}
+
+TEST_CASE("A raised stop flag ends the run at the next check point as interrupted") {
+    std::atomic<bool> stop{false};
+    SimulatorOptions options;
+    options.stop_flag = &stop;
+    options.stop_poll_log2 = 4;
+    Simulator sim(options);
+    auto& t = sim.add<Ticker>("t", 1_ns);
+    sim.init();
+    RunResult r = sim.run({100_ns});
+    CHECK(r.reason == StopReason::EndTime);  // never raised: polling changes nothing
+    CHECK(t.ticks == 100);
+    stop = true;
+    r = sim.run({1_us});
+    CHECK(r.reason == StopReason::Interrupted);  // raised before the run: it stops at once
+    CHECK(r.events == 0);
+    stop = false;
+    sim.set_progress([&stop](const Progress&) { stop = true; }, 3);  // raised from inside, at event 104
+    r = sim.run({1_us});
+    CHECK(r.reason == StopReason::Interrupted);
+    CHECK(sim.events_handled() == 104);  // read at the next check point: here the progress hook's own
+    CHECK(std::string(to_string(StopReason::Interrupted)) == "interrupted");
 }
 
 TEST_CASE("The progress hook is called every 2^k events") {

@@ -1,0 +1,81 @@
+// Runs the real `loom` binary in a separate process and captures what a user sees: the exit code, stdout and
+// stderr apart (the contract is about the FIRST line of stderr).
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace loom_cli {
+
+namespace fs = std::filesystem;
+
+struct Run {
+    int code = -1;
+    std::string out;  // stdout
+    std::string err;  // stderr
+    std::string first_err() const { return err.substr(0, err.find('\n')); }
+};
+
+inline std::string slurp(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+inline fs::path scratch(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("loom-cli-test-" + name);
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+inline void write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+// Runs `loom ARGS` from the source folder through /bin/sh (ARGS may redirect stdout itself, e.g. "> /dev/full").
+// `env` is prefixed to the command ("LOOM_LOG=debug").
+inline Run loom(const std::string& args, const std::string& env = "") {
+    static int counter = 0;
+    const fs::path dir = fs::temp_directory_path() / "loom-cli-test-streams";
+    fs::create_directories(dir);
+    const std::string tag = std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    const fs::path out = dir / ("out-" + tag), err = dir / ("err-" + tag);
+    // Redirections apply left to right: the command's own redirection of stdout, if any, comes after ours and wins.
+    const std::string cmd = "cd '" + std::string(LOOM_SOURCE_DIR) + "' && " + env + " '" + LOOM_EXE + "' >'" +
+                            out.string() + "' 2>'" + err.string() + "' " + args;
+    Run r;
+    const int status = std::system(cmd.c_str());
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    fs::remove(out);
+    fs::remove(err);
+    return r;
+}
+
+// Starts `loom ARGS` in the background, waits `delay_s`, sends `signal` and waits: the exit code and stderr.
+inline Run loom_interrupted(const std::string& args, const char* signal, double delay_s) {
+    const fs::path dir = fs::temp_directory_path() / "loom-cli-test-streams";
+    fs::create_directories(dir);
+    const fs::path err = dir / ("int-err-" + std::to_string(::getpid()));
+    // `exec` so that $! is loom itself; a background job of a non-interactive shell starts with SIGINT ignored,
+    // which loom overrides (it installs its own handler).
+    const std::string cmd = "cd '" + std::string(LOOM_SOURCE_DIR) + "' && (exec '" + LOOM_EXE + "' " + args +
+                            " >/dev/null 2>'" + err.string() + "') & pid=$!; sleep " + std::to_string(delay_s) +
+                            "; kill -" + signal + " $pid; wait $pid; exit $?";
+    Run r;
+    const int status = std::system(cmd.c_str());
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = slurp(err);
+    fs::remove(err);
+    return r;
+}
+
+}  // namespace loom_cli
