@@ -20,6 +20,9 @@ namespace {
 
 using loom::scenario::Format;
 
+constexpr const char* kNoVerify =
+    "do not run the static verifier on a compiled TSP schedule (the report says it was not checked)";
+
 struct CommonFlags {
     std::string config;
     std::vector<std::string> sets;
@@ -29,6 +32,7 @@ struct CommonFlags {
     bool quiet = false;
     bool brief = false;  // schedule: the table format prints only the summary (and comparison)
     std::string trace;  // run, schedule: write the model's Chrome/Perfetto trace here
+    bool no_verify = false;  // run, schedule, validate: skip the static schedule verifier (stated in the output)
 
     void add_config(CLI::App* cmd, const char* what = "config file (JSON)") {
         cmd->add_option("config", config, what)->required();
@@ -75,6 +79,7 @@ int run_command(const CommonFlags& flags, bool perf, bool schedule,
     loom::scenario::RunOptions options;
     options.progress = progress_line(flags.quiet);
     options.trace = !flags.trace.empty();
+    options.verify = !flags.no_verify;
     auto result =
         schedule ? loom::scenario::schedule(config, options, compare) : loom::scenario::run(config, options);
     if (options.progress) std::fprintf(stderr, "\r%80s\r", "");
@@ -99,6 +104,7 @@ int main(int argc, char** argv) {
     run_flags.add_output(run);
     run->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
     run->add_option("--trace", run_flags.trace, "write a Chrome/Perfetto trace (JSON) of the run to this file");
+    run->add_flag("--no-verify", run_flags.no_verify, kNoVerify);
 
     CommonFlags schedule_flags;
     auto* schedule = app.add_subcommand(
@@ -108,6 +114,7 @@ int main(int argc, char** argv) {
     schedule->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
     schedule->add_option("--trace", schedule_flags.trace,
                          "write a Chrome/Perfetto trace (JSON) of link occupancy and TSP activity to this file");
+    schedule->add_flag("--no-verify", schedule_flags.no_verify, kNoVerify);
     schedule->add_flag("--brief", schedule_flags.brief,
                        "table format: print only the summary (and the comparison), not every statistic; --out "
                        "still writes them all");
@@ -123,6 +130,7 @@ int main(int argc, char** argv) {
     CommonFlags validate_flags;
     auto* validate = app.add_subcommand("validate", "check a config (parse and build, no run)");
     validate_flags.add_config(validate);
+    validate->add_flag("--no-verify", validate_flags.no_verify, kNoVerify);
 
     CommonFlags list_flags;
     auto* list = app.add_subcommand("list", "list every model, component type and parameter");
@@ -156,7 +164,9 @@ int main(int argc, char** argv) {
         if (*run) return run_command(run_flags, perf, false);
         if (*schedule) return run_command(schedule_flags, perf, true, compare);
         if (*validate) {
-            loom::scenario::validate(loom::scenario::load_config(validate_flags.config, validate_flags.sets));
+            loom::scenario::RunOptions options;
+            options.verify = !validate_flags.no_verify;
+            loom::scenario::validate(loom::scenario::load_config(validate_flags.config, validate_flags.sets), options);
             std::printf("%s: ok\n", validate_flags.config.c_str());
             return 0;
         }

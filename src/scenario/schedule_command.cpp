@@ -44,6 +44,20 @@ std::string summary(const Json& tsp) {
                        static_cast<std::int64_t>(number(s, "prediction_error_ps")),
                        static_cast<std::int64_t>(number(s, "jitter_allowance_ps")),
                        static_cast<std::int64_t>(number(s, "vectors_checked")));
+    const Json& verified = member(s, "verified");
+    out += verified.is_boolean() && !verified.get<bool>() ? "  verifier: off (--no-verify): the schedule was not checked statically\n"
+                                                          : "  verifier: passed\n";
+    const Json& dc = member(tsp, "data_check");
+    const Json& on = member(dc, "on");
+    if (on.is_boolean() && !on.get<bool>()) {
+        out += "  data check: off\n";
+    } else {
+        out += fmt::format("  data checked: {} slots\n", static_cast<std::int64_t>(number(dc, "slots")));
+        if (number(dc, "ambiguous_slots") > 0)
+            out += fmt::format("  ({} destination slots not checked: the workload leaves their final value to the "
+                               "order of unordered transfers)\n",
+                               static_cast<std::int64_t>(number(dc, "ambiguous_slots")));
+    }
     const Json& lat = member(tsp, "transfer_latency");
     out += fmt::format("  transfer latency    min {}  mean {}  p99 {}  max {}\n", ns_text(number(lat, "min_ps")),
                        ns_text(number(lat, "mean_ps")), ns_text(number(lat, "p99_ps")), ns_text(number(lat, "max_ps")));

@@ -23,6 +23,9 @@ using ProgressFn = std::function<void(std::int64_t sim_ps, std::uint64_t events,
 struct RunOptions {
     ProgressFn progress;  // empty: no progress reports
     bool trace = false;   // also produce the model's Chrome/Perfetto trace (InputError if it has none)
+    // false: a "tsp" workload's compiled schedule is not checked by the static verifier (/scheduler/verify is
+    // set to false, so the stats say "verified": false and the schedule summary says so).
+    bool verify = true;
 };
 
 struct RunResult {
@@ -51,7 +54,7 @@ struct CompareOptions {
 RunResult schedule(const Json& config, const RunOptions& options = {}, const CompareOptions& compare = {});
 
 // Parses the config and builds the model without running it: every error a run would report at setup.
-void validate(const Json& config);
+void validate(const Json& config, const RunOptions& options = {});
 
 // Every model, its component types and parameters (default, unit, doc): the schema `loom list` prints.
 Json list_schema();
