@@ -1,10 +1,9 @@
 // Topology planning benchmarks on the largest TSP system (10,440 TSPs): build and freeze, all-pairs hop counts
-// (TSP and node level), one route-table column, the whole `loom topo` report, and a Dragonfly of similar size.
+// (TSP and node level), the whole `loom topo` report, and a Dragonfly of similar size.
 #include <benchmark/benchmark.h>
 
 #include "loom/topo/dragonfly.hpp"
 #include "loom/topo/hop_counts.hpp"
-#include "loom/topo/route_table.hpp"
 #include "loom/topo/topology_report.hpp"
 #include "loom/topo/tsp_topology.hpp"
 
@@ -49,18 +48,6 @@ void BM_NodeHopsMax(benchmark::State& state) {
     for (auto _ : state) benchmark::DoNotOptimize(node_hops(t).total_hops);
 }
 BENCHMARK(BM_NodeHopsMax)->Unit(benchmark::kMillisecond);
-
-void BM_RouteColumnMax(benchmark::State& state) {
-    const FrozenTopology t = build_tsp_topology(max_system(PortAssignment::RoundRobin));
-    RouteTable routes(t, 1);
-    VertexId dest = 0;
-    for (auto _ : state) {
-        // A different destination each time, so every query computes a column (one BFS).
-        benchmark::DoNotOptimize(routes.minimal_port_mask(0, dest));
-        dest = (dest + 1) % t.num_vertices();
-    }
-}
-BENCHMARK(BM_RouteColumnMax)->Unit(benchmark::kMicrosecond);
 
 void BM_ReportMax(benchmark::State& state) {
     const FrozenTopology t = build_tsp_topology(max_system(assignment_of(state)));

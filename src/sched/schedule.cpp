@@ -12,4 +12,8 @@ const char* op_name(Op op) {
     return "?";
 }
 
+Time predicted_arrival(const PredictedRun& r, std::uint32_t j, const LinkTiming& t) {
+    return r.train_start + t.serialization(static_cast<std::int64_t>(r.offset) + j + 1) + t.latency();
+}
+
 }  // namespace loom::sched

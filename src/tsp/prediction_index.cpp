@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "loom/base/error.hpp"
-#include "loom/sched/prediction_index.hpp"
+#include "loom/sched/schedule.hpp"
 
 namespace loom::tsp {
 

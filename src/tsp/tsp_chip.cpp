@@ -39,20 +39,6 @@ void slice(const SparseValues& values, std::int64_t from, std::int64_t count, Sp
 
 }  // namespace
 
-const char* op_text(sched::Op op) {
-    switch (op) {
-        case sched::Op::Send:
-            return "send";
-        case sched::Op::Forward:
-            return "forward";
-        case sched::Op::Receive:
-            return "receive";
-        case sched::Op::Reduce:
-            return "reduce";
-    }
-    return "?";
-}
-
 const char* to_string(ErrorKind kind) {
     switch (kind) {
         case ErrorKind::DoubleBooked:
@@ -136,8 +122,8 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
     for (const sched::Instruction& ins : program.instructions) {
         const auto order = static_cast<std::uint32_t>(instrs_.size());
         auto fail = [&](const std::string& what) {
-            throw InputError(fmt::format("{}: instruction {} ({} at cycle {}): {}", path(), order, op_text(ins.op),
-                                         ins.cycle, what));
+            throw InputError(fmt::format("{}: instruction {} ({} at cycle {}): {}", path(), order,
+                                         sched::op_name(ins.op), ins.cycle, what));
         };
         if (ins.cycle < 0) fail("negative issue cycle");
         if (ins.count < 1) fail("count must be at least 1");
@@ -308,7 +294,7 @@ void TspChip::open_trains(InstrState& I) {
                    fmt::format(
                        "link {} double-booked: instruction {} ({} at cycle {}) starts transfer {} vectors {}..{} "
                        "at {} ps but the link is busy until {} ps",
-                       system_.channel_name(op.channel), I.order, op_text(I.ins.op), I.ins.cycle, I.ins.transfer,
+                       system_.channel_name(op.channel), I.order, sched::op_name(I.ins.op), I.ins.cycle, I.ins.transfer,
                        I.ins.first_vector, I.ins.first_vector + I.ins.count - 1, I.action.count(), busy_until.count()));
             tr = op.tx.send(I.action, count);  // keep going (the run stops at the error): queue behind
         }
@@ -555,7 +541,7 @@ void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, con
         report(t, port, run.transfer, vec, ErrorKind::Unexpected,
                fmt::format("vector arrived where none is expected: transfer {} vector {} came where instruction {} "
                            "({} at cycle {}) expects transfer {} vector {}",
-                           run.transfer, vec, I.order, op_text(I.ins.op), I.ins.cycle, I.ins.transfer, want));
+                           run.transfer, vec, I.order, sched::op_name(I.ins.op), I.ins.cycle, I.ins.transfer, want));
     }
     const Time avail = available(t);
     // It leaves the FIFO at its last slot (forwarding) or when consumed (written to memory).
@@ -565,7 +551,7 @@ void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, con
             avail, port, run.transfer, vec, ErrorKind::Late,
             fmt::format("late vector: transfer {} vector {} arrived at {} ps, available at {} ps, but instruction {} "
                         "({} at cycle {}) needed it at {} ps (core cycle {})",
-                        run.transfer, vec, t.count(), avail.count(), I.order, op_text(I.ins.op), I.ins.cycle,
+                        run.transfer, vec, t.count(), avail.count(), I.order, sched::op_name(I.ins.op), I.ins.cycle,
                         need.count(), clock_.edge_at_or_before(need)));
     }
     // The clock-crossing FIFO holds the vector from its arrival until it leaves: [t, leave).
@@ -694,7 +680,7 @@ void TspChip::check_complete(std::vector<ScheduleError>& out) const {
                        where(need, ip.port) +
                            fmt::format("vectors never arrived: instruction {} ({} at cycle {}) expected {} vectors of "
                                        "transfer {} from vector {}; {} arrived",
-                                       I.order, op_text(I.ins.op), I.ins.cycle, I.ins.count, I.ins.transfer,
+                                       I.order, sched::op_name(I.ins.op), I.ins.cycle, I.ins.count, I.ins.transfer,
                                        I.ins.first_vector, I.claimed)});
     }
     for (const InPortState& ip : ins_) {

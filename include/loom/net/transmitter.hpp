@@ -18,7 +18,7 @@ struct Transmission {
     FecOutcome fec;       // worst outcome over the units sent
 };
 
-// Not a component: the arithmetic a link component (or the scheduler's planner) uses. Deterministic.
+// Not a component: the arithmetic a link component or a TSP chip's ports use. Deterministic.
 class Transmitter {
 public:
     Transmitter() = default;

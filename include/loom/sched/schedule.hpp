@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "loom/base/link_timing.hpp"
 #include "loom/base/units.hpp"
 
 namespace loom::sched {
@@ -77,6 +78,10 @@ struct PredictedRun {
     Time train_start;              // first bit of the train on the channel
     bool final_destination = false;  // arrives where the transfer ends (vs an intermediate hop)
 };
+
+// Predicted arrival of vector j (0-based within the run) of run `r` on a channel timed by `t`: the last bit in,
+// without jitter, at train_start + serialization(offset + j + 1) + latency.
+Time predicted_arrival(const PredictedRun& r, std::uint32_t j, const LinkTiming& t);
 
 // A reserved, half-open interval [start, end) of one directed channel, for `count` vectors of one transfer.
 struct Reservation {

@@ -1,6 +1,6 @@
 // One port's predicted arrivals by (transfer, vector), for the dynamic check predicted <= actual <= predicted +
-// jitter allowance: unlike sched::PredictionIndex (whole schedule) it keeps a cursor for in-order lookups and
-// counts what was seen; times come from sched::predicted_arrival.
+// jitter allowance: it keeps a cursor for in-order lookups and counts what was seen; times come from
+// sched::predicted_arrival.
 #pragma once
 
 #include <cstdint>

@@ -42,9 +42,6 @@ struct ChipProgram {
     bool check_predictions = false;                             // every arriving vector must have a prediction
 };
 
-// "send", "forward", "receive", "reduce" (as programs write them).
-const char* op_text(sched::Op op);
-
 enum class ErrorKind : std::uint8_t { DoubleBooked, Overflow, Unexpected, Late, Mispredicted, Missing };
 const char* to_string(ErrorKind kind);  // "double_booked", "fifo_overflow", ...
 

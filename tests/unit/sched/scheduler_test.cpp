@@ -559,3 +559,27 @@ TEST_CASE("A fan-out through one of its destinations relays the tensor from that
     CHECK(s.transfers[0].trains == 1);
     CHECK(check(s, t, set).empty());
 }
+
+// On 0 - 1 - 2 with three vectors: arrivals at TSP 1 are 523990, 550230, 576470 ps (train at 0), at TSP 2 1247323,
+// 1273563, 1299803 ps (train at 723333).
+TEST_CASE("Each vector's predicted arrival is its train's start plus its serialization and the link latency") {
+    const FrozenTopology t = fx::chain3();
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(4, 0, {2}, 3));
+    const Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(s.predicted.size() == 2);
+    const LinkClassTiming links;
+    for (const auto& run : s.predicted) {
+        const auto& timing = links.timing(t.channel(static_cast<loom::topo::ChannelId>(run.channel)).link_class);
+        REQUIRE(run.count == 3);
+        if (run.tsp == 1) {
+            CHECK(loom::sched::predicted_arrival(run, 0, timing) == Time::ps(523'990));
+            CHECK(loom::sched::predicted_arrival(run, 2, timing) == Time::ps(576'470));
+        } else {
+            CHECK(run.tsp == 2);
+            CHECK(run.final_destination);
+            CHECK(loom::sched::predicted_arrival(run, 1, timing) == Time::ps(1'273'563));
+            CHECK(loom::sched::predicted_arrival(run, 2, timing) == Time::ps(1'299'803));
+        }
+    }
+}

@@ -1,0 +1,53 @@
+// Per-tenant weighted fair dropping under overload: tenants share a Mux's packet capacity by weight (their
+// number of VMs). Time is cut into windows; the demand each tenant offered in the last window sets this
+// window's allowances by weighted max-min fairness (water-filling), and a tenant's packets beyond its
+// allowance are dropped. A window whose predecessor was not overloaded drops nothing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "loom/base/units.hpp"
+
+namespace loom::ananta {
+
+struct FairDropLimits {
+    Time window;                         // > 0
+    std::int64_t capacity_per_window = 0;  // packets the Mux can serve in one window (all cores)
+};
+
+// Weighted max-min fair allocation of `capacity` among `demand` with `weights` (> 0): a tenant asking less
+// than its weighted share gets its demand and the rest is re-shared. Integer results; the sum never exceeds
+// the capacity, and leftovers of rounding go one by one to the tenants still short, lowest index first.
+std::vector<std::int64_t> weighted_max_min(const std::vector<std::int64_t>& demand,
+                                           const std::vector<std::int64_t>& weights, std::int64_t capacity);
+
+class FairDropper {
+public:
+    // Tenants are numbered 0..weights.size()-1.
+    FairDropper(const FairDropLimits& limits, std::vector<std::int64_t> weights);
+
+    // Whether a packet of `tenant` arriving at `now` may proceed (non-decreasing `now`). False is a fair-share
+    // drop, counted per tenant.
+    bool admit(std::uint32_t tenant, Time now);
+
+    // The allowance of `tenant` in the current window (-1: unlimited, the last window was not overloaded).
+    std::int64_t allowance(std::uint32_t tenant) const { return allowance_[tenant]; }
+    std::uint64_t dropped(std::uint32_t tenant) const { return dropped_[tenant]; }
+    std::uint64_t admitted(std::uint32_t tenant) const { return admitted_[tenant]; }
+    std::size_t tenants() const { return weights_.size(); }
+
+private:
+    void roll(Time now);
+
+    FairDropLimits limits_;
+    std::vector<std::int64_t> weights_;
+    std::int64_t window_index_ = 0;
+    std::vector<std::int64_t> demand_;     // offered in the current window
+    std::vector<std::int64_t> passed_;     // admitted in the current window
+    std::vector<std::int64_t> allowance_;  // for the current window, -1 = unlimited
+    std::vector<std::uint64_t> dropped_;
+    std::vector<std::uint64_t> admitted_;
+};
+
+}  // namespace loom::ananta

@@ -1,0 +1,82 @@
+// The Mux flow table: which DIP each known connection went to, in two classes with their own quotas and idle
+// timeouts. Untrusted entries have seen one packet (a SYN flood fills only them); an entry is promoted to
+// trusted on its second packet. A full class stops creating state; the Mux then forwards by hash alone.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <optional>
+#include <unordered_map>
+
+#include "loom/ananta/ip_packet.hpp"
+#include "loom/base/units.hpp"
+
+namespace loom::ananta {
+
+enum class FlowClass : std::uint8_t { Untrusted, Trusted };
+
+// Where a connection goes: the DIP, its port and its host (the IP-in-IP destination is the DIP, which the
+// network routes to that host).
+struct FlowTarget {
+    IpAddr dip = 0;
+    std::uint16_t port = 0;
+    IpAddr host = 0;
+    bool operator==(const FlowTarget&) const = default;
+};
+
+struct FlowTableLimits {
+    std::int64_t untrusted_quota = 0;  // entries
+    std::int64_t trusted_quota = 0;    // entries
+    Time untrusted_idle_timeout;
+    Time trusted_idle_timeout;
+};
+
+// Timeouts: an entry last seen at t is live at t + timeout - 1ps and gone at t + timeout.
+// Entries are kept in per-class recency lists (idle timeouts are per class, so the front is always the next
+// to expire): expiry is amortized O(1) per entry and never depends on hash-table order.
+class FlowTable {
+public:
+    explicit FlowTable(const FlowTableLimits& limits) : limits_(limits) {}
+
+    // The entry for `key` if live at `now` (an expired one is removed first). A hit refreshes it; an untrusted
+    // entry is promoted to trusted if the trusted class has room (else it stays untrusted, refreshed).
+    std::optional<FlowTarget> lookup(const FiveTuple& key, Time now);
+    // Records a new connection as untrusted, replacing any entry for `key`. Expires idle entries first; returns
+    // false (nothing stored) when the untrusted class is still at its quota.
+    bool insert(const FiveTuple& key, const FlowTarget& target, Time now);
+    // Removes every entry idle for at least its class's timeout at `now`.
+    void expire(Time now);
+
+    std::size_t size(FlowClass c) const { return lists_[index(c)].size(); }
+    std::size_t size() const { return map_.size(); }
+    std::optional<FlowClass> class_of(const FiveTuple& key) const;
+    std::uint64_t promotions() const { return promotions_; }
+    std::uint64_t promotions_refused() const { return promotions_refused_; }
+    std::uint64_t expired() const { return expired_; }
+
+private:
+    struct Entry {
+        FlowTarget target;
+        FlowClass cls = FlowClass::Untrusted;
+        Time last_seen;
+        std::list<FiveTuple>::iterator pos;
+    };
+    static std::size_t index(FlowClass c) { return c == FlowClass::Trusted ? 1 : 0; }
+    Time timeout(FlowClass c) const {
+        return c == FlowClass::Trusted ? limits_.trusted_idle_timeout : limits_.untrusted_idle_timeout;
+    }
+    std::int64_t quota(FlowClass c) const {
+        return c == FlowClass::Trusted ? limits_.trusted_quota : limits_.untrusted_quota;
+    }
+    void erase(std::unordered_map<FiveTuple, Entry, FiveTupleHasher>::iterator it);
+    void expire_class(FlowClass c, Time now);
+
+    FlowTableLimits limits_;
+    std::unordered_map<FiveTuple, Entry, FiveTupleHasher> map_;
+    std::list<FiveTuple> lists_[2];  // least recently seen first
+    std::uint64_t promotions_ = 0;
+    std::uint64_t promotions_refused_ = 0;
+    std::uint64_t expired_ = 0;
+};
+
+}  // namespace loom::ananta

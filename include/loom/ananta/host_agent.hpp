@@ -1,0 +1,154 @@
+// The Host Agent's logic as a pure state machine: packets from the network (IP-in-IP from a Mux) are
+// decapsulated and NATed (VIP, port) -> (DIP, port) for a local VM; the VM's replies are reverse-NATed and
+// sent straight to the router (direct server return), never through a Mux; outbound connections are
+// source-NATed to the VIP with ports asked for on the first packet (which is held until they arrive).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "loom/ananta/drop_reason.hpp"
+#include "loom/ananta/epoch.hpp"
+#include "loom/ananta/ip_packet.hpp"
+#include "loom/ananta/mux.hpp"
+#include "loom/ananta/snat_port_source.hpp"
+#include "loom/base/units.hpp"
+#include "loom/config/schema.hpp"
+
+namespace loom::ananta {
+
+// The "host_agent" config section.
+struct HostAgentConfig {
+    // Published: TCP MSS clamped to 1440 bytes so that a full segment plus IP-in-IP fits a 1500-byte MTU.
+    std::int64_t mss_clamp = 1440;
+    // Not published: NAT state idle for 240 s is removed.
+    Time flow_idle_timeout = Time::s(240);
+    std::int64_t mtu = kDefaultMtu;
+};
+config::Schema<HostAgentConfig> host_agent_schema();
+
+// Configuration commands (each with the issuer's epoch).
+struct AddVm {
+    Epoch epoch = 0;
+    IpAddr dip = 0;
+};
+struct SetNatRule {  // inbound: (endpoint) reaching local `dip` goes to (dip, dip_port)
+    Epoch epoch = 0;
+    Endpoint endpoint;
+    IpAddr dip = 0;
+    std::uint16_t dip_port = 0;
+    bool remove = false;
+};
+struct SetSnatVip {  // outbound connections of `dip` are source-NATed to `vip`
+    Epoch epoch = 0;
+    IpAddr dip = 0;
+    IpAddr vip = 0;
+};
+using HostCommand = std::variant<AddVm, SetNatRule, SetSnatVip, SnatGrant>;
+
+struct SnatRequest {
+    IpAddr dip = 0;
+    IpAddr vip = 0;
+    bool operator==(const SnatRequest&) const = default;
+};
+struct HostDelivery {  // to the local VM `dip`
+    IpPacket packet;
+    IpAddr dip = 0;
+};
+struct HostDrop {
+    IpPacket packet;
+    DropReason reason = DropReason::NoRoute;
+};
+
+// What one handle() call produced; the caller clears it between calls.
+struct HostOutput {
+    std::vector<HostDelivery> to_vm;
+    std::vector<IpPacket> to_router;  // not encapsulated: source VIP, destination the remote end
+    std::vector<HostDrop> drops;
+    std::vector<SnatRequest> snat_requests;
+    std::vector<CommandRejected> rejected;
+    void clear() {
+        to_vm.clear();
+        to_router.clear();
+        drops.clear();
+        snat_requests.clear();
+        rejected.clear();
+    }
+};
+
+struct HostCounters {
+    std::uint64_t from_network = 0;
+    std::uint64_t from_vm = 0;
+    std::uint64_t delivered = 0;
+    std::uint64_t to_router = 0;
+    std::uint64_t held = 0;  // packets held for SNAT ports
+    std::uint64_t mss_clamped = 0;
+    std::uint64_t commands_rejected = 0;
+    std::array<std::uint64_t, kDropReasonCount> drops{};
+};
+
+// NAT state is a binding between the outside view of a VM-bound flow (peer -> VIP:port) and its inside view
+// (peer -> DIP:port), for inbound and SNAT connections alike; a binding idle for flow_idle_timeout is gone
+// (live at last + timeout - 1ps). At most one SNAT request per DIP is outstanding; new connections of that
+// DIP are held until the grant arrives. A grant's ports are reused for different remote endpoints (the
+// 5-tuple stays unique). TCP non-SYN packets for an unknown inbound flow are NoFlow drops (a wrong DIP).
+class HostAgent {
+public:
+    HostAgent(const HostAgentConfig& config, IpAddr self);
+
+    void handle(const HostCommand& command, Time now, HostOutput& out);
+    void from_network(const IpPacket& packet, Time now, HostOutput& out);
+    void from_vm(const IpPacket& packet, Time now, HostOutput& out);
+    void expire(Time now);
+
+    IpAddr address() const { return self_; }
+    const HostCounters& counters() const { return counters_; }
+    std::size_t bindings() const { return inbound_.size(); }
+    std::size_t held(IpAddr dip) const;
+    bool request_outstanding(IpAddr dip) const { return outstanding_.contains(dip); }
+    Epoch epoch() const { return epochs_.highest(); }
+
+private:
+    struct Binding {
+        FiveTuple inside;  // peer -> DIP:port
+        Time last_seen;
+    };
+    struct NatKey {
+        Endpoint endpoint;
+        IpAddr dip = 0;
+        auto operator<=>(const NatKey&) const = default;
+    };
+    void apply(const AddVm& c, Time now, HostOutput& out);
+    void apply(const SetNatRule& c, Time now, HostOutput& out);
+    void apply(const SetSnatVip& c, Time now, HostOutput& out);
+    void apply(const SnatGrant& c, Time now, HostOutput& out);
+    void outbound(const IpPacket& packet, Time now, HostOutput& out);
+    void drop(const IpPacket& p, DropReason r, HostOutput& out);
+    void clamp(IpPacket& p);
+    void bind(const FiveTuple& outside, const FiveTuple& inside, Time now);
+    void unbind(const FiveTuple& outside);
+    // The live binding of a VM-bound outside tuple, or nullptr (an expired one is removed).
+    Binding* find_inbound(const FiveTuple& outside, Time now);
+    bool try_snat(IpPacket& p, IpAddr vip, Time now);
+    void send_to_router(IpPacket p, HostOutput& out);
+
+    HostAgentConfig config_;
+    IpAddr self_;
+    EpochGuard epochs_;
+    std::set<IpAddr> vms_;
+    std::map<NatKey, std::uint16_t> nat_;
+    std::map<IpAddr, IpAddr> snat_vip_;                     // dip -> vip
+    std::map<IpAddr, std::vector<SnatGrant>> grants_;       // dip -> port ranges held
+    std::set<IpAddr> outstanding_;                          // DIPs with a SNAT request in flight
+    std::map<IpAddr, std::vector<IpPacket>> held_;          // dip -> packets waiting for ports
+    std::unordered_map<FiveTuple, Binding, FiveTupleHasher> inbound_;     // outside (peer -> VIP) -> binding
+    std::unordered_map<FiveTuple, FiveTuple, FiveTupleHasher> outbound_;  // inside reply (DIP -> peer) -> outside
+    HostCounters counters_;
+};
+
+}  // namespace loom::ananta

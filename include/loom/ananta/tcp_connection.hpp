@@ -1,0 +1,128 @@
+// A TCP-like connection endpoint as a pure state machine: three-way handshake, data segments sent at a fixed
+// rate with one cumulative ACK per segment received, FIN exchange, and a retransmission timeout that doubles
+// on every expiry and fails the connection after max_retries. There is no congestion control and no RTT
+// estimation (the RTO starts at initial_rto after every ACK that makes progress): this model measures the load
+// balancer, not TCP. Segments are numbered by index (IpPacket::seq), not by byte.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "loom/ananta/connection_record.hpp"
+#include "loom/ananta/ip_packet.hpp"
+#include "loom/base/units.hpp"
+#include "loom/config/schema.hpp"
+
+namespace loom::ananta {
+
+// The "tcp" config section.
+struct TcpConfig {
+    // RFC 6298's initial RTO, and its allowed cap of 60 s for the backed-off value.
+    Time initial_rto = Time::s(1);
+    Time max_rto = Time::s(60);
+    // Retransmissions of one segment before the connection fails (Linux's default SYN retries, 6).
+    std::int64_t max_retries = 6;
+    // MSS offered on SYN (the Ethernet value, 1460); data segments carry min(this, the peer's MSS).
+    std::int64_t segment_bytes = 1460;
+    // Pacing of data segments (a workload choice, not from the paper): 100 Mbps of payload.
+    Bandwidth data_rate = Bandwidth::bps(100'000'000);
+};
+config::Schema<TcpConfig> tcp_schema();
+
+enum class TcpState : std::uint8_t { Closed, SynSent, SynReceived, Established, FinWait, Done, Failed };
+
+// What one call produced: packets to send now. The caller clears it between calls.
+struct TcpOutput {
+    std::vector<IpPacket> send;
+    void clear() { send.clear(); }
+};
+
+// One side of a connection. The opener (client) calls open(); the passive side (server) is created on the
+// first SYN and fed it through receive(). The adapter keeps one timer at next_timer() and calls on_timer()
+// when it fires (a call at any other time is harmless). Timing: a segment first sent at t and not acknowledged
+// is resent at t + rto (not at t + rto - 1ps), then after 2 rto, 4 rto, ... capped at max_rto; after
+// max_retries resends the connection fails when the next timeout expires.
+class TcpConnection {
+public:
+    // Client: `tuple` is client -> server; sends `bytes` of data after the handshake, then closes.
+    static TcpConnection client(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, std::uint64_t bytes);
+    // Server: `tuple` is the client -> server tuple as the server sees it.
+    static TcpConnection server(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple);
+
+    void open(Time now, TcpOutput& out);
+    void receive(const IpPacket& packet, Time now, TcpOutput& out);
+    void on_timer(Time now, TcpOutput& out);
+    // When on_timer() must next be called; kNever when nothing is pending.
+    Time next_timer() const;
+
+    TcpState state() const { return state_; }
+    const ConnectionRecord& record() const { return record_; }
+    ConnectionRecord& record() { return record_; }
+    Time rto() const { return rto_; }
+    std::uint32_t segment_payload() const { return mss_; }
+    std::uint64_t total_segments() const { return total_; }
+
+private:
+    TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client);
+    IpPacket segment(std::uint8_t flags, std::uint32_t seq, std::uint32_t payload) const;
+    void send_data(std::uint64_t index, TcpOutput& out);
+    void arm(Time now);
+    void timeout(Time now, TcpOutput& out);
+    void progress(Time now);
+    void fail(Time now);
+    void finish(Time now);
+    Time data_time(std::uint64_t index) const;
+
+    TcpConfig config_;
+    bool client_;
+    FiveTuple out_tuple_;  // the direction this side sends
+    TcpState state_ = TcpState::Closed;
+    ConnectionRecord record_;
+    Time rto_;
+    Time deadline_ = kNever;  // retransmission timer
+    std::uint32_t retries_ = 0;
+    std::uint32_t mss_ = 0;
+    // Sender (client) side.
+    std::uint64_t bytes_ = 0;
+    std::uint64_t total_ = 0;      // data segments to send
+    std::uint64_t next_send_ = 0;  // next new segment
+    std::uint64_t snd_una_ = 0;    // oldest unacknowledged
+    // Receiver (server) side.
+    std::uint32_t rcv_next_ = 0;
+    std::set<std::uint32_t> out_of_order_;
+};
+
+// A UDP pseudo-connection: `datagrams` datagrams of `bytes` payload sent at a fixed interval by the sender;
+// the receiver counts what arrives and considers the pseudo-connection ended after `idle_timeout` of silence.
+struct UdpFlowSpec {
+    std::uint64_t datagrams = 1;
+    std::uint32_t bytes = 512;
+    Time interval = Time::ms(1);
+    Time idle_timeout = Time::s(10);
+};
+
+class UdpFlow {
+public:
+    UdpFlow(std::uint64_t id, const FiveTuple& tuple, const UdpFlowSpec& spec);
+    // Sender: sends the first datagram; then on_timer() at next_timer() sends the rest (datagram k at
+    // start + k interval). Completed when the last one is sent.
+    void start(Time now, TcpOutput& out);
+    void on_timer(Time now, TcpOutput& out);
+    Time next_timer() const;
+    // Receiver: records an arriving datagram.
+    void receive(const IpPacket& packet, Time now);
+    // Receiver: whether the pseudo-connection has been idle for idle_timeout at `now` (live at t + timeout - 1ps).
+    bool ended(Time now) const;
+
+    const ConnectionRecord& record() const { return record_; }
+
+private:
+    UdpFlowSpec spec_;
+    ConnectionRecord record_;
+    Time start_ = kNever;
+    std::uint64_t sent_ = 0;
+    Time last_seen_ = kNever;
+};
+
+}  // namespace loom::ananta

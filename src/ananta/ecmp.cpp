@@ -1,0 +1,112 @@
+#include "loom/ananta/ecmp.hpp"
+
+#include <algorithm>
+
+#include "loom/base/assert.hpp"
+#include "loom/base/rng.hpp"
+
+namespace loom::ananta {
+
+NextHop ModuloEcmp::select(std::uint64_t flow_hash) const {
+    LOOM_DEBUG_ASSERT(!hops_.empty(), "ECMP select with no next hop");
+    return hops_[static_cast<std::size_t>(flow_hash % hops_.size())];
+}
+
+ResilientEcmp::ResilientEcmp(std::uint32_t buckets) : bucket_count_(buckets) {
+    LOOM_ASSERT(buckets > 0, "resilient ECMP needs at least one bucket");
+}
+
+NextHop ResilientEcmp::select(std::uint64_t flow_hash) const {
+    LOOM_DEBUG_ASSERT(!buckets_.empty(), "ECMP select with no next hop");
+    return buckets_[static_cast<std::size_t>(flow_hash % bucket_count_)];
+}
+
+void ResilientEcmp::set_next_hops(std::span<const NextHop> hops) {
+    std::vector<NextHop> sorted(hops.begin(), hops.end());
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    hops_ = sorted;
+    if (hops_.empty()) {
+        buckets_.clear();
+        return;
+    }
+    const std::size_t n = hops_.size();
+    // Fair shares: the first B mod n hops (in sorted order) get one bucket more.
+    std::vector<std::int64_t> target(n, bucket_count_ / n);
+    for (std::size_t i = 0; i < bucket_count_ % n; ++i) ++target[i];
+    auto index_of = [&](NextHop h) -> std::size_t {
+        auto it = std::lower_bound(hops_.begin(), hops_.end(), h);
+        return (it != hops_.end() && *it == h) ? static_cast<std::size_t>(it - hops_.begin()) : n;
+    };
+    if (buckets_.empty()) {  // first set: deal buckets round robin
+        buckets_.resize(bucket_count_);
+        for (std::size_t b = 0; b < bucket_count_; ++b) buckets_[b] = hops_[b % n];
+        return;
+    }
+    // Keep each bucket whose hop survives and still has room; free the rest (in bucket order, so a hop over
+    // its share gives up its highest buckets).
+    std::vector<std::int64_t> have(n, 0);
+    std::vector<std::size_t> freed;
+    for (std::size_t b = 0; b < bucket_count_; ++b) {
+        const std::size_t i = index_of(buckets_[b]);
+        if (i < n && have[i] < target[i]) {
+            ++have[i];
+        } else {
+            freed.push_back(b);
+        }
+    }
+    // Give freed buckets to the hops below target, in sorted hop order.
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        while (have[i] < target[i]) {
+            LOOM_ASSERT(next < freed.size(), "resilient ECMP bucket accounting");
+            buckets_[freed[next++]] = hops_[i];
+            ++have[i];
+        }
+    }
+    LOOM_ASSERT(next == freed.size(), "resilient ECMP left a bucket unassigned");
+}
+
+config::Schema<EcmpConfig> ecmp_schema() {
+    using C = EcmpConfig;
+    config::Schema<C> s("Equal-cost multipath next-hop selection of a router tier.");
+    s.choice("mode", &C::mode, {{"modulo", EcmpMode::ModuloN}, {"resilient", EcmpMode::Resilient}},
+             "modulo: hops[hash mod n], almost every flow moves when n changes; resilient: a bucket table, only "
+             "the flows of changed hops move.");
+    s.field("buckets", &C::buckets, "Resilient hashing table size (not published: 256, a common switch size).")
+        .range(1, 1 << 20);
+    s.field("hash_seed", &C::hash_seed, "Seed of the routers' flow hash (the same on every router of the tier).")
+        .at_least(0);
+    return s;
+}
+
+std::unique_ptr<EcmpSelector> make_ecmp(const EcmpConfig& config) {
+    if (config.mode == EcmpMode::ModuloN) return std::make_unique<ModuloEcmp>();
+    return std::make_unique<ResilientEcmp>(static_cast<std::uint32_t>(config.buckets));
+}
+
+double share_moved(const EcmpSelector& before, const EcmpSelector& after, std::span<const std::uint64_t> flow_hashes) {
+    if (flow_hashes.empty()) return 0.0;
+    std::uint64_t moved = 0;
+    for (const std::uint64_t h : flow_hashes) moved += before.select(h) != after.select(h) ? 1 : 0;
+    return static_cast<double>(moved) / static_cast<double>(flow_hashes.size());
+}
+
+double share_moved(const EcmpSelector& before, const EcmpSelector& after, std::uint64_t flows, std::uint64_t seed) {
+    if (flows == 0) return 0.0;
+    std::uint64_t moved = 0;
+    for (std::uint64_t i = 0; i < flows; ++i) {
+        const std::uint64_t h = derive(seed, i);
+        moved += before.select(h) != after.select(h) ? 1 : 0;
+    }
+    return static_cast<double>(moved) / static_cast<double>(flows);
+}
+
+double change_next_hops(EcmpSelector& selector, std::span<const NextHop> hops, std::uint64_t flows, std::uint64_t seed) {
+    const std::unique_ptr<EcmpSelector> before = selector.clone();
+    selector.set_next_hops(hops);
+    if (before->size() == 0 || selector.size() == 0) return before->size() == selector.size() ? 0.0 : 1.0;
+    return share_moved(*before, selector, flows, seed);
+}
+
+}  // namespace loom::ananta

@@ -1,0 +1,275 @@
+#include "loom/ananta/tcp_connection.hpp"
+
+#include <algorithm>
+
+#include "loom/base/assert.hpp"
+
+namespace loom::ananta {
+
+namespace {
+constexpr std::int64_t kPsPerS = 1'000'000'000'000;
+}
+
+TcpConnection::TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client)
+    : config_(config), client_(is_client), out_tuple_(is_client ? tuple : tuple.reversed()), rto_(config.initial_rto) {
+    record_.id = id;
+    record_.tuple = tuple;
+    mss_ = static_cast<std::uint32_t>(config.segment_bytes);
+}
+
+TcpConnection TcpConnection::client(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple,
+                                    std::uint64_t bytes) {
+    TcpConnection c(config, id, tuple, true);
+    c.bytes_ = bytes;
+    return c;
+}
+
+TcpConnection TcpConnection::server(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple) {
+    return TcpConnection(config, id, tuple, false);
+}
+
+IpPacket TcpConnection::segment(std::uint8_t flags, std::uint32_t seq, std::uint32_t payload) const {
+    IpPacket p = make_packet(out_tuple_, payload, flags);
+    p.seq = seq;
+    p.ack = client_ ? 0 : rcv_next_;
+    if ((flags & tcp_flag::kSyn) != 0) p.mss = static_cast<std::uint16_t>(config_.segment_bytes);
+    return p;
+}
+
+Time TcpConnection::data_time(std::uint64_t index) const {
+    // Segment k leaves at established + ceil(k * segment bits / rate): computed from the start, never by
+    // adding rounded per-segment times.
+    __extension__ using I128 = __int128;
+    const I128 rate = config_.data_rate.bits_per_s();
+    const I128 num = static_cast<I128>(index) * mss_ * 8 * kPsPerS;
+    return record_.established + Time::ps(static_cast<std::int64_t>((num + rate - 1) / rate));
+}
+
+void TcpConnection::arm(Time now) { deadline_ = now + rto_; }
+
+void TcpConnection::fail(Time now) {
+    state_ = TcpState::Failed;
+    deadline_ = kNever;
+    record_.outcome = ConnectionOutcome::Failed;
+    record_.finished = now;
+}
+
+void TcpConnection::finish(Time now) {
+    state_ = TcpState::Done;
+    deadline_ = kNever;
+    record_.outcome = ConnectionOutcome::Completed;
+    record_.finished = now;
+}
+
+void TcpConnection::open(Time now, TcpOutput& out) {
+    LOOM_ASSERT(client_ && state_ == TcpState::Closed, "open() is for a closed client connection");
+    total_ = (bytes_ + mss_ - 1) / mss_;
+    state_ = TcpState::SynSent;
+    record_.opened = now;
+    out.send.push_back(segment(tcp_flag::kSyn, 0, 0));
+    arm(now);
+}
+
+void TcpConnection::send_data(std::uint64_t index, TcpOutput& out) {
+    const std::uint64_t sent_before = index * mss_;
+    const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss_, bytes_ - sent_before));
+    out.send.push_back(segment(tcp_flag::kAck | tcp_flag::kPsh, static_cast<std::uint32_t>(index), payload));
+    ++record_.segments_sent;
+}
+
+void TcpConnection::progress(Time now) {
+    retries_ = 0;
+    rto_ = config_.initial_rto;
+    deadline_ = snd_una_ < next_send_ ? now + rto_ : kNever;
+}
+
+void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
+    if (state_ == TcpState::Failed) return;
+    const bool syn = p.has(tcp_flag::kSyn);
+    const bool fin = p.has(tcp_flag::kFin);
+    if (client_) {
+        if (state_ == TcpState::SynSent && syn && p.has(tcp_flag::kAck)) {
+            state_ = TcpState::Established;
+            record_.established = now;
+            if (p.mss != 0) mss_ = std::min<std::uint32_t>(mss_, p.mss);
+            total_ = (bytes_ + mss_ - 1) / mss_;
+            out.send.push_back(segment(tcp_flag::kAck, 0, 0));
+            retries_ = 0;
+            rto_ = config_.initial_rto;
+            deadline_ = kNever;
+            if (total_ == 0) {
+                out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, 0, 0));
+                state_ = TcpState::FinWait;
+                arm(now);
+            } else {
+                on_timer(now, out);  // segment 0 leaves at once
+            }
+            return;
+        }
+        if (syn) {  // a repeated SYN-ACK: our ACK was lost
+            if (state_ == TcpState::Established || state_ == TcpState::FinWait)
+                out.send.push_back(segment(tcp_flag::kAck, 0, 0));
+            return;
+        }
+        if (state_ == TcpState::FinWait && fin) {
+            out.send.push_back(segment(tcp_flag::kAck, static_cast<std::uint32_t>(total_ + 1), 0));
+            finish(now);
+            return;
+        }
+        if ((state_ == TcpState::Established || state_ == TcpState::FinWait) && p.has(tcp_flag::kAck) &&
+            p.ack > snd_una_ && p.ack <= total_) {
+            snd_una_ = p.ack;
+            record_.bytes_delivered = std::min<std::uint64_t>(snd_una_ * mss_, bytes_);
+            progress(now);
+            if (state_ == TcpState::Established && snd_una_ == total_) {
+                out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, static_cast<std::uint32_t>(total_), 0));
+                state_ = TcpState::FinWait;
+                arm(now);
+            }
+        }
+        return;
+    }
+    // Server.
+    if (syn) {
+        if (state_ == TcpState::Closed) {
+            state_ = TcpState::SynReceived;
+            record_.opened = now;
+            if (p.mss != 0) mss_ = std::min<std::uint32_t>(mss_, p.mss);
+            arm(now);
+        }
+        if (state_ == TcpState::SynReceived) out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0));
+        return;
+    }
+    if (state_ == TcpState::Closed) return;
+    if (state_ == TcpState::SynReceived) {
+        state_ = TcpState::Established;
+        record_.established = now;
+        retries_ = 0;
+        rto_ = config_.initial_rto;
+        deadline_ = kNever;
+    }
+    if (state_ == TcpState::Done) {
+        if (fin) out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, 0, 0));
+        return;
+    }
+    if (p.payload_bytes > 0) {
+        ++record_.segments_received;
+        if (p.seq >= rcv_next_ && !out_of_order_.contains(p.seq)) {
+            record_.bytes_delivered += p.payload_bytes;
+            if (p.seq == rcv_next_) {
+                ++rcv_next_;
+                while (!out_of_order_.empty() && *out_of_order_.begin() == rcv_next_) {
+                    out_of_order_.erase(out_of_order_.begin());
+                    ++rcv_next_;
+                }
+            } else {
+                out_of_order_.insert(p.seq);
+            }
+        }
+        out.send.push_back(segment(tcp_flag::kAck, 0, 0));
+        return;
+    }
+    if (fin) {
+        if (p.seq == rcv_next_) {
+            ++rcv_next_;
+            out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, 0, 0));
+            finish(now);
+        } else {
+            out.send.push_back(segment(tcp_flag::kAck, 0, 0));
+        }
+    }
+}
+
+void TcpConnection::timeout(Time now, TcpOutput& out) {
+    if (deadline_ == kNever || now < deadline_) return;
+    if (retries_ >= static_cast<std::uint32_t>(config_.max_retries)) return fail(now);
+    ++retries_;
+    ++record_.retransmissions;
+    rto_ = std::min(rto_ * 2, config_.max_rto);
+    switch (state_) {
+        case TcpState::SynSent: out.send.push_back(segment(tcp_flag::kSyn, 0, 0)); break;
+        case TcpState::SynReceived: out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0)); break;
+        case TcpState::Established: send_data(snd_una_, out); break;
+        case TcpState::FinWait:
+            out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, static_cast<std::uint32_t>(total_), 0));
+            break;
+        default: break;
+    }
+    arm(now);
+}
+
+void TcpConnection::on_timer(Time now, TcpOutput& out) {
+    timeout(now, out);
+    if (state_ != TcpState::Established || !client_) return;
+    while (next_send_ < total_ && data_time(next_send_) <= now) {
+        send_data(next_send_++, out);
+        if (deadline_ == kNever) arm(now);
+    }
+}
+
+Time TcpConnection::next_timer() const {
+    Time t = deadline_;
+    if (client_ && state_ == TcpState::Established && next_send_ < total_) t = std::min(t, data_time(next_send_));
+    return t;
+}
+
+config::Schema<TcpConfig> tcp_schema() {
+    using C = TcpConfig;
+    config::Schema<C> s("TCP-like endpoints: handshake, paced data with cumulative ACKs, FIN, RTO with back-off; "
+                        "no congestion control.");
+    s.field("initial_rto", &C::initial_rto, "Retransmission timeout before any back-off (RFC 6298: 1 s).")
+        .at_least(Time::ps(1));
+    s.field("max_rto", &C::max_rto, "Cap of the doubled timeout (RFC 6298 allows 60 s).").at_least(Time::ps(1));
+    s.field("max_retries", &C::max_retries, "Resends of one segment before the connection fails (Linux SYN default 6).")
+        .range(0, 64);
+    s.field("segment_bytes", &C::segment_bytes, "MSS offered on SYN; data segments carry min(own, peer's).")
+        .range(1, 65495);
+    s.field("data_rate", &C::data_rate, "Payload rate at which data segments are paced.").at_least(Bandwidth::bps(1));
+    return s;
+}
+
+UdpFlow::UdpFlow(std::uint64_t id, const FiveTuple& tuple, const UdpFlowSpec& spec) : spec_(spec) {
+    record_.id = id;
+    record_.tuple = tuple;
+}
+
+void UdpFlow::start(Time now, TcpOutput& out) {
+    start_ = now;
+    record_.opened = now;
+    record_.established = now;  // no handshake
+    on_timer(now, out);
+}
+
+void UdpFlow::on_timer(Time now, TcpOutput& out) {
+    if (start_ == kNever) return;
+    while (sent_ < spec_.datagrams && start_ + spec_.interval * static_cast<std::int64_t>(sent_) <= now) {
+        IpPacket p = make_packet(record_.tuple, spec_.bytes);
+        p.seq = static_cast<std::uint32_t>(sent_);
+        out.send.push_back(p);
+        ++sent_;
+        ++record_.segments_sent;
+    }
+    if (sent_ == spec_.datagrams && record_.outcome == ConnectionOutcome::Open) {
+        record_.outcome = ConnectionOutcome::Completed;
+        record_.finished = now;
+    }
+}
+
+Time UdpFlow::next_timer() const {
+    if (start_ == kNever || sent_ >= spec_.datagrams) return kNever;
+    return start_ + spec_.interval * static_cast<std::int64_t>(sent_);
+}
+
+void UdpFlow::receive(const IpPacket& packet, Time now) {
+    if (record_.opened == kNever) {
+        record_.opened = now;
+        record_.established = now;
+    }
+    ++record_.segments_received;
+    record_.bytes_delivered += packet.payload_bytes;
+    last_seen_ = now;
+}
+
+bool UdpFlow::ended(Time now) const { return last_seen_ != kNever && now - last_seen_ >= spec_.idle_timeout; }
+
+}  // namespace loom::ananta

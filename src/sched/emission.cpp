@@ -1,0 +1,99 @@
+// Emission: the committed trains as a Schedule — per-TSP instruction lists in issue order, link reservations and
+// predicted runs — with its lower bound and per-transfer timings.
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "lower_bound.hpp"
+#include "scheduler_impl.hpp"
+
+namespace loom::sched::detail {
+
+Schedule Scheduler::build() {
+    const detail::CoreClock& clock = timing_.clock();
+    Schedule s;
+    s.jitter_allowance = jitter_;
+
+    struct Keyed {
+        std::int64_t cycle;
+        Time tie;  // consumers: first arrival (their port's order); sends: train start
+        Instruction ins;
+    };
+    std::vector<std::vector<Keyed>> per_tsp(static_cast<std::size_t>(topo_.num_vertices()));
+    std::size_t hop_count = 0;
+    for (const CommittedTrain& ct : committed_)
+        hop_count += used_routes_[static_cast<std::size_t>(ct.route)].hops.size();
+    s.reservations.reserve(hop_count);
+    s.predicted.reserve(hop_count);
+    for (const CommittedTrain& ct : committed_) {
+        const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
+        const workload::Transfer& x = set_.transfers[ct.transfer];
+        const auto fv = static_cast<std::uint32_t>(ct.first_vector);
+        const auto count = static_cast<std::uint32_t>(ct.n);
+        Instruction send;
+        send.cycle = ct.m0;
+        send.op = Op::Send;
+        send.out_ports = route.src_ports;
+        send.transfer = x.id;
+        send.first_vector = fv;
+        send.count = count;
+        send.address = ct.send_address;
+        per_tsp[static_cast<std::size_t>(route.src)].push_back(
+            {ct.m0, clock.edge(ct.m0 + chip_.issue_cycles), send});
+        for (std::size_t h = 0; h < route.hops.size(); ++h) {
+            const RouteHop& hop = route.hops[h];
+            const auto [k_from, cycle] = committed_hops_[ct.hop_offset + h];
+            const Serializer& ser = net_.channel(hop.channel);
+            const topo::Channel& ch = topo_.channel(hop.channel);
+            const Time start = clock.edge(k_from);
+            s.reservations.push_back(
+                {static_cast<std::uint32_t>(hop.channel), start, start + ser(ct.n), x.id, fv, count});
+            const bool final_destination = hop.leaf && !ct.staged_first;
+            s.predicted.push_back({x.id, static_cast<std::uint32_t>(hop.to), static_cast<std::uint32_t>(hop.channel), fv,
+                                   count, 0, start, final_destination});
+            if (final_destination) s.makespan = std::max(s.makespan, start + ser(ct.n) + ser.latency());
+            Instruction in;
+            in.cycle = cycle;
+            // A summing transfer's final consumer adds the vectors to memory: a storing Reduce, timed as a Receive.
+            const bool sum = final_destination && x.combine == workload::Combine::Sum;
+            in.op = hop.leaf ? (sum ? Op::Reduce : Op::Receive) : Op::Forward;
+            in.in_port = static_cast<std::uint8_t>(ch.dst_port);
+            in.out_ports = hop.leaf ? PortMask{0} : hop.out_ports;
+            in.transfer = x.id;
+            in.first_vector = fv;
+            in.count = count;
+            in.address = hop.leaf ? ct.receive_address : 0;
+            per_tsp[static_cast<std::size_t>(hop.to)].push_back({cycle, start + ser(1) + ser.latency(), in});
+        }
+    }
+    for (std::size_t v = 0; v < per_tsp.size(); ++v) {
+        auto& list = per_tsp[v];
+        if (list.empty()) continue;
+        std::sort(list.begin(), list.end(), [](const Keyed& a, const Keyed& b) {
+            return std::tie(a.cycle, a.tie, a.ins.transfer, a.ins.first_vector, a.ins.op) <
+                   std::tie(b.cycle, b.tie, b.ins.transfer, b.ins.first_vector, b.ins.op);
+        });
+        TspProgram p;
+        p.tsp = static_cast<std::uint32_t>(v);
+        p.instructions.reserve(list.size());
+        for (const Keyed& k : list) p.instructions.push_back(k.ins);
+        s.programs.push_back(std::move(p));
+        std::vector<Keyed>().swap(list);
+    }
+    std::sort(s.reservations.begin(), s.reservations.end(), [](const Reservation& a, const Reservation& b) {
+        return std::tie(a.channel, a.start) < std::tie(b.channel, b.start);
+    });
+    std::sort(s.predicted.begin(), s.predicted.end(), [](const PredictedRun& a, const PredictedRun& b) {
+        return std::tie(a.transfer, a.first_vector, a.train_start, a.channel) <
+               std::tie(b.transfer, b.first_vector, b.train_start, b.channel);
+    });
+
+    set_lower_bound(net_, set_, unit_, duration_lb_, s);
+
+    s.transfers = timings_;
+    std::sort(s.transfers.begin(), s.transfers.end(),
+              [](const TransferTiming& a, const TransferTiming& b) { return a.transfer < b.transfer; });
+    return s;
+}
+
+}  // namespace loom::sched::detail

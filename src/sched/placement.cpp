@@ -1,0 +1,423 @@
+// Placing one transfer: its candidate routes, then piece by piece the option that completes first (extending a
+// train, a new train, or a staged pair), each train timed hop by hop and fitted between the bookings of the table
+// and of the transfer's own overlay.
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "loom/base/error.hpp"
+#include "lower_bound.hpp"
+#include "scheduler_impl.hpp"
+
+namespace loom::sched::detail {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+std::int64_t Scheduler::staging_taken(topo::VertexId v) const {
+    std::int64_t b = staging_used_[static_cast<std::size_t>(v)];
+    for (const auto& [tsp, bytes] : overlay_.staging) {
+        if (tsp == v) b += bytes;
+    }
+    return b;
+}
+
+bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan) {
+    const detail::CoreClock& clock = timing_.clock();
+    plan.m0 = m0;
+    plan.n = n;
+    plan.hops.resize(route.hops.size());
+    plan.completion = Time::zero();
+    plan.write_done = Time::zero();
+    const std::int64_t k_src = m0 + chip_.issue_cycles;
+    for (std::size_t h = 0; h < route.hops.size(); ++h) {
+        const RouteHop& hop = route.hops[h];
+        HopPlan& hp = plan.hops[h];
+        hp.k_from = hop.parent < 0 ? k_src : plan.hops[static_cast<std::size_t>(hop.parent)].k_out;
+        const detail::HopResult res = timing_.evaluate(hop.kind, hp.k_from, n);
+        if (res.occupancy > chip_.fifo_depth) return false;
+        const Serializer& s = net_.channel(hop.channel);
+        hp.start = clock.edge(hp.k_from);
+        hp.end = hp.start + s(n);
+        hp.first_arrival = hp.start + s(1) + s.latency();
+        hp.last_arrival = hp.end + s.latency();
+        if (hop.leaf) {
+            hp.cycle = res.k;
+            hp.k_out = 0;
+            hp.last_leave = std::max(timing_.available(hp.last_arrival), clock.edge(res.k));
+            plan.completion = std::max(plan.completion, hp.last_arrival);
+            plan.write_done = std::max(plan.write_done, hp.last_leave);
+        } else {
+            hp.k_out = res.k;
+            hp.cycle = res.k - chip_.forward_cycles;
+            hp.last_leave = clock.edge(res.k) + (*timing_.hop_kind(hop.kind).out_last)(n - 1);
+        }
+    }
+    return true;
+}
+
+// The earliest time at or after `from` at which channel c is free for `length`, both in the table and in the overlay
+// (whose bookings of train `exclude` are ignored; -1: none).
+Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const {
+    const auto range = std::equal_range(overlay_.entries.begin(), overlay_.entries.end(), c, ByChannel{});
+    Time fit = from;
+    for (bool moved = true; moved;) {
+        fit = table_.first_fit(c, fit, length);
+        moved = false;
+        for (auto it = range.first; it != range.second; ++it) {
+            if (it->train != exclude && it->booking.start < fit + length && it->booking.end > fit) {
+                fit = it->booking.end;
+                moved = true;
+            }
+        }
+    }
+    return fit;
+}
+
+// Finds the earliest Send cycle >= m_start (or checks m_start itself when `fixed`) at which the train fits: every
+// channel free over its interval, the far end's consumers in arrival order, FIFO spans disjoint. Bookings of train
+// `exclude` of the overlay are ignored (it is the train being extended).
+Fit Scheduler::place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
+                     Plan& plan) {
+    const detail::CoreClock& clock = timing_.clock();
+    std::int64_t m0 = m_start;
+    for (;;) {
+        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
+        Time need;
+        for (std::size_t h = 0; h < route.hops.size(); ++h) {
+            const topo::ChannelId c = route.hops[h].channel;
+            const HopPlan& hp = plan.hops[h];
+            // The earliest this hop could start without crossing a block of the table.
+            Time hneed = table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
+            const Booking* before = nullptr;
+            const Booking* after = nullptr;
+            const auto range = std::equal_range(overlay_.entries.begin(), overlay_.entries.end(), c, ByChannel{});
+            for (auto it = range.first; it != range.second; ++it) {
+                const OverlayEntry& o = *it;
+                if (o.train == exclude) continue;
+                if (o.booking.start < hp.end && o.booking.end > hp.start)
+                    hneed = std::max(hneed, o.booking.end - hp.start);
+                if (o.booking.start < hp.start) {
+                    if (!before || o.booking.start > before->start) before = &o.booking;
+                } else if (!after || o.booking.start < after->start) {
+                    after = &o.booking;
+                }
+            }
+            if (hneed == Time::zero()) {
+                const Booking* tb = table_.before(c, hp.start);
+                const Booking* ta = table_.after(c, hp.start);
+                if (tb && (!before || tb->start > before->start)) before = tb;
+                if (ta && (!after || ta->start < after->start)) after = ta;
+                if (before) {
+                    if (before->consumer_cycle > hp.cycle)
+                        hneed = std::max(hneed, clock.period_floor() * (before->consumer_cycle - hp.cycle));
+                    if (before->last_leave > hp.first_arrival)
+                        hneed = std::max(hneed, before->last_leave - hp.first_arrival);
+                }
+                if (after && (after->consumer_cycle < hp.cycle || hp.last_leave > after->first_arrival))
+                    hneed = std::max(hneed, after->end - hp.start);
+            }
+            // Ordered after other transfers' writes (workload::Transfer::after): the consumer waits for them, and
+            // its vectors must not wait in the FIFO, so the whole train moves later.
+            if (route.hops[h].leaf && hp.cycle < min_consume_cycle_)
+                hneed = std::max(hneed, clock.period_floor() * (min_consume_cycle_ - hp.cycle));
+            need = std::max(need, hneed);
+        }
+        if (need == Time::zero()) return Fit::Ok;
+        if (fixed) return Fit::Busy;
+        // Moving the Send moves every hop by about as much (a hop's offset from the train's start varies by a cycle
+        // with the clock phase). Before timing the train again, find the earliest train start at which every hop,
+        // at this plan's offsets, fits between the bookings: a fixed point over the hops' first fits.
+        const Time t0 = clock.edge(m0 + chip_.issue_cycles);
+        Time target = t0 + need;
+        for (int round = 0; round < 64; ++round) {
+            Time next = target;
+            for (std::size_t h = 0; h < route.hops.size(); ++h) {
+                const topo::ChannelId c = route.hops[h].channel;
+                const HopPlan& hp = plan.hops[h];
+                const Time offset = hp.start - t0;
+                const Time length = hp.end - hp.start;
+                const Time fit = first_fit(c, target + offset, length, exclude);
+                next = std::max(next, fit - offset);
+            }
+            if (next == target) break;
+            target = next;
+        }
+        // One cycle of slack for the offsets' variation; the loop confirms.
+        m0 = std::max(m0 + 1, clock.edge_at_or_before(target) - chip_.issue_cycles - 1);
+    }
+}
+
+// Appends c vectors to the train the route already carries, keeping its Send cycle.
+// Whether it fits.
+bool Scheduler::consider_extension(std::int32_t r, std::int64_t c, std::int32_t last, Option& best) {
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    const std::int64_t cr = std::min(c, route.max_train);
+    const Train& t = overlay_.trains[static_cast<std::size_t>(last)];
+    const std::int64_t n = t.plan.n + cr;
+    if (n > route.max_train) return false;
+    Option o;
+    if (place(route, n, t.plan.m0, last, true, o.plan) != Fit::Ok) return false;
+    o.valid = true;
+    o.completion = o.plan.completion;
+    o.n = cr;
+    o.route = r;
+    o.extend = last;
+    if (o.completion < best.completion) best = std::move(o);
+    return true;
+}
+
+// A new train of c vectors (fewer if the route's FIFOs cannot take that many) at its earliest fit.
+void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best) {
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    std::int64_t cr = std::min(c, route.max_train);
+    Option o;
+    for (;;) {
+        if (place(route, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+            o.valid = true;
+            o.completion = o.plan.completion;
+            o.n = cr;
+            o.route = r;
+            if (o.completion < best.completion) best = std::move(o);
+            return;
+        }
+        if (cr == 1) return;  // not even one vector fits this route's FIFOs
+        cr = (cr + 1) / 2;
+    }
+}
+
+// An estimate from below of the completion of a new train of n vectors on a path, to try routes in a promising
+// order and skip those that cannot win: every hop needs an interval of the train's length free in the table and in
+// the overlay, no earlier than the train's start plus the time its first vector takes to get there; the earliest
+// start meeting all hops at once is a fixed point of their first fits. Real hop offsets exceed these by the clock
+// alignment (at most a cycle, plus crossing cycles and jitter, per hop), which is subtracted as slack.
+Time Scheduler::optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready) const {
+    const Time t0 = timing_.clock().edge(m_ready + chip_.issue_cycles);
+    Time start = t0;
+    for (int round = 0; round < 64; ++round) {
+        Time next = start;
+        Time offset;
+        for (const RouteHop& hop : route.hops) {
+            const Serializer& s = net_.channel(hop.channel);
+            const Time length = s(n);
+            const Time fit = first_fit(hop.channel, start + offset, length, -1);
+            next = std::max(next, fit - offset);
+            offset += s(1) + s.latency();
+        }
+        if (next == start) break;
+        start = next;
+    }
+    Time offset;
+    for (const RouteHop& hop : route.hops) offset += net_.channel(hop.channel)(1) + net_.channel(hop.channel).latency();
+    const Serializer& s = net_.channel(route.hops.back().channel);
+    const Time per_hop =
+        timing_.clock().period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
+    return start + offset - s(1) + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
+}
+
+std::pair<std::int32_t, std::int32_t> Scheduler::split_of(std::int32_t r, std::size_t at) {
+    for (const auto& [route, a, first, second] : splits_) {
+        if (route == r && a == at) return {first, second};
+    }
+    auto halves = detail::split_route(net_, candidates_[static_cast<std::size_t>(r)], at);
+    candidates_.push_back(std::move(halves.first));
+    candidates_.push_back(std::move(halves.second));
+    const auto first = static_cast<std::int32_t>(candidates_.size()) - 2;
+    splits_.emplace_back(r, at, first, first + 1);
+    return {first, first + 1};
+}
+
+void Scheduler::consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best) {
+    const auto [r1, r2] = split_of(r, at);
+    const Route& first = candidates_[static_cast<std::size_t>(r1)];
+    const Route& second = candidates_[static_cast<std::size_t>(r2)];
+    std::int64_t cr = std::min({c, first.max_train, second.max_train});
+    const topo::VertexId x = first.hops.back().to;
+    const std::int64_t room = cfg_.staging_bytes.count() - staging_taken(x);
+    cr = std::min(cr, room / unit_.count());
+    if (cr < 1) return;
+    Option o;
+    for (;;) {
+        if (place(first, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+            const std::int64_t m2 = timing_.clock().edge_at_or_after(o.plan.write_done);
+            if (place(second, cr, m2, -1, false, o.plan2) == Fit::Ok) break;
+        }
+        if (cr == 1) return;
+        cr = (cr + 1) / 2;
+    }
+    o.valid = true;
+    o.completion = o.plan2.completion;
+    o.n = cr;
+    o.route = r1;
+    o.route2 = r2;
+    if (o.completion < best.completion) best = std::move(o);
+}
+
+void Scheduler::add_entries(std::int32_t train) {
+    const Train& t = overlay_.trains[static_cast<std::size_t>(train)];
+    const Route& route = candidates_[static_cast<std::size_t>(t.route)];
+    for (std::size_t h = 0; h < route.hops.size(); ++h) {
+        const HopPlan& hp = t.plan.hops[h];
+        overlay_.entries.push_back(
+            {route.hops[h].channel, Booking{hp.start, hp.end, hp.cycle, hp.first_arrival, hp.last_leave}, train});
+    }
+    std::sort(overlay_.entries.begin(), overlay_.entries.end(), [](const OverlayEntry& a, const OverlayEntry& b) {
+        return std::tie(a.channel, a.train, a.booking.start) < std::tie(b.channel, b.train, b.booking.start);
+    });
+}
+
+void Scheduler::apply(const Option& o, std::vector<std::int32_t>& last) {
+    if (o.extend >= 0) {
+        overlay_.trains[static_cast<std::size_t>(o.extend)].plan = o.plan;
+        std::erase_if(overlay_.entries, [&](const OverlayEntry& e) { return e.train == o.extend; });
+        add_entries(o.extend);
+        return;
+    }
+    Train t;
+    t.route = o.route;
+    t.plan = o.plan;
+    const auto index = static_cast<std::int32_t>(overlay_.trains.size());
+    if (o.route2 >= 0) {
+        t.staged_first = true;
+        t.partner = index + 1;
+        Train t2;
+        t2.route = o.route2;
+        t2.plan = o.plan2;
+        t2.staged_second = true;
+        t2.partner = index;
+        overlay_.trains.push_back(std::move(t));
+        overlay_.trains.push_back(std::move(t2));
+        add_entries(index);
+        add_entries(index + 1);
+        const topo::VertexId x = candidates_[static_cast<std::size_t>(o.route)].hops.back().to;
+        overlay_.staging.emplace_back(x, o.n * unit_.count());
+        return;
+    }
+    overlay_.trains.push_back(std::move(t));
+    add_entries(index);
+    last[static_cast<std::size_t>(o.route)] = index;
+}
+
+Time Scheduler::overlay_completion() const {
+    Time c;
+    for (const Train& t : overlay_.trains) {
+        if (!t.staged_first) c = std::max(c, t.plan.completion);
+    }
+    return c;
+}
+
+bool Scheduler::overlay_uses_nonminimal() const {
+    for (const Train& t : overlay_.trains) {
+        if (!candidates_[static_cast<std::size_t>(t.route)].minimal) return true;
+    }
+    return false;
+}
+
+Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready) {
+    std::vector<std::int32_t> last(candidates_.size(), -1);
+    const auto k = static_cast<std::int64_t>(allowed.size());
+    std::int64_t remaining = total;
+    while (remaining > 0) {
+        std::int64_t c = k == 1 ? remaining : std::max<std::int64_t>(cfg_.min_chunk_vectors, ceil_div(remaining, k));
+        c = std::min(c, remaining);
+        Option best;
+        // Appending to a route's train is never later than a new train on that route: try those first, then new
+        // trains on the other routes in order of a lower bound of their completion, while that can still win.
+        std::vector<std::pair<Time, std::int32_t>> fresh;
+        for (std::int32_t r : allowed) {
+            if (static_cast<std::size_t>(r) >= last.size()) last.resize(static_cast<std::size_t>(r) + 1, -1);
+            const std::int32_t t = last[static_cast<std::size_t>(r)];
+            if (t >= 0 && consider_extension(r, c, t, best)) continue;
+            const Route& route = candidates_[static_cast<std::size_t>(r)];
+            const Time bound = route.leaf_latency.size() == 1
+                                   ? optimistic_completion(route, std::min(c, route.max_train), m_ready)
+                                   : Time::zero();
+            fresh.emplace_back(bound, r);
+        }
+        std::sort(fresh.begin(), fresh.end());
+        for (const auto& [bound, r] : fresh) {
+            if (best.valid && bound >= best.completion) break;
+            consider_new(r, c, m_ready, best);
+        }
+        if (cfg_.staging && stage_) {
+            for (std::int32_t r : allowed) {
+                const std::size_t hops = candidates_[static_cast<std::size_t>(r)].hops.size();
+                for (std::size_t at = 0; at + 1 < hops; ++at) consider_staged(r, at, c, m_ready, best);
+            }
+        }
+        if (!best.valid)
+            throw ModelError(fmt::format("no route can carry even one vector within fifo_depth {} (chip section)",
+                                         chip_.fifo_depth));
+        if (last.size() < candidates_.size()) last.resize(candidates_.size(), -1);
+        apply(best, last);
+        remaining -= best.n;
+    }
+    return overlay_completion();
+}
+
+void Scheduler::plan_transfer(std::size_t i, Time ready) {
+    const workload::Transfer& x = set_.transfers[i];
+    const std::int64_t n = x.vectors(unit_);
+    const std::int64_t m_ready = timing_.clock().edge_at_or_after(ready);
+    // Strictly after the last write of every `after` transfer: a Reduce reads its operands at issue.
+    min_consume_cycle_ =
+        consume_after_[i] > Time::zero() ? timing_.clock().edge_at_or_after(consume_after_[i]) + 1 : 0;
+    candidates_.clear();
+    splits_.clear();
+    overlay_ = Overlay{};
+    stage_ = x.dsts.size() == 1;
+    if (x.dsts.size() == 1) {
+        candidates_ = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
+        if (candidates_.empty())
+            throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
+                                         topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
+        duration_lb_[i] = transfer_duration_bound(net_, x, n, candidates_);
+        std::vector<std::int32_t> all;
+        std::vector<std::int32_t> minimal;
+        for (std::size_t r = 0; r < candidates_.size(); ++r) {
+            all.push_back(static_cast<std::int32_t>(r));
+            if (candidates_[r].minimal) minimal.push_back(static_cast<std::int32_t>(r));
+        }
+        const Time with_detours = greedy(all, n, m_ready);
+        if (overlay_uses_nonminimal()) {
+            // Detours are kept only if they lower the predicted completion.
+            Overlay spread = std::move(overlay_);
+            overlay_ = Overlay{};
+            const Time minimal_only = greedy(minimal, n, m_ready);
+            if (with_detours < minimal_only) overlay_ = std::move(spread);
+        }
+    } else {
+        candidates_ = detail::fanout_routes(net_, x.src, x.dsts, cfg_);
+        if (candidates_.empty())
+            throw ModelError(fmt::format("transfer {}: some destination cannot be reached from TSP {} ({})", x.id,
+                                         x.src, topo_.vertex_name(x.src)));
+        duration_lb_[i] = transfer_duration_bound(net_, x, n, candidates_);
+        const auto trees = static_cast<std::int32_t>(candidates_.size());
+        for (std::int32_t r = 0; r < trees; ++r) {
+            const Route& route = candidates_[static_cast<std::size_t>(r)];
+            std::int64_t start = m_ready;
+            if (route.feeder >= 0) {
+                // A relay sends from a destination's memory once every vector is written there.
+                Time written;
+                for (const Train& t : overlay_.trains) {
+                    if (t.route != route.feeder) continue;
+                    const Route& feeder = candidates_[static_cast<std::size_t>(t.route)];
+                    for (std::size_t h = 0; h < feeder.hops.size(); ++h) {
+                        if (feeder.hops[h].leaf && feeder.hops[h].to == route.src)
+                            written = std::max(written, t.plan.hops[h].last_leave);
+                    }
+                }
+                start = std::max(start, timing_.clock().edge_at_or_after(written));
+            }
+            greedy({r}, n, start);
+        }
+    }
+    commit(i, ready);
+}
+
+}  // namespace loom::sched::detail

@@ -1,0 +1,162 @@
+// The compile-time scheduler's state and steps (see loom/sched/scheduler.hpp for how it plans), shared by the files
+// that implement them: scheduler.cpp (setup, list scheduling), input_checks.cpp, placement.cpp, commit.cpp and
+// emission.cpp. The lower bound is apart, in lower_bound.hpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "hop_timing.hpp"
+#include "loom/sched/schedule.hpp"
+#include "loom/sched/scheduler_config.hpp"
+#include "loom/topo/chip_config.hpp"
+#include "loom/topo/frozen_topology.hpp"
+#include "loom/topo/link_class_timing.hpp"
+#include "loom/workload/transfer.hpp"
+#include "reservation_table.hpp"
+#include "route.hpp"
+
+namespace loom::sched::detail {
+
+// Timing of one train on one hop of its route.
+struct HopPlan {
+    std::int64_t k_from = 0;  // edge index at which the train's first bit enters the hop's channel
+    std::int64_t k_out = 0;   // Forward at the far end: edge index of the onward train's start
+    std::int64_t cycle = 0;   // issue cycle of the consuming instruction at the far end
+    Time start;               // = edge(k_from)
+    Time end;                 // start + S(n): the channel is busy over [start, end)
+    Time first_arrival;       // vector 1 fully arrived at the far end (no jitter)
+    Time last_arrival;        // vector n fully arrived (no jitter)
+    Time last_leave;          // vector n out of the far end's FIFO (latest)
+};
+
+struct Plan {
+    std::int64_t m0 = 0;  // issue cycle of the Send
+    std::int64_t n = 0;   // vectors
+    std::vector<HopPlan> hops;
+    Time completion;      // last arrival (no jitter) at a leaf
+    Time write_done;      // last vector in memory at every leaf (jitter allowed)
+};
+
+enum class Fit { Ok, Busy, Fifo };
+
+// A train of the transfer being planned.
+struct Train {
+    std::int32_t route = 0;  // index into the candidate routes
+    Plan plan;
+    std::int32_t partner = -1;   // staged pieces: the other half
+    bool staged_first = false;   // ends in a Receive into staging memory
+    bool staged_second = false;  // starts with a Send from staging memory
+};
+
+struct OverlayEntry {
+    topo::ChannelId channel = 0;
+    Booking booking;
+    std::int32_t train = 0;
+};
+
+// Overlay entries are kept sorted by channel (then train), so that a hop finds its channel's by binary search.
+struct ByChannel {
+    bool operator()(const OverlayEntry& e, topo::ChannelId c) const { return e.channel < c; }
+    bool operator()(topo::ChannelId c, const OverlayEntry& e) const { return c < e.channel; }
+};
+
+// The bookings of the transfer being planned, kept apart from the table until the plan is chosen.
+struct Overlay {
+    std::vector<Train> trains;
+    std::vector<OverlayEntry> entries;
+    std::vector<std::pair<topo::VertexId, std::int64_t>> staging;  // bytes of staging memory taken, by TSP
+};
+
+// One way to place the next piece of a tensor.
+struct Option {
+    bool valid = false;
+    Time completion = Time::max();
+    std::int64_t n = 0;
+    std::int32_t route = -1;
+    std::int32_t extend = -1;  // train extended by n vectors, or -1 for a new train
+    Plan plan;
+    std::int32_t route2 = -1;  // staged: the second half's route
+    Plan plan2;
+};
+
+struct CommittedTrain {
+    std::uint32_t transfer = 0;  // position in the transfer set
+    std::int32_t route = 0;      // index into used routes
+    std::int64_t m0 = 0;
+    std::int64_t n = 0;
+    std::int64_t first_vector = 0;
+    std::int64_t send_address = 0;
+    std::int64_t receive_address = 0;
+    bool staged_first = false;  // its leaves are staging points, not destinations
+    std::size_t hop_offset = 0;  // into committed_hops_: (k_from, cycle) per hop
+};
+
+class Scheduler {
+public:
+    Scheduler(const topo::FrozenTopology& t, const topo::LinkClassTiming& links, const topo::ChipConfig& chip,
+              const workload::TransferSet& set, const SchedulerConfig& cfg);
+    Schedule run();
+
+private:
+    // scheduler.cpp
+    static Time jitter_of(const topo::LinkClassTiming& links, const SchedulerConfig& cfg);
+    static std::array<Serializer, topo::kLinkClassCount> paces(const topo::LinkClassTiming& links);
+    std::vector<Time> min_gaps() const;
+    // input_checks.cpp
+    void check_inputs() const;
+
+    // placement.cpp
+    void plan_transfer(std::size_t i, Time ready);
+    Time greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready);
+    bool consider_extension(std::int32_t r, std::int64_t c, std::int32_t last, Option& best);
+    void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
+    Time optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready) const;
+    void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
+    std::pair<std::int32_t, std::int32_t> split_of(std::int32_t r, std::size_t at);
+    void apply(const Option& o, std::vector<std::int32_t>& last);
+    void add_entries(std::int32_t train);
+    bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
+    Fit place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
+    Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
+    std::int64_t staging_taken(topo::VertexId v) const;
+    Time overlay_completion() const;
+    bool overlay_uses_nonminimal() const;
+    // commit.cpp
+    void commit(std::size_t i, Time ready);
+    // emission.cpp
+    Schedule build();
+
+    const topo::FrozenTopology& topo_;
+    const topo::ChipConfig& chip_;
+    const workload::TransferSet& set_;
+    SchedulerConfig cfg_;
+    Bytes unit_;
+    Time jitter_;
+    HopTiming timing_;
+    Network net_;
+    ReservationTable table_;
+
+    // The transfer being planned.
+    bool stage_ = false;  // staging is considered for point-to-point transfers (paths) only
+    // Its `after` transfers: no destination may consume a vector before this cycle (0: no such constraint).
+    std::int64_t min_consume_cycle_ = 0;
+    std::vector<Route> candidates_;
+    std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
+    Overlay overlay_;
+
+    // Committed.
+    std::vector<Route> used_routes_;
+    std::vector<CommittedTrain> committed_;
+    std::vector<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle)
+    std::vector<std::int64_t> staging_used_;                          // by TSP, bytes
+    std::vector<Time> done_;                                          // by transfer position: completion
+    std::vector<Time> duration_lb_;                                   // by transfer position
+    std::vector<Time> consume_after_;                                 // by position: latest `after` completion
+    std::vector<TransferTiming> timings_;                             // by transfer position
+};
+
+}  // namespace loom::sched::detail

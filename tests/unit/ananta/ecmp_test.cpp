@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include "loom/ananta/ecmp.hpp"
+
+using namespace loom::ananta;
+
+namespace {
+std::vector<NextHop> hops(std::uint32_t n, std::uint32_t skip = ~0U) {
+    std::vector<NextHop> h;
+    for (std::uint32_t i = 0; i < n; ++i)
+        if (i != skip) h.push_back(100 + i);
+    return h;
+}
+std::vector<std::uint64_t> range(std::uint64_t n) {
+    std::vector<std::uint64_t> v(n);
+    std::iota(v.begin(), v.end(), 0);
+    return v;
+}
+}  // namespace
+
+TEST_CASE("Modulo-N ECMP moves exactly (n-1)/n of the flows when one of n next hops goes") {
+    for (std::uint32_t n = 2; n <= 8; ++n) {
+        for (std::uint32_t gone = 0; gone < n; ++gone) {
+            ModuloEcmp before, after;
+            before.set_next_hops(hops(n));
+            after.set_next_hops(hops(n, gone));
+            // Hashes 0 .. n(n-1)-1 cover every pair of residues once (CRT): exactly 1/n of them stay.
+            const auto all = range(std::uint64_t{n} * (n - 1));
+            const double moved = share_moved(before, after, all);
+            CHECK(moved == Approx(1.0 - 1.0 / n).epsilon(1e-12));
+        }
+    }
+    ModuloEcmp a, b;
+    a.set_next_hops(hops(4));
+    b.set_next_hops(hops(3));
+    CHECK(share_moved(a, b, range(12)) == 0.75);  // 9 of 12
+}
+
+TEST_CASE("Resilient ECMP moves exactly 1/n of the flows when one of n next hops goes") {
+    for (std::uint32_t n = 2; n <= 8; ++n) {
+        for (std::uint32_t gone = 0; gone < n; ++gone) {
+            ResilientEcmp before(840), after(840);  // 840 = lcm(1..8): n divides the bucket count
+            before.set_next_hops(hops(n));
+            after = before;
+            after.set_next_hops(hops(n, gone));
+            CHECK(share_moved(before, after, range(840)) == Approx(1.0 / n).epsilon(1e-12));
+            // Only the removed hop's flows moved.
+            for (std::uint64_t h = 0; h < 840; ++h)
+                if (before.select(h) != 100 + gone) CHECK(after.select(h) == before.select(h));
+        }
+    }
+}
+
+TEST_CASE("Resilient ECMP keeps every next hop within one bucket of its fair share after changes") {
+    ResilientEcmp r(256);
+    r.set_next_hops(hops(8));
+    auto check_balance = [&](std::uint32_t n) {
+        std::map<NextHop, int> count;
+        for (const NextHop h : r.buckets()) ++count[h];
+        CHECK(count.size() == n);
+        for (const auto& [hop, c] : count) {
+            CHECK(c >= static_cast<int>(256 / n));
+            CHECK(c <= static_cast<int>((256 + n - 1) / n));
+        }
+    };
+    check_balance(8);
+    ResilientEcmp before = r;
+    std::vector<NextHop> nine = hops(9);
+    r.set_next_hops(nine);
+    check_balance(9);
+    // An added hop takes only its own share: 256/9 rounded, nothing else moves.
+    const double moved = share_moved(before, r, range(256));
+    CHECK(moved <= 29.0 / 256.0);
+    CHECK(moved >= 28.0 / 256.0);
+    r.set_next_hops(hops(9, 3));
+    check_balance(8);
+}
+
+TEST_CASE("Sampled shares moved match theory for both hash modes with eight next hops") {
+    EcmpConfig mod{EcmpMode::ModuloN, 256, 7};
+    EcmpConfig res{EcmpMode::Resilient, 256, 7};
+    for (const auto& config : {mod, res}) {
+        auto before = make_ecmp(config);
+        before->set_next_hops(hops(8));
+        auto after = before->clone();
+        after->set_next_hops(hops(8, 5));
+        const double moved = share_moved(*before, *after, 100'000, 42);
+        const double theory = config.mode == EcmpMode::ModuloN ? 1.0 - 1.0 / 8 : 1.0 / 8;
+        CHECK(moved == Approx(theory).margin(0.01));
+    }
+}
+
+TEST_CASE("The ecmp section parses its mode and rejects an unknown one") {
+    EcmpConfig c;
+    loom::config::Errors errors;
+    ecmp_schema().parse(loom::config::Json::parse(R"({"mode": "modulo", "buckets": 64})"), "/ecmp", c, errors);
+    CHECK(errors.empty());
+    CHECK(c.mode == EcmpMode::ModuloN);
+    CHECK(c.buckets == 64);
+    ecmp_schema().parse(loom::config::Json::parse(R"({"mode": "random"})"), "/ecmp", c, errors);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors.messages()[0].rfind("/ecmp/mode", 0) == 0);
+}
+
+TEST_CASE("A router reports the share of flows moved by a next-hop change") {
+    ResilientEcmp r(256);
+    CHECK(change_next_hops(r, hops(4), 1000, 3) == 1.0);  // from no next hop: every flow is new
+    CHECK(change_next_hops(r, hops(4), 1000, 3) == 0.0);  // the same set: nothing moves
+    CHECK(change_next_hops(r, hops(4, 2), 100'000, 3) == Approx(0.25).margin(0.01));
+    CHECK(r.size() == 3);
+}
