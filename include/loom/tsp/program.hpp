@@ -86,6 +86,14 @@ struct Program {
     // A compiled workload: its data check (none when executor.data_check is off), whether the static verifier
     // checked the schedule, and how long that took (wall seconds, for --perf only).
     bool from_workload = false;
+    // When each transfer may start, for its latency: max(earliest, deps' completion + compute_before).
+    struct Readiness {
+        std::uint32_t transfer = 0;
+        Time earliest;
+        Time compute_before;
+        std::vector<std::uint32_t> deps;
+    };
+    std::vector<Readiness> readiness;
     std::optional<DataCheck> data_check;
     bool verified = false;
     double verify_wall_s = 0;
