@@ -53,6 +53,9 @@ const CLI::Validator kNonEmpty(
     [](std::string& value) { return value.empty() ? std::string("expected a value, got ''") : std::string(); },
     "NONEMPTY", "non-empty");
 
+constexpr const char* kNoVerify =
+    "do not run the static verifier on a compiled TSP schedule (the report says it was not checked)";
+
 struct CommonFlags {
     std::string config;
     std::vector<std::string> sets;
@@ -62,6 +65,7 @@ struct CommonFlags {
     bool quiet = false;
     bool brief = false;  // schedule: the table format prints only the summary (and comparison)
     std::string trace;  // run, schedule: write the model's Chrome/Perfetto trace here
+    bool no_verify = false;  // run, schedule, validate: skip the static schedule verifier (stated in the output)
 
     void add_config(CLI::App* cmd, const char* what = "config file (JSON)") {
         cmd->add_option("config", config, what)->required()->check(kNonEmpty);
@@ -139,6 +143,7 @@ int run_command(const CommonFlags& flags, bool perf, bool schedule, spdlog::leve
     options.trace = !flags.trace.empty();
     options.stop = &g_stop;
     options.log_level = log_level;
+    options.verify = !flags.no_verify;
     loom::scenario::RunResult result;
     try {
         result = schedule ? loom::scenario::schedule(config, options, compare) : loom::scenario::run(config, options);
@@ -197,6 +202,7 @@ int main(int argc, char** argv) {
     run->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
     run->add_option("--trace", run_flags.trace, "write a Chrome/Perfetto trace (JSON) of the run to this file")
         ->check(kNonEmpty);
+    run->add_flag("--no-verify", run_flags.no_verify, kNoVerify);
 
     CommonFlags schedule_flags;
     auto* schedule = app.add_subcommand(
@@ -207,6 +213,7 @@ int main(int argc, char** argv) {
     schedule->add_option("--trace", schedule_flags.trace,
                          "write a Chrome/Perfetto trace (JSON) of link occupancy and TSP activity to this file")
         ->check(kNonEmpty);
+    schedule->add_flag("--no-verify", schedule_flags.no_verify, kNoVerify);
     schedule->add_flag("--brief", schedule_flags.brief,
                        "table format: print only the summary (and the comparison), not every statistic; --out "
                        "still writes them all");
@@ -225,6 +232,7 @@ int main(int argc, char** argv) {
     CommonFlags validate_flags;
     auto* validate = app.add_subcommand("validate", "check a config (parse and build, no run): every error at once");
     validate_flags.add_config(validate);
+    validate->add_flag("--no-verify", validate_flags.no_verify, kNoVerify);
 
     CommonFlags list_flags;
     auto* list = app.add_subcommand("list", "list every model, component type and parameter");
@@ -275,7 +283,10 @@ int main(int argc, char** argv) {
         if (*validate) {
             const auto config = load(validate_flags);
             try {
-                loom::scenario::validate(config, log_level);
+                loom::scenario::RunOptions options;
+                options.log_level = log_level;
+                options.verify = !validate_flags.no_verify;
+                loom::scenario::validate(config, options);
             } catch (const loom::ConfigError& e) {
                 rethrow_naming(e, validate_flags.config);
             }

@@ -38,12 +38,35 @@ std::string summary(const Json& tsp) {
                        static_cast<std::int64_t>(number(tsp, "active_tsps")), static_cast<std::int64_t>(number(tsp, "tsps")));
     out += fmt::format("  makespan            {} ({} cycles)\n", ns_text(number(tsp, "makespan_ps")),
                        static_cast<std::int64_t>(number(tsp, "makespan_cycles")));
-    out += fmt::format("  lower bound         {}   efficiency {:.4f}\n", ns_text(number(s, "lower_bound_ps")),
+    const Json& binding = member(s, "bound_binding");
+    const std::string bound_name = binding.is_string() ? binding.get<std::string>() : std::string("?");
+    const Json& where = member(member(member(s, "bound_terms"), bound_name.c_str()), "where");
+    out += fmt::format("  lower bound         {} ({}{})   efficiency {:.4f}\n", ns_text(number(s, "lower_bound_ps")),
+                       bound_name, where.is_string() && !where.get<std::string>().empty() ? " at " + where.get<std::string>() : "",
                        number(s, "efficiency"));
+    if (member(s, "algorithm_bound_ps").is_number())
+        out += fmt::format("  algorithm bound     {}   algorithm efficiency {:.4f}\n",
+                           ns_text(number(s, "algorithm_bound_ps")), number(s, "algorithm_efficiency"));
+    out += fmt::format("  busiest link        utilization {:.4f} (link_utilization_max, not an efficiency)\n",
+                       number(s, "link_utilization_max"));
     out += fmt::format("  prediction error    {} ps (jitter allowance {} ps, {} vector hops checked)\n",
                        static_cast<std::int64_t>(number(s, "prediction_error_ps")),
                        static_cast<std::int64_t>(number(s, "jitter_allowance_ps")),
                        static_cast<std::int64_t>(number(s, "vectors_checked")));
+    const Json& verified = member(s, "verified");
+    out += verified.is_boolean() && !verified.get<bool>() ? "  verifier: off (--no-verify): the schedule was not checked statically\n"
+                                                          : "  verifier: passed\n";
+    const Json& dc = member(tsp, "data_check");
+    const Json& on = member(dc, "on");
+    if (on.is_boolean() && !on.get<bool>()) {
+        out += "  data check: off\n";
+    } else {
+        out += fmt::format("  data checked: {} slots\n", static_cast<std::int64_t>(number(dc, "slots")));
+        if (number(dc, "ambiguous_slots") > 0)
+            out += fmt::format("  ({} destination slots not checked: the workload leaves their final value to the "
+                               "order of unordered transfers)\n",
+                               static_cast<std::int64_t>(number(dc, "ambiguous_slots")));
+    }
     const Json& lat = member(tsp, "transfer_latency");
     out += fmt::format("  transfer latency    min {}  mean {}  p99 {}  max {}\n", ns_text(number(lat, "min_ps")),
                        ns_text(number(lat, "mean_ps")), ns_text(number(lat, "p99_ps")), ns_text(number(lat, "max_ps")));

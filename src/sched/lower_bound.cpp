@@ -1,6 +1,8 @@
 #include "lower_bound.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <string>
 #include <utility>
 
 namespace loom::sched::detail {
@@ -54,21 +56,140 @@ Time transfer_duration_bound(const Network& net, const workload::Transfer& x, st
     return bound;
 }
 
+namespace {
+
+// The time `vectors` vectors take through links whose rates add up to `rate` bits/s, each vector `wire_bits` on
+// the wire (the smallest of the links'), rounded down: a lower bound however the vectors share the links.
+Time through(std::int64_t vectors, i128 rate, std::int64_t wire_bits) {
+    if (rate <= 0 || vectors <= 0) return Time::zero();
+    return Time::ps(static_cast<std::int64_t>(static_cast<i128>(vectors) * wire_bits * 1'000'000'000'000LL / rate));
+}
+
+// Links leaving (or entering) a set of TSPs: their total rate and smallest vector size on the wire.
+struct Capacity {
+    i128 rate = 0;
+    std::int64_t wire_bits = 0;
+    void add(const Serializer& l) {
+        rate += l.rate();
+        wire_bits = wire_bits == 0 ? l.wire_bits() : std::min(wire_bits, l.wire_bits());
+    }
+    Time time(std::int64_t vectors) const { return through(vectors, rate, wire_bits); }
+};
+
+// The bytes that must cross the boundary of each unit of a partition of the TSPs (part(v) in [0, units)), per
+// direction, over the boundary's links: a transfer sends its tensor out of its source's unit once if any
+// destination is elsewhere (a fan-out may branch outside), and into each other unit holding a destination once.
+// Adds "<name>_out" and "<name>_in" with the unit that gives the largest value.
+template <class Part, class Name>
+void cut_terms(const Network& net, const workload::TransferSet& set, Bytes unit, std::int32_t units, Part part,
+               Name unit_name, const std::string& name, LowerBoundParts& b) {
+    const topo::FrozenTopology& t = net.topo;
+    const auto U = static_cast<std::size_t>(units);
+    std::vector<Capacity> out(U), in(U);
+    for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
+        const topo::Channel& ch = t.channel(c);
+        const std::int32_t a = part(ch.src), z = part(ch.dst);
+        if (a == z) continue;
+        out[static_cast<std::size_t>(a)].add(net.channel(c));
+        in[static_cast<std::size_t>(z)].add(net.channel(c));
+    }
+    std::vector<std::int64_t> leaving(U, 0), entering(U, 0);
+    std::vector<std::int32_t> seen;
+    for (const workload::Transfer& x : set.transfers) {
+        const std::int64_t n = x.vectors(unit);
+        const std::int32_t home = part(x.src);
+        seen.clear();
+        for (topo::VertexId d : x.dsts) {
+            const std::int32_t u = part(d);
+            if (u == home || std::find(seen.begin(), seen.end(), u) != seen.end()) continue;
+            seen.push_back(u);
+            entering[static_cast<std::size_t>(u)] += n;
+        }
+        if (!seen.empty()) leaving[static_cast<std::size_t>(home)] += n;
+    }
+    BoundTerm o{name + "_out", Time::zero(), ""}, i{name + "_in", Time::zero(), ""};
+    for (std::size_t u = 0; u < U; ++u) {
+        const Time to = out[u].time(leaving[u]), ti = in[u].time(entering[u]);
+        if (to > o.value) o = {o.name, to, unit_name(static_cast<std::int32_t>(u))};
+        if (ti > i.value) i = {i.name, ti, unit_name(static_cast<std::int32_t>(u))};
+    }
+    b.terms.push_back(std::move(o));
+    b.terms.push_back(std::move(i));
+}
+
+// A member's ports: their total rate and vector size on the wire.
+Capacity ports(const Network& net, topo::VertexId v) {
+    Capacity c;
+    for (topo::ChannelId ch : net.topo.out_channels(v)) c.add(net.channel(ch));
+    return c;
+}
+
+Time algorithm_bound(const Network& net, const workload::CollectiveLayout& L) {
+    using workload::CollectiveKind;
+    const auto N = static_cast<std::int64_t>(L.members.size());
+    if (N < 2) return Time::zero();
+    // Vectors each member must receive, as a fraction num / den (the root's volume for gather and scatter).
+    std::int64_t num = 0, den = 1;
+    bool root_only = false;
+    switch (L.kind) {
+        case CollectiveKind::None:
+            return Time::zero();
+        case CollectiveKind::AllReduce:
+            num = 2 * (N - 1) * L.vectors;
+            den = N;
+            break;
+        case CollectiveKind::ReduceScatter:
+            num = (N - 1) * L.vectors;
+            den = N;
+            break;
+        case CollectiveKind::AllGather:
+        case CollectiveKind::AllToAll:
+            num = (N - 1) * L.block;
+            break;
+        case CollectiveKind::Broadcast:
+            num = L.block;
+            break;
+        case CollectiveKind::Gather:
+        case CollectiveKind::Scatter:
+            num = (N - 1) * L.block;
+            root_only = true;
+            break;
+    }
+    Time latency = Time::max();
+    for (topo::ChannelId c = 0; c < net.topo.num_channels(); ++c) latency = std::min(latency, net.channel(c).latency());
+    if (latency == Time::max()) latency = Time::zero();
+    Time data;
+    for (std::int64_t r = 0; r < N; ++r) {
+        if (root_only && r != L.root) continue;
+        const Capacity c = ports(net, L.members[static_cast<std::size_t>(r)]);
+        if (c.rate <= 0) continue;
+        const i128 ps = static_cast<i128>(num) * c.wire_bits * 1'000'000'000'000LL / (static_cast<i128>(den) * c.rate);
+        data = std::max(data, Time::ps(static_cast<std::int64_t>(ps)));
+    }
+    return data + latency;
+}
+
+}  // namespace
+
 void set_lower_bound(const Network& net, const workload::TransferSet& set, Bytes unit,
                      const std::vector<Time>& duration_bounds, Schedule& s) {
     const topo::FrozenTopology& topology = net.topo;
     const CoreClock& clock = net.timing.clock();
+    LowerBoundParts& b = s.bound;
     {
+        // Not a bound: what this schedule put on its busiest channel (link_utilization_max).
         std::vector<Time> busy(static_cast<std::size_t>(topology.num_channels()));
         for (const Reservation& r : s.reservations) busy[r.channel] += r.end - r.start;
         for (std::size_t c = 0; c < busy.size(); ++c) {
-            if (busy[c] > s.bound.busiest_link) {
-                s.bound.busiest_link = busy[c];
-                s.bound.busiest_channel = static_cast<std::int32_t>(c);
+            if (busy[c] > b.busiest_link) {
+                b.busiest_link = busy[c];
+                b.busiest_channel = static_cast<std::int32_t>(c);
             }
         }
     }
     {
+        // Each TSP sends its sources' tensors once (a fan-out branches later) and receives each tensor it is a
+        // destination of, through its own ports; forwarding for others would only add to that.
         const std::size_t V = static_cast<std::size_t>(topology.num_vertices());
         std::vector<std::int64_t> sent(V, 0);
         std::vector<std::int64_t> received(V, 0);
@@ -77,29 +198,50 @@ void set_lower_bound(const Network& net, const workload::TransferSet& set, Bytes
             sent[static_cast<std::size_t>(x.src)] += n;
             for (topo::VertexId d : x.dsts) received[static_cast<std::size_t>(d)] += n;
         }
+        BoundTerm send{"tsp_send", Time::zero(), ""}, receive{"tsp_receive", Time::zero(), ""};
         for (topo::VertexId v = 0; v < topology.num_vertices(); ++v) {
-            // Every channel of a TSP goes both ways, so its total rate is the same for sending and receiving.
-            i128 rate = 0;
-            std::int64_t wire_bits = 0;
-            for (topo::ChannelId c : topology.out_channels(v)) {
-                rate += net.channel(c).rate();
-                wire_bits = net.channel(c).wire_bits();
-            }
+            const Capacity c = ports(net, v);
             const auto vi = static_cast<std::size_t>(v);
-            const std::int64_t vectors = std::max(sent[vi], received[vi]);
-            if (rate == 0 || vectors == 0) continue;
-            const i128 num = static_cast<i128>(vectors) * wire_bits * 1'000'000'000'000LL;
-            const Time t = Time::ps(static_cast<std::int64_t>((num + rate - 1) / rate));
-            if (t > s.bound.tsp_bandwidth) {
-                s.bound.tsp_bandwidth = t;
-                s.bound.busiest_tsp = v;
+            const Time ts = c.time(sent[vi]), tr = c.time(received[vi]);
+            if (ts > send.value) send = {send.name, ts, topology.vertex_name(v)};
+            if (tr > receive.value) receive = {receive.name, tr, topology.vertex_name(v)};
+            if (std::max(ts, tr) > b.tsp_bandwidth) {
+                b.tsp_bandwidth = std::max(ts, tr);
+                b.busiest_tsp = v;
             }
         }
+        b.terms.push_back(std::move(send));
+        b.terms.push_back(std::move(receive));
+    }
+    // Boundaries: every node, every rack, and the balanced cut `loom topo` reports (half the groups, else half the
+    // nodes, else half the TSPs).
+    if (topology.num_nodes() >= 2)
+        cut_terms(net, set, unit, topology.num_nodes(), [&](topo::VertexId v) { return topology.vertex(v).node; },
+                  [](std::int32_t u) { return "node" + std::to_string(u); }, "node", b);
+    if (topology.num_racks() >= 2)
+        cut_terms(net, set, unit, topology.num_racks(), [&](topo::VertexId v) { return topology.vertex(v).rack; },
+                  [](std::int32_t u) { return "rack" + std::to_string(u); }, "rack", b);
+    {
+        std::int32_t units = topology.num_vertices();
+        std::function<std::int32_t(topo::VertexId)> key = [](topo::VertexId v) { return v; };
+        if (topology.num_groups() >= 2) {
+            units = topology.num_groups();
+            key = [&](topo::VertexId v) { return topology.vertex(v).group; };
+        } else if (topology.num_nodes() >= 2) {
+            units = topology.num_nodes();
+            key = [&](topo::VertexId v) { return topology.vertex(v).node; };
+        }
+        const std::int32_t half = units / 2;
+        if (units >= 2)
+            cut_terms(net, set, unit, 2, [&](topo::VertexId v) { return key(v) < half ? 0 : 1; },
+                      [](std::int32_t u) { return std::string(u == 0 ? "first half" : "second half"); }, "cut", b);
     }
     {
         // Longest chain: each transfer starts no earlier than its earliest time and its dependencies' bound plus
-        // compute_before, and takes at least its duration bound; it completes a core cycle after the transfers it
-        // is ordered `after` at the earliest (its consumer issues later and writes no earlier than its issue).
+        // compute_before, and takes at least its duration bound (minimal-hop zero-load latency and serialization
+        // through its ends' ports); it completes a core cycle after the transfers it is ordered `after` at the
+        // earliest (its consumer issues later and writes no earlier than its issue). paced_by is left out: it
+        // orders a schedule, not the data.
         const std::vector<std::size_t> order = workload::topological_order(set);
         std::vector<Time> finish(set.transfers.size());
         std::vector<std::pair<workload::TransferId, std::size_t>> ids;
@@ -117,10 +259,18 @@ void set_lower_bound(const Network& net, const workload::TransferSet& set, Bytes
                 const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
                 finish[i] = std::max(finish[i], finish[it->second] + clock.period_floor());
             }
-            s.bound.dependency_chain = std::max(s.bound.dependency_chain, finish[i]);
+            b.dependency_chain = std::max(b.dependency_chain, finish[i]);
+        }
+        b.terms.push_back({"dependency_chain", b.dependency_chain, ""});
+    }
+    s.lower_bound = Time::zero();
+    for (const BoundTerm& t : b.terms) {
+        if (t.value > s.lower_bound) {
+            s.lower_bound = t.value;
+            b.binding = t.name;
         }
     }
-    s.lower_bound = std::max({s.bound.busiest_link, s.bound.tsp_bandwidth, s.bound.dependency_chain});
+    if (set.collective) b.algorithm = algorithm_bound(net, *set.collective);
 }
 
 }  // namespace loom::sched::detail

@@ -1,6 +1,6 @@
 // Bounds from below for the compile-time scheduler (DESIGN "Scheduler figures"): the shortest time one transfer's
-// vectors can take over its candidate routes, and a schedule's lower bound — the largest of the busiest link, the
-// busiest TSP's bandwidth and the longest dependency chain.
+// vectors can take over its candidate routes, and a schedule's lower bound — the largest of terms that depend only
+// on the workload and the machine: per-TSP bandwidth, node, rack and balanced-cut boundaries, dependency chain.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +19,9 @@ namespace loom::sched::detail {
 Time transfer_duration_bound(const Network& net, const workload::Transfer& x, std::int64_t vectors,
                              const std::vector<Route>& candidates);
 
-// Sets `s.bound` and `s.lower_bound` for a schedule of `set` whose reservations are in `s`: the busiest channel's
-// reserved time, the busiest TSP's larger of sent and received vectors at its total link rate, and the longest
-// chain of dependencies, each transfer taking at least its `duration_bounds` entry (by position in `set`).
+// Sets `s.bound` and `s.lower_bound` for a schedule of `set`: every term of LowerBoundParts (the longest chain
+// with each transfer taking at least its `duration_bounds` entry, by position in `set`), the binding one, the
+// collective's algorithm bound, and (not a bound) the busiest channel's reserved time in `s`.
 void set_lower_bound(const Network& net, const workload::TransferSet& set, Bytes unit,
                      const std::vector<Time>& duration_bounds, Schedule& s);
 

@@ -41,6 +41,9 @@ config::Schema<SchedulerConfig> scheduler_schema() {
         .range(1, 1 << 30);
     s.field("max_train_vectors", &C::max_train_vectors, "longest train one instruction sends (0: no limit)")
         .range(0, std::int64_t{1} << 40);
+    s.field("verify", &C::verify,
+            "check the compiled schedule with the static verifier before running it (false: not checked, and the "
+            "report says so)");
     return s;
 }
 

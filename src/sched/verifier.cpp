@@ -470,6 +470,8 @@ private:
         // Every destination receives every vector exactly once (Receive claims at the destination).
         std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::uint32_t, std::uint32_t>>> got;
         std::map<std::uint32_t, Time> first_send;  // transfer -> first Send issue at its source
+        // (transfer, tsp) -> first Receive or Reduce issue there
+        std::map<std::pair<std::uint32_t, std::uint32_t>, Time> first_consume;
         std::map<std::uint32_t, topo::VertexId> source;
         for (const workload::Transfer& x : set.transfers) source[x.id] = x.src;
         for (std::size_t p = 0; p < s_.programs.size(); ++p) {
@@ -478,6 +480,11 @@ private:
             for (const Instruction& ins : prog.instructions) {
                 if (ins.op == Op::Receive || (ins.op == Op::Reduce && ins.out_ports == 0))
                     got[{ins.transfer, prog.tsp}].emplace_back(ins.first_vector, ins.count);
+                if (ins.op == Op::Receive || ins.op == Op::Reduce) {
+                    const Time t = clock_.edge(ins.cycle);
+                    auto [it, inserted] = first_consume.emplace(std::make_pair(ins.transfer, prog.tsp), t);
+                    if (!inserted) it->second = std::min(it->second, t);
+                }
                 auto src = source.find(ins.transfer);
                 if (ins.op == Op::Send && src != source.end() && static_cast<std::uint32_t>(src->second) == prog.tsp) {
                     const Time t = clock_.edge(ins.cycle);
@@ -522,6 +529,22 @@ private:
                 problems_.add(fmt::format("transfer {}: first Send issues at {} before it is ready at {} (earliest "
                                           "time, dependencies in memory, compute_before)",
                                           x.id, ps(it->second), ps(ready)));
+            // Ordered `after` others (sums chained into one region): every destination consumes its first vector
+            // strictly after their last write anywhere, since a Reduce reads its operand from memory at issue.
+            for (workload::TransferId a : x.after) {
+                const auto c = complete.find(a);
+                if (c == complete.end()) continue;
+                for (topo::VertexId d : x.dsts) {
+                    const auto f = first_consume.find({x.id, static_cast<std::uint32_t>(d)});
+                    if (f != first_consume.end() && f->second <= c->second) {
+                        problems_.add(fmt::format("transfer {}: {} consumes its first vector at {}, not after transfer "
+                                                  "{} (which it is ordered after) completes at {}",
+                                                  x.id, tsp_name(static_cast<std::uint32_t>(d)), ps(f->second), a,
+                                                  ps(c->second)));
+                        break;
+                    }
+                }
+            }
         }
     }
 

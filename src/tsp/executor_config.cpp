@@ -13,10 +13,9 @@ config::Schema<ExecutorConfig> executor_schema() {
     s.field("record_limit", &E::record_limit,
             "list every vector's arrival at every hop in the stats when the run has at most this many vector hops")
         .range(0, 100'000'000);
-    s.field("value_limit", &E::value_limit,
-            "a workload run checks data flow (source values reach every destination) when it has at most this many "
-            "vectors")
-        .range(0, std::int64_t{1} << 40);
+    s.field("data_check", &E::data_check,
+            "a workload run seeds every source vector with a random 64-bit value and checks that every destination "
+            "ends with exactly its contributions (false: data not checked, and the report says so)");
     return s;
 }
 

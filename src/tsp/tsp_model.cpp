@@ -1,6 +1,7 @@
 #include "loom/tsp/tsp_model.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "loom/sched/scheduler.hpp"
 #include "loom/sched/scheduler_config.hpp"
 #include "loom/sched/trace.hpp"
+#include "loom/sched/verifier.hpp"
 #include "loom/topo/global_address_map.hpp"
 #include "loom/topo/tsp_topology.hpp"
 #include "loom/stats/group.hpp"
@@ -57,8 +59,11 @@ std::int64_t TspModel::vector_hops() const {
 }
 
 std::string TspModel::perf_fields() const {
-    return fmt::format(" mode={} tsps={} vector_hops={} runs={}", to_string(executor_.mode), chips_.size(),
-                       vector_hops(), runs_sent());
+    std::string out = fmt::format(" mode={} tsps={} vector_hops={} runs={}", to_string(executor_.mode),
+                                  chips_.size(), vector_hops(), runs_sent());
+    if (program_.from_workload)
+        out += program_.verified ? fmt::format(" verify_s={:.3f}", program_.verify_wall_s) : " verify=off";
+    return out;
 }
 
 void TspModel::finish() {
@@ -83,8 +88,37 @@ void TspModel::finish() {
             }
             if (!data_error.empty()) break;
         }
+        if (program_.data_check && data_error.empty()) {
+            const DataCheck& dc = *program_.data_check;
+            for (const DataCheck::Expect& e : dc.expected) {
+                const TspChip& chip = *chips_[e.region.tsp];
+                for (std::int64_t k = 0; k < e.region.count; ++k) {
+                    std::int64_t want = 0;
+                    if (!dc.expected_value(e, k, want)) continue;
+                    const std::int64_t got = chip.memory().final_value(e.region.first + k);
+                    if (got != want) {
+                        data_error = fmt::format("data error at {} address {}: expected {}, got {}", chip.path(),
+                                                 (e.region.first + k) * vb, want, got);
+                        break;
+                    }
+                }
+                if (!data_error.empty()) break;
+            }
+        }
     }
     write_stats(complete);
+    if (!complete && errors.empty()) {
+        // Cut short (end_time): a partial makespan would pass for a result, so the run fails and says how much is
+        // missing. Every vector hop is claimed by one receiving instruction.
+        std::int64_t expected = 0;
+        for (const sched::TspProgram& p : program_.schedule.programs)
+            for (const sched::Instruction& ins : p.instructions)
+                if (ins.op != sched::Op::Send) expected += ins.count;
+        if (expected > 0)
+            throw ModelError(fmt::format("run cut short at {} (end_time): {} of {} vector arrivals had not happened; "
+                                         "no makespan or efficiency",
+                                         to_string(sim_.now()), expected - vector_hops(), expected));
+    }
     if (!errors.empty()) {
         const auto first = std::min_element(errors.begin(), errors.end());
         throw ModelError(first->message);
@@ -144,13 +178,31 @@ void TspModel::write_stats(bool complete) {
     std::map<std::uint32_t, Time> done;
     for (const TspChip* c : chips_)
         for (const auto& [id, t_done] : c->deliveries()) done[id] = std::max(done[id], t_done);
-    stats::Histogram transfer_latency;
+    // Time in network: from the first Send's issue. Latency: from the instant the transfer may start,
+    // max(earliest, dependencies complete + compute_before) (paced_by, an order of the schedule only, left out),
+    // as the dynamic network's comparison measures it; a hand-written program has no such instant.
+    stats::Histogram network_time;
     for (const auto& [id, t_done] : done) {
         const auto it = first_send.find(id);
-        if (it != first_send.end()) transfer_latency.record((t_done - it->second).count());
+        if (it != first_send.end()) network_time.record((t_done - it->second).count());
+    }
+    stats::Histogram transfer_latency = network_time;
+    if (!program_.readiness.empty()) {
+        transfer_latency = stats::Histogram();
+        for (const Program::Readiness& r : program_.readiness) {
+            const auto it = done.find(r.transfer);
+            if (it == done.end()) continue;
+            Time ready = r.earliest;
+            for (std::uint32_t d : r.deps) {
+                const auto dd = done.find(d);
+                if (dd != done.end()) ready = std::max(ready, dd->second + r.compute_before);
+            }
+            transfer_latency.record((it->second - ready).count());
+        }
     }
     g.counter("transfers").set(static_cast<std::int64_t>(first_send.size()));
     g.set("transfer_latency", transfer_latency.to_json("ps"));
+    g.set("transfer_network_time", network_time.to_json("ps"));
 
     // Bandwidth per TSP over the makespan: payload bytes leaving and arriving on its links (forwarded vectors
     // count at every TSP they pass), mean over active TSPs and the largest.
@@ -244,14 +296,37 @@ void TspModel::write_stats(bool complete) {
                                         {"transfers", c.transfers}});
     }
 
+    // Destination slots whose final contents the run checks: a workload's data check, a program's expect_memory.
+    {
+        std::int64_t slots = 0;
+        for (const MemoryBlock& b : program_.expect_memory) slots += static_cast<std::int64_t>(b.values.size());
+        if (program_.data_check) slots += program_.data_check->slots();
+        const bool on = !program_.from_workload || program_.data_check.has_value();
+        stats::Json dj{{"on", on}, {"slots", slots}};
+        if (program_.data_check) dj["ambiguous_slots"] = program_.data_check->ambiguous_slots;
+        g.set("data_check", dj);
+    }
+
     const sched::Schedule& s = program_.schedule;
     if (!s.predicted.empty() || s.lower_bound > Time::zero()) {
         stats::Json sj{{"jitter_allowance_ps", s.jitter_allowance.count()}, {"vectors_checked", checked}};
+        if (program_.from_workload) sj["verified"] = program_.verified;
         if (!s.predicted.empty()) sj["prediction_error_ps"] = max_error.count();
         if (s.makespan > Time::zero()) sj["predicted_makespan_ps"] = s.makespan.count();
-        if (s.lower_bound > Time::zero()) {
+        // Figures from a partial run would flatter it: only a complete run has a makespan to measure.
+        if (s.lower_bound > Time::zero() && complete) {
             sj["lower_bound_ps"] = s.lower_bound.count();
             sj["efficiency"] = ratio(s.lower_bound, last_delivery);
+            stats::Json terms = stats::Json::object();
+            for (const sched::BoundTerm& b : s.bound.terms)
+                terms[b.name] = stats::Json{{"ps", b.value.count()}, {"where", b.where}};
+            sj["bound_terms"] = terms;
+            sj["bound_binding"] = s.bound.binding;
+            sj["link_utilization_max"] = ratio(s.bound.busiest_link, last_delivery);
+            if (s.bound.algorithm > Time::zero()) {
+                sj["algorithm_bound_ps"] = s.bound.algorithm.count();
+                sj["algorithm_efficiency"] = ratio(s.bound.algorithm, last_delivery);
+            }
         }
         g.set("schedule", sj);
     }
@@ -303,6 +378,14 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
             cp.memory.emplace_back(b.address / vb + static_cast<std::int64_t>(k), b.values[k]);
     }
     for (const MemoryBlock& b : program.expect_memory) chip_of(b.tsp, "expected memory");
+    if (program.data_check) {
+        for (const DataCheck::Region& r : program.data_check->initial) {
+            ChipProgram& cp = chip_of(r.tsp, "the data check");
+            for (std::int64_t k = 0; k < r.count; ++k)
+                cp.memory.emplace_back(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
+        }
+        for (const DataCheck::Expect& e : program.data_check->expected) chip_of(e.region.tsp, "the data check");
+    }
     for (const sched::PredictedRun& r : program.schedule.predicted) {
         if (r.channel >= static_cast<std::uint32_t>(t.num_channels()))
             throw InputError(fmt::format("schedule: predicted run of transfer {} on channel {} but the system has {}",
@@ -336,92 +419,29 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
 }
 
 Program workload_program(const workload::TransferSet& transfers, const TspSystem& system,
-                         const sched::SchedulerConfig& scheduler, std::int64_t value_limit) {
+                         const sched::SchedulerConfig& scheduler, bool data_check, std::uint64_t seed) {
     Program p;
+    p.from_workload = true;
     p.schedule = sched::compile(system.topology(), system.links(), system.chip(), transfers, scheduler);
-    const Bytes unit = system.links().unit_payload;
     p.collective = transfers.collective;
-    if (transfers.total_vectors(unit) > value_limit) return p;
-    if (transfers.collective) {
-        // A collective knows its result from its definition (sums over members, copies from owners): checking that,
-        // rather than replaying the transfers, proves each contribution arrived and was counted once.
-        workload::CollectiveMemory m = workload::collective_memory(*transfers.collective, unit);
-        for (workload::MemoryImage& i : m.initial)
-            p.memory.push_back({static_cast<std::uint32_t>(i.tsp), i.address, std::move(i.values)});
-        for (workload::MemoryImage& i : m.expected)
-            p.expect_memory.push_back({static_cast<std::uint32_t>(i.tsp), i.address, std::move(i.values)});
-        return p;
+    p.readiness.reserve(transfers.transfers.size());
+    for (const workload::Transfer& x : transfers.transfers)
+        p.readiness.push_back({x.id, x.earliest, x.compute_before, x.deps});
+    if (scheduler.verify) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::vector<std::string> problems =
+            sched::verify(p.schedule, system.topology(), system.links(), system.chip(), &transfers, 10);
+        p.verify_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (!problems.empty())
+            throw ModelError(fmt::format("schedule verifier: the compiled schedule breaks the timing contract ({}{} "
+                                         "problem{}); first: {}",
+                                         problems.size() >= 10 ? "at least " : "", problems.size(),
+                                         problems.size() == 1 ? "" : "s", problems.front()));
+        p.verified = true;
     }
-
-    // Data flow: source vectors hold values that name their TSP and slot, (tsp + 1) x 10^9 + slot + 1 (so transfers
-    // reading overlapping sources agree), and every destination must end with its transfer's values, for the
-    // transfers whose result is unambiguous: the source region is written by no transfer and each destination
-    // region by this transfer alone (overlapping or chained transfers are timed but not checked).
-    const std::int64_t vb = system.vector_bytes();
-    struct Region {
-        topo::VertexId tsp;
-        std::int64_t first, end;  // vector slots [first, end)
-        std::size_t transfer;
-    };
-    std::vector<Region> written;
-    for (std::size_t i = 0; i < transfers.transfers.size(); ++i) {
-        const workload::Transfer& x = transfers.transfers[i];
-        for (topo::VertexId d : x.dsts)
-            written.push_back({d, x.dst_address / vb, x.dst_address / vb + x.vectors(unit), i});
-    }
-    std::sort(written.begin(), written.end(), [](const Region& a, const Region& b) {
-        return std::tie(a.tsp, a.first, a.transfer) < std::tie(b.tsp, b.first, b.transfer);
-    });
-    std::vector<bool> ambiguous(transfers.transfers.size(), false);
-    for (std::size_t k = 1, reach = 0; k < written.size(); ++k) {
-        // `reach`: the region reaching furthest among those before k on the same TSP.
-        if (written[k].tsp != written[k - 1].tsp) {
-            reach = k;
-            continue;
-        }
-        if (written[k].first < written[reach].end) {
-            ambiguous[written[k].transfer] = true;
-            ambiguous[written[reach].transfer] = true;
-        }
-        if (written[k].end > written[reach].end) reach = k;
-    }
-    auto is_written = [&](topo::VertexId v, std::int64_t first, std::int64_t end) {
-        auto it = std::lower_bound(written.begin(), written.end(), v,
-                                   [](const Region& r, topo::VertexId t) { return r.tsp < t; });
-        for (; it != written.end() && it->tsp == v && it->first < end; ++it)
-            if (it->end > first) return true;
-        return false;
-    };
-    auto value = [](topo::VertexId v, std::int64_t slot) {
-        return (static_cast<std::int64_t>(v) + 1) * 1'000'000'000 + slot + 1;
-    };
-    for (std::size_t i = 0; i < transfers.transfers.size(); ++i) {
-        const workload::Transfer& x = transfers.transfers[i];
-        const std::int64_t n = x.vectors(unit);
-        const std::int64_t first = x.src_address / vb;
-        if (is_written(x.src, first, first + n)) continue;
-        std::vector<std::int64_t> values(static_cast<std::size_t>(n));
-        for (std::int64_t k = 0; k < n; ++k) values[static_cast<std::size_t>(k)] = value(x.src, first + k);
-        p.memory.push_back({static_cast<std::uint32_t>(x.src), first * vb, values});
-        if (ambiguous[i]) continue;
-        for (topo::VertexId d : x.dsts) {
-            const std::int64_t dst_first = x.dst_address / vb;
-            if (x.combine == workload::Combine::Sum) {
-                // A sum lands on what the destination held before: give that region its own values too.
-                std::vector<std::int64_t> before(static_cast<std::size_t>(n));
-                std::vector<std::int64_t> after(static_cast<std::size_t>(n));
-                for (std::int64_t k = 0; k < n; ++k) {
-                    const auto ki = static_cast<std::size_t>(k);
-                    before[ki] = value(d, dst_first + k);
-                    after[ki] = before[ki] + values[ki];
-                }
-                p.memory.push_back({static_cast<std::uint32_t>(d), dst_first * vb, std::move(before)});
-                p.expect_memory.push_back({static_cast<std::uint32_t>(d), dst_first * vb, std::move(after)});
-            } else {
-                p.expect_memory.push_back({static_cast<std::uint32_t>(d), dst_first * vb, values});
-            }
-        }
-    }
+    if (data_check)
+        p.data_check =
+            make_data_check(transfers, system.vector_bytes(), system.links().unit_payload, seed, &p.schedule);
     return p;
 }
 
@@ -460,7 +480,7 @@ std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulat
         // Both throw ConfigError with JSON Pointers under /workload for a transfer set that does not fit.
         const workload::TransferSet transfers = workload::make_transfer_set(
             workload_config, system->topology(), system->chip(), "/workload", system->links().unit_payload);
-        program = workload_program(transfers, *system, scheduler_config, executor.value_limit);
+        program = workload_program(transfers, *system, scheduler_config, executor.data_check, sim.seed());
     } else {
         program = resolve(program_config, *system, "/program", errors);
     }

@@ -58,6 +58,7 @@ public:
         std::vector<std::int32_t> dependents;  // positions of the transfers that wait for this one
         std::int64_t earliest_ps = 0;
         std::int64_t compute_ps = 0;
+        std::int64_t ready_ps = 0;      // max(earliest, last dependency's completion + compute_before), exact
         std::int64_t start_cycle = -1;  // set when every dependency completed (or at construction without any)
         std::int64_t done_cycle = -1;
     };
@@ -84,6 +85,9 @@ public:
     std::int64_t makespan_cycle() const { return makespan_cycle_; }
     // Per-transfer latency (start to completion) of completed transfers, in ps.
     const stats::Histogram& latency_ps() const { return latency_ps_; }
+    // Per-transfer latency from the instant it may start, max(earliest, dependencies done + compute_before), to
+    // its completion, in ps: the instant the scheduled side measures from too (paced_by means nothing to either).
+    const stats::Histogram& ready_latency_ps() const { return ready_latency_ps_; }
     std::int64_t flits_total() const { return flits_total_; }
 
 private:
@@ -95,6 +99,7 @@ private:
     std::int64_t makespan_cycle_ = 0;
     std::int64_t flits_total_ = 0;
     stats::Histogram latency_ps_;
+    stats::Histogram ready_latency_ps_;
 };
 
 }  // namespace loom::fabric

@@ -31,6 +31,9 @@ struct RunOptions {
     // Set by a signal handler: the simulator polls it and stops; the result is then marked interrupted.
     const std::atomic<bool>* stop = nullptr;
     spdlog::level::level_enum log_level = spdlog::level::info;  // the models' loggers
+    // false: a "tsp" workload's compiled schedule is not checked by the static verifier (/scheduler/verify is
+    // set to false, so the stats say "verified": false and the schedule summary says so).
+    bool verify = true;
 };
 
 struct RunResult {
@@ -71,7 +74,7 @@ struct CompareOptions {
 RunResult schedule(const Json& config, const RunOptions& options = {}, const CompareOptions& compare = {});
 
 // Parses the config and builds the model without running it: every error a run would report at setup.
-void validate(const Json& config, spdlog::level::level_enum log_level = spdlog::level::info);
+void validate(const Json& config, const RunOptions& options = {});
 
 // Every model, its component types and parameters (default, unit, doc): the schema `loom list` prints.
 Json list_schema();

@@ -108,13 +108,28 @@ struct TransferTiming {
     std::uint32_t staged_vectors = 0;      // vectors staged through an intermediate TSP's memory
 };
 
-// The three parts of the lower bound (DESIGN "Scheduler figures").
+// The lower bound and what it is made of (DESIGN "Scheduler figures"): terms that depend only on the workload and
+// the machine, never on routes or times a schedule chose, so no schedule can raise them.
+struct BoundTerm {
+    std::string name;  // "tsp_send", "tsp_receive", "node_out", "node_in", "rack_out", "rack_in", "cut_out",
+                       // "cut_in", "dependency_chain"
+    Time value;
+    std::string where;  // the TSP, node, rack or side of the cut that gives the value ("" for the chain)
+};
 struct LowerBoundParts {
-    Time busiest_link;             // the largest total reserved time of one directed channel
-    std::int32_t busiest_channel = -1;
+    std::vector<BoundTerm> terms;  // every term, in the order above (a cut term only where the machine has one)
+    std::string binding;           // name of the largest term (the first of equals)
     Time dependency_chain;         // the longest chain of transfers, each taking at least its zero-load time
-    Time tsp_bandwidth;            // the largest (vectors a TSP sends or receives) / (its total link rate)
+    Time tsp_bandwidth;            // the largest (vectors a TSP sends or receives) / (its ports' total rate)
     std::int32_t busiest_tsp = -1;
+    // Not a bound (a schedule chooses it): the largest total reserved time of one directed channel, reported as
+    // link_utilization_max = busiest_link / makespan.
+    Time busiest_link;
+    std::int32_t busiest_channel = -1;
+    // A collective's bound whatever the algorithm: the data each member must receive (or the root send) at its
+    // ports' total rate (all-reduce 2(N-1)/N of the tensor, as for reduce-scatter then all-gather), plus the
+    // shortest link latency. Zero when the transfers are not a collective.
+    Time algorithm;
 };
 
 struct Schedule {
@@ -123,7 +138,7 @@ struct Schedule {
     std::vector<Reservation> reservations;   // sorted by (channel, start)
     Time jitter_allowance;                   // slack the schedule leaves for link jitter (DESIGN "Conventions")
     Time makespan;                           // last predicted arrival at a final destination
-    Time lower_bound;                        // DESIGN "Conventions": max(busiest link, chain, per-TSP bytes)
+    Time lower_bound;                        // the largest of bound.terms (DESIGN "Scheduler figures")
     double efficiency() const {
         return makespan > Time::zero() ? static_cast<double>(lower_bound.count()) / static_cast<double>(makespan.count())
                                        : 1.0;

@@ -48,6 +48,9 @@ struct SchedulerConfig {
     // Longest train (vectors sent by one instruction); 0: no limit. Trains crossing links of different rates, or on
     // clocks whose edges have no short period (a clock offset), are limited to 256 vectors whatever this says.
     std::int64_t max_train_vectors = 0;
+    // The static verifier (sched/verifier.hpp) checks every compiled schedule before it runs; off only when asked
+    // (`--no-verify`), and the report then says so.
+    bool verify = true;
 };
 
 config::Schema<SchedulerConfig> scheduler_schema();

@@ -30,8 +30,10 @@ namespace loom::sched {
 //    starts (rule 5) or its Receive needs it (rule 6), and claims match the instruction's transfer and vectors;
 //  - no clock-crossing FIFO ever holds more than fifo_depth vectors (arrivals counted at their earliest);
 //  - nothing arrives where no instruction claims it, and no instruction waits for vectors that never come.
-// With `transfers`, also: every destination receives every vector of its transfer exactly once, and no transfer's
-// first Send issues before its earliest time or before its dependencies are in memory plus compute_before.
+// With `transfers`, also: every destination receives every vector of its transfer exactly once, no transfer's
+// first Send issues before its earliest time or before its dependencies are in memory plus compute_before, and
+// no destination of a transfer consumes (Receive or Reduce) before every transfer it is ordered `after` has
+// written its last vector (the order of sums chained into one region).
 std::vector<std::string> verify(const Schedule& schedule, const topo::FrozenTopology& topology,
                                 const topo::LinkClassTiming& links, const topo::ChipConfig& chip,
                                 const workload::TransferSet* transfers = nullptr, std::size_t max_problems = 100);

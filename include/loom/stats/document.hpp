@@ -11,7 +11,7 @@
 namespace loom::stats {
 
 // Bumped whenever a key of the document changes meaning or disappears.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;  // 2: tsp efficiency against a schedule-independent bound (README)
 
 struct DocumentHeader {
     std::string config_hash;  // hex digest of the canonical config (see config::canonical_hash)

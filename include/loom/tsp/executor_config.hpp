@@ -20,12 +20,13 @@ struct ExecutorConfig {
     // Every vector's arrival at every hop is listed in the stats ("arrivals") when the run has at most this many
     // vector hops (0: never). 10,000 entries keep the document under about a megabyte.
     std::int64_t record_limit = 10'000;
-    // A "workload" run seeds its transfers' source vectors with values and checks every destination's memory at
-    // the end when the workload has at most this many vectors (values cost a map entry per vector and slot).
-    std::int64_t value_limit = 1'000'000;
+    // A "workload" run seeds its transfers' source vectors with random values and checks every destination's
+    // memory at the end (tsp/data_check.hpp), at every size; off only when asked (it costs a memory cell per slot
+    // touched and the executor's time moving values).
+    bool data_check = true;
 };
 
-// {"mode": "train" | "vector", "record_limit": integer >= 0, "value_limit": integer >= 0}.
+// {"mode": "train" | "vector", "record_limit": integer >= 0, "data_check": boolean}.
 config::Schema<ExecutorConfig> executor_schema();
 
 }  // namespace loom::tsp

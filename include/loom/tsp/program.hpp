@@ -11,6 +11,7 @@
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
 #include "loom/sched/schedule.hpp"
+#include "loom/tsp/data_check.hpp"
 #include "loom/tsp/tsp_system.hpp"
 #include "loom/workload/collective_config.hpp"
 
@@ -82,6 +83,20 @@ struct Program {
     std::vector<MemoryBlock> expect_memory;
     // A workload generated from a collective: its layout, reported under the "tsp" stats as "collective".
     std::optional<workload::CollectiveLayout> collective;
+    // A compiled workload: its data check (none when executor.data_check is off), whether the static verifier
+    // checked the schedule, and how long that took (wall seconds, for --perf only).
+    bool from_workload = false;
+    // When each transfer may start, for its latency: max(earliest, deps' completion + compute_before).
+    struct Readiness {
+        std::uint32_t transfer = 0;
+        Time earliest;
+        Time compute_before;
+        std::vector<std::uint32_t> deps;
+    };
+    std::vector<Readiness> readiness;
+    std::optional<DataCheck> data_check;
+    bool verified = false;
+    double verify_wall_s = 0;
 };
 
 // Resolves TSP ids and names, ports and addresses against `system`. Every problem goes to `errors` at its JSON

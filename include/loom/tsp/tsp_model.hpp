@@ -67,10 +67,12 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
 // program nor workload runs nothing and reports the machine — and builds if they parsed.
 std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulator& sim, config::Errors& errors);
 
-// The Program a workload compiles to: sched::compile's Schedule, plus (with at most `value_limit` vectors) source
-// values for every transfer and the destination contents they must produce.
+// The Program a workload compiles to: sched::compile's Schedule, checked by the static verifier (unless
+// scheduler.verify is off; a broken schedule throws ModelError naming the first problem), plus, with
+// `data_check`, random source values and the destination contents they must produce (make_data_check, seeded
+// with `seed`).
 Program workload_program(const workload::TransferSet& transfers, const TspSystem& system,
-                         const sched::SchedulerConfig& scheduler, std::int64_t value_limit);
+                         const sched::SchedulerConfig& scheduler, bool data_check = true, std::uint64_t seed = 1);
 
 void register_components(sim::Registry& registry);
 

@@ -175,3 +175,19 @@ TEST_CASE("The verifier caps its report and says how much it left out") {
     REQUIRE(p.size() == 3);
     CHECK(p[2] == "... and 1 more problems");
 }
+
+TEST_CASE("With the transfers the verifier checks that sums chained with after consume in order") {
+    const FrozenTopology t = fx::node_of(3);
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(0, 0, {2}, 3));
+    set.transfers.push_back(fx::transfer(1, 1, {2}, 3));
+    for (auto& x : set.transfers) x.combine = loom::workload::Combine::Sum;
+    set.transfers[1].after = {0};
+    Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    // The second sum's Reduce moved to the first one's cycle: it would read the region before the first is added.
+    find(s, 2, Op::Reduce, 1).cycle = find(s, 2, Op::Reduce, 0).cycle;
+    const auto p = verify(s, t, LinkClassTiming{}, ChipConfig{}, &set);
+    INFO(all(p));
+    CHECK(any(p, "which it is ordered after"));
+}

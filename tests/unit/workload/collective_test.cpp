@@ -318,7 +318,7 @@ TEST_CASE("The end-of-run memory check catches a reduction that stores instead o
             break;
         }
     }
-    loom::tsp::Program p = loom::tsp::workload_program(s, *system, {}, 1'000'000);
+    loom::tsp::Program p = loom::tsp::workload_program(s, *system, {});
     const auto r = loom::tsp::test::run_program(m, std::move(p), loom::tsp::ExecutionMode::Train);
     CHECK_FALSE(r.ok);
     CHECK(r.exit_code == 3);
