@@ -114,3 +114,31 @@ TEST_CASE("A trace message time past the largest input time is bad input naming 
     CHECK(r.code == 2);
     CHECK(has(r.first_error, "t.jsonl:1"));
 }
+
+TEST_CASE("An uncorrectable FEC error replays the vector, which then misses its slot: exit 3") {
+    const Result r = loom("schedule configs/tsp/schedule-node.json --brief --set links.in_node.bit_error_rate=0.003");
+    CHECK(r.code == 3);
+    CHECK(has(r.first_error, "outside its predicted window"));
+}
+
+TEST_CASE("A random workload too large for the memory available is refused before it is built") {
+    const Result r = loom("validate configs/tsp/schedule-node.json --set workload.random.count=4294967296");
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "/workload/random/count: this workload needs about"));
+}
+
+TEST_CASE("An all-to-all over 10,440 TSPs is refused before it is built") {
+    const Result r =
+        loom("validate configs/tsp/collectives/allreduce-10440.json --set workload.collective.kind=all_to_all");
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "/workload/collective: this workload needs about"));
+}
+
+TEST_CASE("loom topo on a Dragonfly speaks of routers, channels, bisection and zero-load latency") {
+    const Result r = loom("topo configs/dragonfly/small-ur.json");
+    CHECK(r.code == 0);
+    CHECK(has(r.out, "routers                36 in 9 groups of 4"));
+    CHECK(has(r.out, "20 flits/cycle"));
+    CHECK(has(r.out, "zero-load latency"));
+    CHECK_FALSE(has(r.out, "tsps"));
+}
