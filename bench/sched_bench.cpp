@@ -88,4 +88,29 @@ BENCHMARK(BM_Verify)->Arg(100'000)->Unit(benchmark::kMillisecond)->Iterations(1)
 
 }  // namespace
 
+// One node, many transfers: `count` random 32 KiB transfers (103 vectors each, the workload.random default) between
+// 8 TSPs, all ready at time 0, so list scheduling books every transfer into an ever more fragmented table. The
+// compile cost per transfer grows with the transfers already booked (see bench/README.md, "Scheduling many
+// transfers on one node"); counters: transfers, first-fit calls are not counted here (see the README).
+void BM_CompileNode(benchmark::State& state) {
+    topo::TspTopologyConfig tc;
+    tc.kind = topo::TspKind::Node;
+    const topo::FrozenTopology t = topo::build_tsp_topology(tc);
+    workload::TransferSetConfig c;
+    c.random.count = state.range(0);
+    c.random.seed = 7;
+    const workload::TransferSet set = workload::make_transfer_set(c, t, topo::ChipConfig{});
+    sched::Schedule s;
+    for (auto _ : state) {
+        s = sched::compile(t, topo::LinkClassTiming{}, topo::ChipConfig{}, set);
+        benchmark::DoNotOptimize(s.makespan);
+    }
+    state.counters["transfers"] = static_cast<double>(set.transfers.size());
+    state.counters["transfers_per_s"] =
+        benchmark::Counter(static_cast<double>(set.transfers.size()), benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["reservations"] = static_cast<double>(s.reservations.size());
+    state.counters["peak_rss_mib"] = peak_rss_mib();
+}
+BENCHMARK(BM_CompileNode)->Arg(1'000)->Arg(3'000)->Arg(10'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 BENCHMARK_MAIN();

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <exception>
 #include <optional>
 #include <string>
@@ -347,6 +348,11 @@ int main(int argc, char** argv) {
     } catch (const loom::Error& e) {
         std::fprintf(stderr, "loom: %s\n", e.what());
         return e.exit_code();
+    } catch (const std::bad_alloc&) {
+        // Work past the memory estimate's reach (or another process took the memory): say so, not "internal error".
+        std::fprintf(stderr, "loom: out of memory: the run needs more memory than the process could get "
+                             "(reduce the workload or the topology)\n");
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "loom: internal error: %s\n", e.what());
         return 1;

@@ -31,9 +31,10 @@ Transmission Transmitter::send(Time ready, std::int64_t k, Time* first_arrival) 
         const Time sent = timing_.unit_sent(train_start_, train_units_ + i);
         last_sent = sent;
         Time arrival = sent + latency_ + (jitter ? jitter_of(stream_, index, timing_.jitter) : Time::zero());
+        const FecOutcome f = errors_.outcome(index);
+        if (f == FecOutcome::Uncorrectable) arrival += timing_.replay_latency;  // replayed; later units wait behind
         arrival = std::max(arrival, last_arrival_);
         last_arrival_ = arrival;
-        const FecOutcome f = errors_.outcome(index);
         if (f == FecOutcome::Corrected) ++corrected_;
         if (f == FecOutcome::Uncorrectable) ++uncorrectable_;
         if (f > t.fec) t.fec = f;
@@ -64,6 +65,7 @@ Time Transmitter::unit_arrival(Time start, std::int64_t k, std::uint64_t first_i
 Time Transmitter::arrival_after(Time sent, std::uint64_t index, Time floor) const {
     Time arrival = sent + latency_;
     if (timing_.jitter > Time::zero()) arrival += jitter_of(stream_, index, timing_.jitter);
+    if (!errors_.error_free() && errors_.outcome(index) == FecOutcome::Uncorrectable) arrival += timing_.replay_latency;
     return std::max(arrival, floor);
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "loom/base/error.hpp"
+#include "loom/config/units.hpp"
 #include "loom/fabric/fabric.hpp"
 #include "loom/fabric/tsp_fabric.hpp"
 #include "loom/sim/simulator.hpp"
@@ -44,6 +45,7 @@ struct Row {
     double network_mean_ps = 0;  // time in network: from the first Send (scheduled) or the start (dynamic)
     std::int32_t vcs = 0;
     double wall_s = 0;
+    std::int64_t unfinished = 0;  // transfers left unfinished at end_time, over all runs
 
     double mean() const {
         double s = 0;
@@ -99,6 +101,11 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
     const workload::TransferSet transfers = workload::make_transfer_set(
         workload_config, system.topology(), system.chip(), "/workload", system.links().unit_payload);
 
+    // The scheduled run stops at the config's end_time (already checked by that run); so does every dynamic run.
+    Time end = Time::max();
+    if (config.contains("end_time") && config.at("end_time").is_string())
+        end = config::parse_duration(config.at("end_time").get<std::string>()).value_or(Time::max());
+
     std::vector<Row> rows;
     {
         Row r;
@@ -139,15 +146,20 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
                                        &run);
             build_errors.throw_if_any();
             sim.init();
-            sim.run();
+            sim::RunLimits limits;
+            limits.end = end;
+            const sim::RunResult rr = sim.run(limits);
             sim.finish();
             model->finish();  // conservation: ModelError (exit 3) when a flit or credit is unaccounted for
             const fabric::TransferBook& book = *model->transfers();
-            if (!book.all_completed())
+            const bool cut_short = rr.reason == sim::StopReason::EndTime && !book.all_completed();
+            if (!book.all_completed() && !cut_short)
                 throw ModelError(fmt::format("compare: {} run with seed {} completed {} of {} transfers", r.network, s,
                                              book.completed(), book.size()));
             r.seeds.push_back(s);
-            r.makespan_ps.push_back(m.fabric.cycle_period.count() * book.makespan_cycle());
+            // Cut short at end_time: the run's makespan is at least the end time, reported as that.
+            r.makespan_ps.push_back(cut_short ? end.count() : m.fabric.cycle_period.count() * book.makespan_cycle());
+            r.unfinished += book.size() - book.completed();
             latency.merge(book.ready_latency_ps());
             network_time.merge(book.latency_ps());
         }
@@ -217,6 +229,7 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
                  {"latency_max_ns", ns(r.latency_max_ps)},
                  {"network_time_mean_ns", ns(r.network_mean_ps)},
                  {"makespan_vs_scheduled", ratio}};
+        if (r.unfinished > 0) row["unfinished_transfers"] = r.unfinished;
         if (!r.routing.empty()) {
             row["routing"] = r.routing;
             row["vcs"] = r.vcs;
@@ -226,6 +239,11 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
     table += "  latency: from the instant a transfer may start, max(earliest, dependencies done + compute_before), on "
              "both sides (paced_by ignored); net: from the first Send (scheduled) or the start (dynamic, source "
              "queueing included)\n";
+    for (const Row& r : rows)
+        if (r.unfinished > 0)
+            table += fmt::format("  {}: cut short at end_time {} with {} transfer{} unfinished over its runs "
+                                 "(makespan shown as the end time)\n",
+                                 r.network, to_string(end), r.unfinished, r.unfinished == 1 ? "" : "s");
     table += "  scheduled: one run; a schedule has no arbitration and no random choice, so its spread over seeds is 0 "
              "by construction\n";
     table += fmt::format("  dynamic network: cycle {} ps (one {}-byte flit at {}{}), channel latency {} cycles, "

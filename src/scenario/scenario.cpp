@@ -252,7 +252,7 @@ RunResult run(const Json& config, const RunOptions& options) {
 RunResult execute(const std::string& command, const Json& config, const RunOptions& options) {
     if (command == "run") return run(config, options);
     if (command == "schedule") return schedule(config, options);
-    if (command == "compare") return schedule(config, options, CompareOptions{"dynamic", 0, {}});
+    if (command == "compare") return schedule(config, options, CompareOptions{"dynamic", CompareOptions::kSeedsUnset, {}});
     throw InputError(fmt::format("command '{}' is not available for sweeps", command));
 }
 

@@ -104,9 +104,10 @@ RunResult schedule(const Json& config, const RunOptions& options, const CompareO
         throw InputError(fmt::format("--compare: expected 'dynamic', got '{}'", compare.network));
     if (std::string e; !compare.routing.empty() && !fabric::parse_routing_list(compare.routing, &e))
         throw InputError("--routing: " + e);
-    if (compare.network.empty() && (compare.seeds != 0 || !compare.routing.empty()))
-        throw InputError(fmt::format("{}: only with --compare dynamic", compare.seeds != 0 ? "--seeds" : "--routing"));
-    if (compare.seeds < 0) throw InputError(fmt::format("--seeds: expected an integer >= 1, got {}", compare.seeds));
+    const bool seeds_given = compare.seeds != CompareOptions::kSeedsUnset;
+    if (compare.network.empty() && (seeds_given || !compare.routing.empty()))
+        throw InputError(fmt::format("{}: only with --compare dynamic", seeds_given ? "--seeds" : "--routing"));
+    if (seeds_given && compare.seeds < 1) throw InputError(fmt::format("--seeds: expected an integer >= 1, got {}", compare.seeds));
     config::Errors errors;
     if (!config.is_object() || !config.contains("model") || config.at("model") != "tsp")
         errors.add("/model", "loom schedule runs a \"tsp\" config (with a \"workload\" section to compile)");

@@ -29,6 +29,9 @@ config::Schema<LinkClassParams<C>> params_schema() {
     s.field("fec_correctable_bits", &P::fec_correctable_bits,
             "bit errors per vector the FEC corrects (code not published; 7 as for RS(528,514))")
         .range(0, 65536);
+    s.field("replay_latency", &P::replay_latency,
+            "extra delay of a vector the FEC cannot correct, replayed (not published: about an in-node round trip)")
+        .range(Time::zero(), kMaxInputTime);
     return s;
 }
 
@@ -44,6 +47,7 @@ LinkTiming make_timing(const LinkClassParams<C>& p, const LinkClassTiming& all) 
     t.jitter = p.jitter;
     t.bit_error_rate = p.bit_error_rate;
     t.fec_correctable_bits = p.fec_correctable_bits;
+    t.replay_latency = p.replay_latency;
     return t;
 }
 

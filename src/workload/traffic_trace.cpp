@@ -1,6 +1,7 @@
 #include "loom/workload/traffic_trace.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -45,6 +46,11 @@ TrafficTrace::TrafficTrace(std::vector<TraceMessage> messages) : messages_(std::
 }
 
 TrafficTrace TrafficTrace::load(const std::string& path) {
+    // A directory opens as an empty stream on Linux, and a FIFO or device may never end: only regular files.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw InputError(fmt::format("{}: not a regular file (a trace is a file of JSON lines)", path));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw InputError(fmt::format("{}: cannot open trace file", path));
     std::ostringstream text;
@@ -91,13 +97,14 @@ TrafficTrace TrafficTrace::parse(std::string_view text, const std::string& origi
         if (!j.contains("time")) {
             problems.push_back("/time: missing");
         } else if (const Json& t = j.at("time"); t.is_string()) {
-            if (auto d = config::parse_duration(t.get<std::string>())) {
+            if (auto d = config::parse_duration(t.get<std::string>()); d && *d <= kMaxInputTime) {
                 m.time = *d;
             } else {
-                problems.push_back(fmt::format("/time: expected {} or an integer number of ps, got {}",
-                                               config::kDurationForm, config::quote_value(t)));
+                problems.push_back(fmt::format("/time: expected {} up to {} or an integer number of ps, got {}",
+                                               config::kDurationForm, to_string(kMaxInputTime),
+                                               config::quote_value(t)));
             }
-        } else if (read_int(j, "time", 0, INT64_MAX / 2, v, problems)) {
+        } else if (read_int(j, "time", 0, kMaxInputTime.count(), v, problems)) {
             m.time = Time::ps(v);
         }
         if (read_int(j, "src", 0, INT32_MAX, v, problems)) m.src = static_cast<std::int32_t>(v);

@@ -4,6 +4,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <string_view>
 
@@ -11,6 +12,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
+#include "loom/base/memory.hpp"
 #include "loom/base/rng.hpp"
 #include "loom/workload/collective.hpp"
 
@@ -52,12 +54,13 @@ config::Schema<TransferSetConfig> transfer_set_schema() {
     spec.field("bytes", &S::bytes, "tensor size (sent as 320-byte vectors)")
         .range(Bytes(1), Bytes(std::int64_t{1} << 40))
         .required();
-    spec.field("earliest", &S::earliest, "the transfer may not start before this time").at_least(Time::zero());
+    spec.field("earliest", &S::earliest, "the transfer may not start before this time")
+        .range(Time::zero(), kMaxInputTime);
     spec.field("deps", &S::deps, "ids of transfers that must complete first")
         .range(0, std::numeric_limits<std::uint32_t>::max());
     spec.field("compute_before", &S::compute_before,
                "compute time after the last dependency completes, before this transfer may start")
-        .at_least(Time::zero());
+        .range(Time::zero(), kMaxInputTime);
     spec.field("src_address", &S::src_address, "byte offset of the tensor in the source's memory")
         .range(0, std::int64_t{1} << 40);
     spec.field("dst_address", &S::dst_address, "byte offset written in every destination's memory")
@@ -256,8 +259,87 @@ TransferSet random_transfers(const RandomTransfers& r, const topo::FrozenTopolog
     return out;
 }
 
+namespace {
+
+// Each value is at most kMaxInputTime, but a chain of dependencies adds them up: refuse a set in which a transfer
+// could not start before kMaxInputTime even if every transfer took no time (the scheduler and the models add
+// durations to these starts, which must not overflow). Checked arithmetic: a long chain could exceed 2^63 ps.
+void check_start_bounds(const TransferSet& s, const std::string& pointer) {
+    std::map<TransferId, std::size_t> position;
+    for (std::size_t i = 0; i < s.transfers.size(); ++i) position.emplace(s.transfers[i].id, i);
+    std::vector<Time> start(s.transfers.size());
+    for (std::size_t i : topological_order(s)) {
+        const Transfer& x = s.transfers[i];
+        std::optional<Time> t = x.earliest;
+        for (TransferId d : x.deps) {
+            const auto after_dep = checked_add(start[position.at(d)], x.compute_before);
+            if (!after_dep) t.reset();
+            if (t && *after_dep > *t) t = after_dep;
+            if (!t) break;
+        }
+        if (!t || *t > kMaxInputTime)
+            throw ConfigError({fmt::format("{}: transfer {} could start only after {} (earliest plus the "
+                                           "compute_before of its dependency chain); the largest is {}",
+                                           config::child_pointer(config::child_pointer(pointer, "transfers"), i),
+                                           x.id, t ? to_string(*t) : std::string("2^63 ps"),
+                                           to_string(kMaxInputTime))});
+        start[i] = *t;
+    }
+}
+
+}  // namespace
+
+std::int64_t estimate_memory_bytes(const TransferSetConfig& c, const topo::FrozenTopology& t, Bytes unit_payload) {
+    // Calibration (peak RSS by /usr/bin/time -v, `loom validate` and `loom run` of configs/tsp/schedule-node.json
+    // with workload.random.count = 20k..200k): about 950 bytes per single-vector transfer (the transfer, its trains,
+    // reservations, instructions and predicted runs) over an 8 MiB base; with 32 KiB transfers (103 vectors),
+    // 4.4 KiB per transfer, i.e. about 33 bytes per further vector and destination (trains split as the links fill).
+    constexpr std::int64_t kBase = std::int64_t{8} << 20;
+    constexpr std::int64_t kPerTransfer = 1000;
+    constexpr std::int64_t kPerVector = 33;
+    const auto vectors = [&](Bytes b) { return (b.count() + unit_payload.count() - 1) / unit_payload.count(); };
+    __extension__ using I128 = __int128;
+    I128 total = kBase;
+    if (c.collective.kind == CollectiveKind::AllToAll) {
+        // Every member sends a block to every other: members x (members - 1) transfers of tensor / members bytes.
+        I128 members = static_cast<I128>(c.collective.tsps.size());
+        if (members == 0)
+            for (topo::VertexId v = 0; v < t.num_vertices(); ++v)
+                if (!t.vertex(v).spare && t.vertex(v).terminals > 0) ++members;
+        const I128 n = members * (members - 1);
+        const I128 block = members > 0 ? c.collective.bytes.count() / static_cast<std::int64_t>(members) + 1 : 0;
+        total += n * (kPerTransfer + kPerVector * (block / unit_payload.count() + 1));
+    } else if (c.collective.kind == CollectiveKind::None) {
+        for (const TransferSpec& x : c.transfers)
+            total += kPerTransfer + kPerVector * vectors(x.bytes) * static_cast<std::int64_t>(x.dsts.size());
+        total += static_cast<I128>(c.random.count) * (kPerTransfer + kPerVector * vectors(c.random.bytes) * c.random.fanout);
+    }
+    const I128 cap = std::numeric_limits<std::int64_t>::max();
+    return static_cast<std::int64_t>(std::min(total, cap));
+}
+
+namespace {
+
+// Work that cannot fit is refused before it is built (bad input, exit 2), with the estimate.
+void refuse_if_too_large(const TransferSetConfig& c, const topo::FrozenTopology& t, const std::string& pointer,
+                         Bytes unit_payload) {
+    const auto available = available_memory_bytes();
+    if (!available) return;
+    const std::int64_t need = estimate_memory_bytes(c, t, unit_payload);
+    if (need <= *available) return;
+    const std::string where = c.collective.kind != CollectiveKind::None ? config::child_pointer(pointer, "collective")
+                              : c.random.count > 0 ? config::child_pointer(config::child_pointer(pointer, "random"), "count")
+                                                   : config::child_pointer(pointer, "transfers");
+    throw InputError(fmt::format("{}: this workload needs about {} of memory to schedule and run, more than the {} "
+                                 "available",
+                                 where, format_bytes(need), format_bytes(*available)));
+}
+
+}  // namespace
+
 TransferSet make_transfer_set(const TransferSetConfig& c, const topo::FrozenTopology& t, const topo::ChipConfig& chip,
                               const std::string& pointer, Bytes unit_payload) {
+    refuse_if_too_large(c, t, pointer, unit_payload);
     if (c.collective.kind != CollectiveKind::None) {
         if (!c.transfers.empty() || c.random.count > 0) {
             config::Errors errors;
@@ -298,6 +380,7 @@ TransferSet make_transfer_set(const TransferSetConfig& c, const topo::FrozenTopo
         for (Transfer& x : random.transfers) s.transfers.push_back(std::move(x));
     }
     errors.throw_if_any();
+    check_start_bounds(s, pointer);
     return s;
 }
 

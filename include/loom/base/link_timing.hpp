@@ -28,6 +28,7 @@ struct LinkTiming {
     Time jitter{};                      // extra delay per unit, drawn in [0, jitter] (0: deterministic)
     double bit_error_rate = 0.0;        // raw BER before FEC
     std::int32_t fec_correctable_bits = 0;  // bit errors per unit FEC corrects; more is uncorrectable
+    Time replay_latency{};              // extra delay of a unit the FEC cannot correct (it is sent again)
 
     // Sum of the latency parts: last bit out of the sender -> last bit in at the receiver.
     Time latency() const;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <compare>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace loom {
@@ -111,6 +112,23 @@ std::string to_string(Time t);
 std::string to_string(Bytes b);
 std::string to_string(Bandwidth b);
 std::string to_string(Frequency f);
+
+// The largest time or duration a config, trace or flag may give: 10^15 ps (1,000 s of simulated time). Sums of
+// up to 9,000 such values still fit in a Time, so a model may add a few inputs without overflow checks; where a
+// sum has no such bound (a chain of dependencies), use checked_add.
+inline constexpr Time kMaxInputTime = Time::s(1000);
+
+// a + b, or nullopt if it does not fit in a Time (signed overflow would be undefined behaviour).
+constexpr std::optional<Time> checked_add(Time a, Time b) {
+    std::int64_t r = 0;
+    if (__builtin_add_overflow(a.count(), b.count(), &r)) return std::nullopt;
+    return Time::ps(r);
+}
+// a + b, clamped to Time::max() (or the most negative Time): for bounds and "never" times.
+constexpr Time saturating_add(Time a, Time b) {
+    if (auto r = checked_add(a, b)) return *r;
+    return b > Time::zero() ? Time::max() : Time::ps(std::numeric_limits<std::int64_t>::min());
+}
 
 namespace literals {
 constexpr Time operator""_ps(unsigned long long v) { return Time::ps(static_cast<std::int64_t>(v)); }

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,9 @@ RunResult run(const Json& config, const RunOptions& options = {});
 // summary, written under "comparison" in the document and as report.csv.
 struct CompareOptions {
     std::string network;  // "" (no comparison) or "dynamic"; anything else is an InputError naming --compare
-    std::int32_t seeds = 0;  // > 0: overrides /fabric/seeds
+    // Not given: kSeedsUnset (the config's /fabric/seeds); given, it must be >= 1 (--seeds 0 is an InputError).
+    static constexpr std::int32_t kSeedsUnset = std::numeric_limits<std::int32_t>::min();
+    std::int32_t seeds = kSeedsUnset;
     std::string routing;     // non-empty: overrides /routing/functions ("min,valiant,ugal_l")
     const std::atomic<bool>* stop = nullptr;  // set by schedule() from RunOptions::stop
 };

@@ -58,6 +58,11 @@ struct LinkClassParams {
     // corrects per codeword (7 ten-bit symbols, counting each bit error in its own symbol); a 328-byte vector is
     // about half a codeword.
     std::int32_t fec_correctable_bits = 7;
+    // An uncorrectable vector is replayed and arrives this much later (the vectors behind it wait: links deliver in
+    // order); a schedule does not plan for it, so the run reports the vector late (exit 3). The reference gives no
+    // link-level retry (the runtime replays the inference) and no figure: 1,100 ns is a round trip of an in-node link
+    // (2 x 524 ns, serialization to clock crossing) plus one vector's serialization (26 ns), rounded up.
+    Time replay_latency = Time::ns(1100);
 };
 
 // Timing of every link class of a TSP system. Dragonfly classes reuse them: local links are timed as in-rack

@@ -120,3 +120,20 @@ TEST_CASE("Unit arrivals stepped from a train's description reproduce the transm
     CHECK(prev == t.arrival);
     CHECK(tx.last_arrival() == t.arrival);
 }
+
+TEST_CASE("An uncorrectable unit arrives later by the replay latency and the units behind it wait") {
+    loom::LinkTiming lt;
+    lt.rate = loom::Bandwidth::gbps(100);
+    lt.latency_parts = {{"wire", loom::Time::ns(10)}};
+    lt.bit_error_rate = 0.05;  // most units see several errors
+    lt.fec_correctable_bits = 0;
+    lt.replay_latency = loom::Time::ns(1000);
+    loom::net::Transmitter with(lt, 3);
+    lt.replay_latency = loom::Time::zero();
+    loom::net::Transmitter without(lt, 3);
+    const auto a = with.send(loom::Time::zero(), 8);
+    const auto b = without.send(loom::Time::zero(), 8);
+    REQUIRE(with.uncorrectable() > 0);
+    CHECK(a.arrival >= b.arrival + loom::Time::ns(1000));
+    CHECK(a.sent == b.sent);  // the sender is not held up: only the arrival moves
+}

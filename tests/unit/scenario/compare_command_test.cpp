@@ -73,7 +73,7 @@ TEST_CASE("Bad comparison settings are errors naming the JSON pointer or the fla
     c["routing"] = {{"functions", "minimal,adaptive"}};
     c["fabric"] = {{"seeds", 0}};
     try {
-        loom::scenario::schedule(c, {}, CompareOptions{"dynamic", 0, ""});
+        loom::scenario::schedule(c, {}, CompareOptions{"dynamic", CompareOptions::kSeedsUnset, ""});
         FAIL("expected a ConfigError");
     } catch (const loom::ConfigError& e) {
         std::string what;

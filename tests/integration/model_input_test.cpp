@@ -1,0 +1,144 @@
+// Hostile or careless input that reaches the models: the real `loom` in a separate process, checked by exit code and
+// the first line of stderr (the README's promise: bad input exits 2 with one line saying where).
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    std::string out;          // stdout
+    std::string first_error;  // first line of stderr
+};
+
+fs::path scratch(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("loom-model-input-test-" + name);
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+// Runs `loom ARGS` from the source folder; stderr goes to a file so that its first line can be checked alone.
+Result loom(const std::string& args) {
+    const fs::path err = scratch("stderr") / "stderr.txt";
+    const std::string cmd = std::string("cd '") + LOOM_SOURCE_DIR + "' && '" + LOOM_EXE + "' " + args + " 2>'" +
+                            err.string() + "'";
+    Result r;
+    FILE* p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    const int status = pclose(p);
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream e(err);
+    std::getline(e, r.first_error);
+    return r;
+}
+
+fs::path write(const fs::path& dir, const std::string& name, const std::string& text) {
+    const fs::path p = dir / name;
+    std::ofstream(p) << text;
+    return p;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const std::string kNode = R"("model": "tsp", "topology": {"kind": "node", "tsps_per_node": 8})";
+
+}  // namespace
+
+TEST_CASE("A transfer earliest near the largest 64-bit time is bad input naming its pointer") {
+    const fs::path d = scratch("earliest");
+    const auto cfg = write(d, "c.json", "{" + kNode + R"(, "workload": {"transfers": [
+        {"src": 0, "dsts": [1], "bytes": "320B", "earliest": "9223372036854775000ps"}]}})");
+    const Result r = loom("schedule " + cfg.string());
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "/workload/transfers/0/earliest"));
+}
+
+TEST_CASE("A compute_before above the largest input time is bad input naming its pointer") {
+    const fs::path d = scratch("compute-before");
+    const auto cfg = write(d, "c.json", "{" + kNode + R"(, "workload": {"transfers": [
+        {"id": 0, "src": 0, "dsts": [1], "bytes": "320B"},
+        {"id": 1, "src": 1, "dsts": [2], "bytes": "320B", "deps": [0], "compute_before": "9000000000000000000ps"}]}})");
+    const Result r = loom("validate " + cfg.string());
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "/workload/transfers/1/compute_before"));
+}
+
+TEST_CASE("A dependency chain whose compute times add up past the largest input time is bad input") {
+    const fs::path d = scratch("chain");
+    const auto cfg = write(d, "c.json", "{" + kNode + R"(, "workload": {"transfers": [
+        {"id": 0, "src": 0, "dsts": [1], "bytes": "320B", "earliest": "900s"},
+        {"id": 1, "src": 1, "dsts": [2], "bytes": "320B", "deps": [0], "compute_before": "900s"}]}})");
+    const Result r = loom("schedule " + cfg.string());
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "/workload/transfers/1"));
+    CHECK(has(r.first_error, "could start only after"));
+}
+
+TEST_CASE("schedule --seeds 0 is bad input") {
+    const Result r = loom("schedule configs/tsp/compare-node.json --compare dynamic --seeds 0");
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "--seeds: expected an integer >= 1"));
+}
+
+TEST_CASE("schedule --compare dynamic stops the dynamic runs at end_time as it stops the scheduled one") {
+    const Result r =
+        loom("schedule configs/tsp/compare-node.json --compare dynamic --seeds 1 --routing min --brief --set end_time=2us");
+    CHECK(r.code == 0);
+    CHECK(has(r.out, "dynamic-minimal: cut short at end_time 2us"));
+}
+
+TEST_CASE("A directory given as the fabric's trace file is bad input, not an empty trace") {
+    const fs::path d = scratch("trace-dir");
+    const Result r = loom("run configs/dragonfly/small-ur.json --set traffic.pattern=trace --set traffic.trace=" +
+                          d.string());
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "not a regular file"));
+}
+
+TEST_CASE("A trace message time past the largest input time is bad input naming its line") {
+    const fs::path d = scratch("trace-time");
+    const auto trace = write(d, "t.jsonl", R"({"time": 9223372036854775000, "src": 0, "dst": 1, "bytes": 64})" "\n");
+    const Result r = loom("run configs/dragonfly/small-ur.json --set traffic.pattern=trace --set traffic.trace=" +
+                          trace.string());
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "t.jsonl:1"));
+}
+
+TEST_CASE("An uncorrectable FEC error replays the vector, which then misses its slot: exit 3") {
+    const Result r = loom("schedule configs/tsp/schedule-node.json --brief --set links.in_node.bit_error_rate=0.003");
+    CHECK(r.code == 3);
+    CHECK(has(r.first_error, "outside its predicted window"));
+}
+
+TEST_CASE("A random workload too large for the memory available is refused before it is built") {
+    const Result r = loom("validate configs/tsp/schedule-node.json --set workload.random.count=4294967296");
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "/workload/random/count: this workload needs about"));
+}
+
+TEST_CASE("An all-to-all over 10,440 TSPs is refused before it is built") {
+    const Result r =
+        loom("validate configs/tsp/collectives/allreduce-10440.json --set workload.collective.kind=all_to_all");
+    CHECK(r.code == 2);
+    CHECK(has(r.first_error, "/workload/collective: this workload needs about"));
+}
+
+TEST_CASE("loom topo on a Dragonfly speaks of routers, channels, bisection and zero-load latency") {
+    const Result r = loom("topo configs/dragonfly/small-ur.json");
+    CHECK(r.code == 0);
+    CHECK(has(r.out, "routers                36 in 9 groups of 4"));
+    CHECK(has(r.out, "20 flits/cycle"));
+    CHECK(has(r.out, "zero-load latency"));
+    CHECK_FALSE(has(r.out, "tsps"));
+}
