@@ -34,9 +34,9 @@ TEST_CASE("Ananta sections parse from a config and name the pointer of every err
     CHECK(errors.messages()[2].rfind("/tcp/initial_rto", 0) == 0);
 }
 
-TEST_CASE("The four Ananta sections are listed for loom list") {
+TEST_CASE("The Ananta sections are listed for loom list") {
     const auto sections = parameter_sections();
-    REQUIRE(sections.size() == 4);
+    REQUIRE(sections.size() == 6);
     CHECK(sections[0].key == "mux");
     CHECK(sections[1].key == "host_agent");
     CHECK(sections[2].key == "tcp");
