@@ -114,6 +114,12 @@ void Manager::start(Time now, ManagerActions& out) {
     absorb(a, now, out);
 }
 
+void Manager::campaign(Time now, ManagerActions& out) {
+    paxos::Actions a;
+    replica_.campaign(now, a);
+    absorb(a, now, out);
+}
+
 void Manager::handle(const ManagerInput& input, Time now, ManagerActions& out) {
     advance(now, out);
     std::visit(
@@ -209,7 +215,10 @@ void Manager::handle(const ManagerInput& input, Time now, ManagerActions& out) {
 }
 
 void Manager::advance(Time now, ManagerActions& out) {
-    while (auto d = stages_.pop_done(now)) stage_done(d->stage, d->item, d->at, out);
+    while (auto d = stages_.pop_done(now)) {
+        stage_done(d->stage, d->item, d->at, out);
+        stages_.resume(d->at);
+    }
 }
 
 void Manager::enqueue(ManagerStage stage, std::uint64_t item, Time at) {

@@ -198,6 +198,8 @@ public:
 
     void start(Time now, ManagerActions& out);
     void handle(const ManagerInput& input, Time now, ManagerActions& out);
+    // Asks the replica to run for primary now (what its election timer does).
+    void campaign(Time now, ManagerActions& out);
 
     bool is_primary(Time now) const { return replica_.is_leader(now); }
     Epoch epoch() const { return epoch_; }

@@ -23,9 +23,10 @@ inline constexpr std::size_t kManagerStages = 7;
 enum class WorkClass : std::uint8_t { VipConfig, Snat, Health, Overload };
 inline constexpr std::size_t kWorkClasses = 4;
 
-// Contract: enqueue() and pop_done() are called in non-decreasing time order, and every completion at or before
-// t is popped before anything is enqueued at t (so a worker freed at t chooses among exactly the items queued
-// by then). Items are identified by the caller's 64-bit id.
+// Contract: enqueue(), pop_done() and resume() are called in non-decreasing time order, and every completion at
+// or before t is popped before anything is enqueued at t. A worker freed by pop_done() stays idle until the
+// caller has enqueued the item's follow-up work and called resume(at) (or enqueued anything), so it chooses
+// among exactly the items queued by then. Items are identified by the caller's 64-bit id.
 class StageScheduler {
 public:
     struct Done {
@@ -46,15 +47,16 @@ public:
         dispatch(now);
     }
 
-    // The earliest completion at or before `now` (ties in start order), whose worker at once takes the next item.
+    // The earliest completion at or before `now` (ties in start order); its worker waits for resume().
     std::optional<Done> pop_done(Time now) {
         auto it = running_.begin();
         if (it == running_.end() || it->first.first > now) return std::nullopt;
         const Done d{it->second.first, it->second.second, it->first.first};
         running_.erase(it);
-        dispatch(d.at);
         return d;
     }
+    // Idle workers take queued items at `now`.
+    void resume(Time now) { dispatch(now); }
 
     std::optional<Time> next_completion() const {
         if (running_.empty()) return std::nullopt;
