@@ -182,3 +182,243 @@ TEST_CASE("Without stage priorities a VIP configuration completes behind a queue
     CHECK(r.snat_before == 50);
     CHECK(r.vip_latency == Time::us(13700));
 }
+
+namespace {
+
+// A VIP with one SNAT DIP on host 0 and no pre-allocation, so the first outbound packet asks for ports.
+World snat_world(WorldSpec s = spec()) {
+    s.snat.preallocate_ranges = 0;
+    World w(s);
+    w.start();
+    w.run_until(Time::ms(1));
+    VipConfig c = vip_config(w, kVip1);
+    w.input(0, VipConfigRequest{1, c}, Time::ms(1));
+    w.run_until(Time::ms(10));
+    REQUIRE(done_of(w, 1) != nullptr);
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("A held outbound packet leaves with the VIP as source once every Mux maps its port back to the DIP") {
+    World w = snat_world();
+    const IpAddr dip = dip_of(kVip1, 0);
+    w.vm_send(0, make_packet(FiveTuple{dip, kRemote, 5555, 443, IpProto::Tcp}, 0, tcp_flag::kSyn), Time::ms(10));
+    w.run_until(Time::ms(20));
+    REQUIRE(w.snat_done.size() == 1);
+    const SnatDone& d = w.snat_done[0];
+    CHECK(d.outcome == Outcome::Done);
+    CHECK(d.ranges == 1);
+    // SNAT stage 50 us, commit, Mux stage 100 us, Muxes apply 1 ms later and ack, host stage 100 us, host
+    // programming 100 us.
+    CHECK(d.done - d.requested == Time::us(1350));
+    REQUIRE(w.to_router.size() == 1);
+    const FiveTuple out = w.to_router[0].inner;
+    CHECK(out.src == kVip1);
+    CHECK(out.src_port >= 1024);
+    for (std::size_t m = 0; m < w.mux_count(); ++m) CHECK(w.snat_shadow[m].at({kVip1, out.src_port}) == dip);
+    // The return packet reaches any Mux and is mapped statelessly to the DIP.
+    MuxOutput mo;
+    w.mux(1).handle(make_packet(out.reversed(), 0, tcp_flag::kSyn | tcp_flag::kAck), Time::ms(20), mo);
+    REQUIRE(mo.forwards.size() == 1);
+    CHECK(mo.forwards[0].target.dip == dip);
+    CHECK(mo.forwards[0].stateless);
+}
+
+TEST_CASE("A second SNAT request of a DIP while one is outstanding is dropped") {
+    World w = snat_world();
+    const IpAddr dip = dip_of(kVip1, 0);
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(10));
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(10) + Time::us(10));
+    w.run_until(Time::ms(20));
+    REQUIRE(w.snat_done.size() == 2);
+    CHECK(w.snat_done[0].outcome == Outcome::Dropped);
+    CHECK(w.snat_done[0].requested == Time::ms(10) + Time::us(10));
+    CHECK(w.snat_done[1].outcome == Outcome::Done);
+    CHECK(w.manager(0).counters().snat_dropped == 1);
+    // Once answered, the DIP may ask again.
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(20));
+    w.run_until(Time::ms(30));
+    REQUIRE(w.snat_done.size() == 3);
+    CHECK(w.snat_done[2].outcome == Outcome::Done);
+}
+
+TEST_CASE("Demand prediction gives a DIP that asks again soon several ranges") {
+    World w = snat_world();
+    const IpAddr dip = dip_of(kVip1, 0);
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(10));
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(20));      // within 1 s: 4 ranges
+    // More than 1 s after the previous allocation: one range again.
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(2100));
+    w.run_until(Time::s(3));
+    REQUIRE(w.snat_done.size() == 3);
+    CHECK(w.snat_done[0].ranges == 1);
+    CHECK(w.snat_done[1].ranges == 4);
+    CHECK(w.snat_done[2].ranges == 1);
+    CHECK(w.manager(0).snat().ports_held(dip) == 6 * 8);
+    for (std::size_t r = 0; r < 3; ++r) CHECK(w.manager(r).snat().ports_held(dip) == 48);
+}
+
+TEST_CASE("Per-VM limits refuse SNAT requests beyond the ports held and the allocation rate") {
+    WorldSpec s = spec();
+    s.snat.demand_prediction = false;
+    s.snat.max_ports_per_vm = 16;
+    World w = snat_world(s);
+    const IpAddr dip = dip_of(kVip1, 0);
+    for (int i = 0; i < 3; ++i) w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(10 + 5 * i));
+    w.run_until(Time::ms(30));
+    REQUIRE(w.snat_done.size() == 3);
+    CHECK(w.snat_done[1].outcome == Outcome::Done);
+    CHECK(w.snat_done[2].outcome == Outcome::Refused);
+    CHECK(w.snat_done[2].refusal == SnatRefusal::PortLimit);
+
+    WorldSpec r = spec();
+    r.snat.demand_prediction = false;
+    r.snat.max_allocations_per_window = 2;
+    World v = snat_world(r);
+    for (int i = 0; i < 3; ++i) v.input(0, SnatAsk{v.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(10 + 5 * i));
+    v.input(0, SnatAsk{v.host_addr(0), SnatRequest{dip, kVip1}}, Time::ms(1011));  // the window has moved on
+    v.run_until(Time::ms(1100));
+    REQUIRE(v.snat_done.size() == 4);
+    CHECK(v.snat_done[1].outcome == Outcome::Done);
+    CHECK(v.snat_done[2].refusal == SnatRefusal::RateLimit);
+    CHECK(v.snat_done[3].outcome == Outcome::Done);
+}
+
+TEST_CASE("A returned range leaves every Mux before another DIP can get it, and idle ranges are reclaimed") {
+    WorldSpec s = spec();
+    s.snat.first_port = 1024;
+    s.snat.last_port = 1031;  // one range only
+    s.snat.idle_reclaim = Time::ms(100);
+    World w = snat_world(s);
+    const IpAddr a = dip_of(kVip1, 0), b = dip_of(kVip1, 1);
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{a, kVip1}}, Time::ms(10));
+    w.input(0, SnatAsk{w.host_addr(1), SnatRequest{b, kVip1}}, Time::ms(20));
+    w.run_until(Time::ms(30));
+    REQUIRE(w.snat_done.size() == 2);
+    CHECK(w.snat_done[1].refusal == SnatRefusal::Exhausted);
+    const SnatGrant g{0, a, kVip1, 1024, 8};
+    w.input(0, SnatReturn{w.host_addr(0), g}, Time::ms(30));
+    w.run_until(Time::ms(31));
+    CHECK(w.manager(0).snat().owner(kVip1, 1024) == a);  // the Muxes still map it
+    w.run_until(Time::ms(40));
+    CHECK_FALSE(w.manager(0).snat().owner(kVip1, 1024).has_value());
+    CHECK(w.snat_shadow[0].empty());
+    CHECK_FALSE(w.manager(2).snat().owner(kVip1, 1024).has_value());
+    w.input(0, SnatAsk{w.host_addr(1), SnatRequest{b, kVip1}}, Time::ms(40));
+    w.run_until(Time::ms(50));
+    CHECK(w.snat_shadow[1].at({kVip1, 1024}) == b);
+    // b shows no use: 100 ms after the grant (40.05 ms) its range is reclaimed through Paxos and the Muxes.
+    w.run_until(Time::ms(140));
+    CHECK(w.manager(0).snat().owner(kVip1, 1024) == b);
+    w.run_until(Time::ms(150));
+    CHECK(w.snat_shadow[0].empty());
+    CHECK_FALSE(w.manager(0).snat().owner(kVip1, 1024).has_value());
+    CHECK(w.manager(0).counters().snat_reclaimed == 2);
+}
+
+TEST_CASE("Overload isolation withdraws the top VIP from every Mux and leaves other VIPs untouched") {
+    World w(spec());
+    w.start();
+    w.run_until(Time::ms(1));
+    w.input(0, VipConfigRequest{1, vip_config(w, kVip1, 1)}, Time::ms(1));
+    w.input(0, VipConfigRequest{2, vip_config(w, kVip2, 2)}, Time::ms(1));
+    w.run_until(Time::ms(10));
+    REQUIRE(w.vip_done.size() == 2);
+    const std::size_t before = w.mux_applied.size();
+    OverloadReport rep;
+    rep.window_start = Time::ms(9);
+    rep.window_end = Time::ms(10);
+    rep.overload_drops = 40;
+    rep.top = {TopTalker{kVip2, 5000}, TopTalker{kVip1, 100}};
+    w.input(0, MuxOverload{w.mux_addr(0), rep}, Time::ms(10));
+    w.run_until(Time::ms(20));
+    REQUIRE(w.isolation_done.size() == 1);
+    const IsolationDone& d = w.isolation_done[0];
+    CHECK(d.vip == kVip2);
+    CHECK(d.overload_start == Time::ms(9));
+    CHECK(d.reported == Time::ms(10));
+    // Overload stage 100 us, commit, Mux stage 100 us, Muxes apply 1 ms later.
+    CHECK(d.withdrawn == Time::ms(10) + Time::us(1200));
+    std::set<IpAddr> reached;
+    for (std::size_t i = before; i < w.mux_applied.size(); ++i) {
+        const auto* wd = std::get_if<WithdrawVip>(&w.mux_applied[i].second.command);
+        REQUIRE(wd != nullptr);  // nothing else was sent: VIP 1 untouched
+        CHECK(wd->vip == kVip2);
+        reached.insert(w.mux_applied[i].second.mux);
+    }
+    CHECK(reached.size() == w.mux_count());
+    for (std::size_t r = 0; r < 3; ++r) CHECK(w.manager(r).withdrawn(kVip2));
+    for (std::size_t m = 0; m < w.mux_count(); ++m) {
+        MuxOutput o;
+        w.mux(m).handle(make_packet(FiveTuple{kRemote, kVip2, 40000, 80, IpProto::Tcp}, 0, tcp_flag::kSyn), Time::ms(20), o);
+        w.mux(m).handle(make_packet(FiveTuple{kRemote, kVip1, 40000, 80, IpProto::Tcp}, 0, tcp_flag::kSyn), Time::ms(20), o);
+        REQUIRE(o.drops.size() == 1);
+        CHECK(o.drops[0].reason == DropReason::BlackHoled);
+        CHECK(o.drops[0].packet.inner.dst == kVip2);
+        REQUIRE(o.forwards.size() == 1);
+        CHECK(o.forwards[0].packet.inner.dst == kVip1);
+    }
+    // A second report naming the same VIP first withdraws the next one down the list.
+    w.input(0, MuxOverload{w.mux_addr(1), rep}, Time::ms(20));
+    w.run_until(Time::ms(30));
+    REQUIRE(w.isolation_done.size() == 2);
+    CHECK(w.isolation_done[1].vip == kVip1);
+}
+
+namespace {
+
+// Manager 0 configures VIP 1, freezes; manager 1 takes over and configures VIP 2 (raising every Mux's epoch);
+// manager 0 resumes believing it leads and relays a health change with its old epoch.
+World stale_primary(bool fix) {
+    WorldSpec s = spec();
+    s.manager.write_on_reject = fix;
+    World w(s);
+    w.start();
+    w.run_until(Time::ms(1));
+    w.input(0, VipConfigRequest{1, vip_config(w, kVip1)}, Time::ms(1));
+    w.run_until(Time::ms(10));
+    REQUIRE(done_of(w, 1) != nullptr);
+    w.frozen.insert(0);
+    w.campaign(1);
+    w.run_until(Time::ms(12));
+    REQUIRE(w.manager(1).is_primary(Time::ms(12)));
+    w.input(1, VipConfigRequest{2, vip_config(w, kVip2)}, Time::ms(12));
+    w.run_until(Time::ms(20));
+    REQUIRE(done_of(w, 2) != nullptr);
+    CHECK(w.mux(0).epoch() == w.manager(1).epoch());
+    CHECK(w.manager(1).epoch() > w.manager(0).epoch());
+    w.frozen.clear();
+    CHECK(w.manager(0).is_primary(Time::ms(20)));  // it never heard of its successor
+    w.input(0, HealthReport{w.host_addr(0), dip_of(kVip1, 0), false}, Time::ms(20));
+    w.run_until(Time::ms(30));
+    return w;
+}
+
+}  // namespace
+
+TEST_CASE("With the fix a stale primary whose command a Mux rejects writes through Paxos and steps down") {
+    World w = stale_primary(true);
+    CHECK(w.mux_rejections.size() == w.mux_count());
+    CHECK(w.manager(0).counters().fence_writes == 1);
+    CHECK_FALSE(w.manager(0).is_primary(Time::ms(30)));
+    CHECK(w.manager(1).is_primary(Time::ms(30)));
+    // Now it refuses work instead of acting on it.
+    w.input(0, HealthReport{w.host_addr(0), dip_of(kVip1, 0), true}, Time::ms(30));
+    w.input(0, SnatAsk{w.host_addr(0), SnatRequest{dip_of(kVip1, 0), kVip1}}, Time::ms(30));
+    w.run_until(Time::ms(40));
+    CHECK(w.mux_rejections.size() == w.mux_count());
+    REQUIRE_FALSE(w.snat_done.empty());
+    CHECK(w.snat_done.back().outcome == Outcome::NotPrimary);
+}
+
+TEST_CASE("Without the fix a stale primary goes on acting after its commands are rejected") {
+    World w = stale_primary(false);
+    CHECK(w.mux_rejections.size() == w.mux_count());
+    CHECK(w.manager(0).counters().fence_writes == 0);
+    CHECK(w.manager(0).is_primary(Time::ms(30)));
+    w.input(0, HealthReport{w.host_addr(0), dip_of(kVip1, 0), true}, Time::ms(30));
+    w.run_until(Time::ms(40));
+    CHECK(w.mux_rejections.size() == 2 * w.mux_count());
+    CHECK(w.manager(0).is_primary(Time::ms(40)));
+}
