@@ -146,12 +146,12 @@ void Manager::handle(const ManagerInput& input, Time now, ManagerActions& out) {
                 const SnatRequest& r = m.request;
                 if (!is_primary(now)) {
                     ++counters_.not_primary;
-                    out.snat_done.push_back(SnatDone{r.dip, r.vip, Outcome::NotPrimary, SnatRefusal::None, 0, now, now});
+                    out.snat_done.push_back(SnatDone{r.dip, r.vip, Outcome::NotPrimary, SnatRefusal::None, 0, now, now, now});
                     return;
                 }
                 if (!snat_.open_request(r.dip)) {
                     ++counters_.snat_dropped;
-                    out.snat_done.push_back(SnatDone{r.dip, r.vip, Outcome::Dropped, SnatRefusal::None, 0, now, now});
+                    out.snat_done.push_back(SnatDone{r.dip, r.vip, Outcome::Dropped, SnatRefusal::None, 0, now, now, now});
                     return;
                 }
                 snat_.touch(r.dip, r.vip, now);
@@ -442,6 +442,7 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
                     per_host[w.host].push_back(g);
                 }
                 snat_.close_request(w.dip);
+                w.answered = at;
             }
             for (const auto& [h, cmds] : per_host) send_host(item, h, cmds, at, out);
             w.host_sent = true;
@@ -569,10 +570,10 @@ void Manager::finish(std::uint64_t item, Outcome outcome, Time now, ManagerActio
     switch (w.kind) {
         case Kind::VipConfig: out.vip_done.push_back(VipConfigDone{w.request, w.vip.vip, outcome, w.requested, now}); break;
         case Kind::Snat:
-            snat_.close_request(w.dip);
+            if (!w.host_sent) snat_.close_request(w.dip);  // else closed when the grant left (a newer one may be open)
             out.snat_done.push_back(SnatDone{w.dip, w.target_vip, outcome, r,
                                              outcome == Outcome::Done ? static_cast<std::uint32_t>(w.grants.size()) : 0,
-                                             w.requested, now});
+                                             w.requested, w.host_sent ? w.answered : now, now});
             break;
         case Kind::Overload:
             out.isolation_done.push_back(IsolationDone{outcome == Outcome::Done ? w.target_vip : 0, w.overload.mux,

@@ -142,7 +142,8 @@ struct SnatDone {
     SnatRefusal refusal = SnatRefusal::None;
     std::uint32_t ranges = 0;
     Time requested;
-    Time done;
+    Time answered;  // the grant left for the host: from here the DIP may ask again
+    Time done;      // the host acknowledged the grant
 };
 struct IsolationDone {
     IpAddr vip = 0;   // the VIP withdrawn (0: none to withdraw)
@@ -230,6 +231,7 @@ private:
         bool mux_sent = false;              // Mux-pool stage done
         bool host_queued = false;           // SNAT: host stage queued after every Mux acknowledged
         bool host_sent = false;             // host-agent stage done
+        Time answered;                      // SNAT: when the grant was sent
     };
     struct Peer {
         bool up = true;
