@@ -517,3 +517,73 @@ TEST_CASE("Randomized SNAT request and return sequences keep every port with one
     }
     CHECK(total_dropped > 0);  // the second-request path was exercised
 }
+
+TEST_CASE("A Host Agent's health report is relayed to every Mux as the endpoint's healthy DIP list") {
+    World w(spec());
+    w.start();
+    w.run_until(Time::ms(1));
+    w.input(0, VipConfigRequest{1, vip_config(w, kVip1)}, Time::ms(1));
+    w.run_until(Time::ms(10));
+    const std::size_t before = w.mux_applied.size();
+    const IpAddr sick = dip_of(kVip1, 1);
+    w.input(0, HealthReport{w.host_addr(1), sick, false}, Time::ms(10));
+    w.input(0, HealthReport{w.host_addr(1), sick, false}, Time::ms(10));  // no change: nothing relayed
+    w.run_until(Time::ms(20));
+    REQUIRE(w.mux_applied.size() == before + w.mux_count());
+    for (std::size_t i = before; i < w.mux_applied.size(); ++i) {
+        const auto* se = std::get_if<SetEndpoint>(&w.mux_applied[i].second.command);
+        REQUIRE(se != nullptr);
+        REQUIRE(se->dips.size() == 1);
+        CHECK(se->dips[0].dip == dip_of(kVip1, 0));
+        // Health stage 20 us, then the Muxes apply 1 ms later.
+        CHECK(w.mux_applied[i].second.at == Time::ms(10) + Time::us(1020));
+    }
+    CHECK(w.manager(0).counters().health_relays == 1);
+    // Every new connection now goes to the healthy DIP.
+    for (std::uint16_t port = 40000; port < 40032; ++port)
+        CHECK(w.mux(0).pick(FiveTuple{kRemote, kVip1, port, 80, IpProto::Tcp})->dip == dip_of(kVip1, 0));
+}
+
+TEST_CASE("A silent Mux counts as down and no longer holds up completion, and comes back when heard") {
+    WorldSpec s = spec();
+    s.manager.mux_down_after = Time::ms(20);
+    s.manager.host_down_after = Time::s(1000);
+    World w(s);
+    w.start();
+    w.run_until(Time::ms(1));
+    w.mute.insert(w.mux_addr(1));
+    for (Time t = Time::ms(5); t <= Time::ms(40); t += Time::ms(5)) w.input(0, PeerAlive{w.mux_addr(0)}, t);
+    w.input(0, VipConfigRequest{1, vip_config(w, kVip1)}, Time::ms(1));
+    w.run_until(Time::ms(19));
+    CHECK(w.vip_done.empty());
+    CHECK(w.manager(0).mux_up(w.mux_addr(1)));
+    w.run_until(Time::ms(20));  // 20 ms of silence since the start
+    CHECK_FALSE(w.manager(0).mux_up(w.mux_addr(1)));
+    REQUIRE(w.vip_done.size() == 1);
+    CHECK(w.vip_done[0].done == Time::ms(20));
+    CHECK(w.manager(0).mux_up(w.mux_addr(0)));
+    w.input(0, PeerAlive{w.mux_addr(1)}, Time::ms(30));
+    w.run_until(Time::ms(30));
+    CHECK(w.manager(0).mux_up(w.mux_addr(1)));
+}
+
+TEST_CASE("Manager log values round-trip through the 48-byte Paxos value") {
+    LogEntry e;
+    e.kind = LogKind::SnatGrant;
+    e.vip = kVip1;
+    e.dip = ip(10, 0, 0, 9);
+    for (std::uint16_t i = 0; i < kMaxLogRanges; ++i) e.ranges.emplace_back(static_cast<std::uint16_t>(1024 + 8 * i), 8);
+    const auto v = encode(e, 77);
+    CHECK(v.id == 77);
+    const auto d = decode(v);
+    REQUIRE(d.has_value());
+    CHECK(d->kind == LogKind::SnatGrant);
+    CHECK(d->vip == kVip1);
+    CHECK(d->dip == e.dip);
+    CHECK(d->ranges == e.ranges);
+    const auto f = decode(encode(LogEntry{LogKind::Fence, 0, 0, 0x1234'5678'9abc'def0ULL, {}}, 5));
+    REQUIRE(f.has_value());
+    CHECK(f->word == 0x1234'5678'9abc'def0ULL);
+    CHECK_FALSE(decode(paxos::Value::noop()).has_value());
+    CHECK(epoch_of(paxos::Ballot{2, 1}) > epoch_of(paxos::Ballot{1, 4}));
+}
