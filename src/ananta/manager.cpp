@@ -225,13 +225,11 @@ void Manager::enqueue(ManagerStage stage, std::uint64_t item, Time at) {
     stages_.enqueue(stage, work_.at(item).cls, item, at);
 }
 
-bool Manager::propose(Work& w, const LogEntry& e, Time now, ManagerActions& out) {
+bool Manager::propose(std::uint64_t item, const LogEntry& e, Time now, ManagerActions& out) {
+    // Value ids are unique across replicas: the proposer's id in the top 16 bits.
     const std::uint64_t id = (std::uint64_t{self_} + 1) << 48 | next_value_++;
-    std::uint64_t item = 0;
-    for (const auto& [k, v] : work_)
-        if (&v == &w) item = k;
     value_item_[id] = item;
-    w.proposals.insert(id);
+    work_.at(item).proposals.insert(id);
     paxos::Actions a;
     const auto r = replica_.propose(encode(e, id), now, a);
     absorb(a, now, out);
@@ -364,7 +362,7 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
                 }
             }
             for (const auto& e : entries)
-                if (!propose(w, e, at, out)) {
+                if (!propose(item, e, at, out)) {
                     finish(item, Outcome::NotPrimary, at, out);
                     return;
                 }
@@ -374,7 +372,7 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
             if (w.kind == Kind::SnatRelease) {
                 LogEntry e{LogKind::SnatRelease, w.grants[0].vip, w.grants[0].dip, 0, {}};
                 for (const auto& g : w.grants) e.ranges.emplace_back(g.first, g.count);
-                if (!propose(w, e, at, out)) finish(item, Outcome::NotPrimary, at, out);
+                if (!propose(item, e, at, out)) finish(item, Outcome::NotPrimary, at, out);
                 return;
             }
             auto d = snat_.decide(w.dip, w.target_vip, at);
@@ -385,7 +383,7 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
             w.grants = d.grants;
             LogEntry e{LogKind::SnatGrant, w.target_vip, w.dip, 0, {}};
             for (const auto& g : w.grants) e.ranges.emplace_back(g.first, g.count);
-            if (!propose(w, e, at, out)) finish(item, Outcome::NotPrimary, at, out);
+            if (!propose(item, e, at, out)) finish(item, Outcome::NotPrimary, at, out);
             return;
         }
         case ManagerStage::MuxPool: {
@@ -475,7 +473,7 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
                 finish(item, Outcome::Refused, at, out);
                 return;
             }
-            if (!propose(w, LogEntry{LogKind::Withdraw, w.target_vip, 0, 1, {}}, at, out))
+            if (!propose(item, LogEntry{LogKind::Withdraw, w.target_vip, 0, 1, {}}, at, out))
                 finish(item, Outcome::NotPrimary, at, out);
             return;
         }
@@ -517,7 +515,7 @@ void Manager::on_ack(const CommandAck& a, Time now, ManagerActions& out) {
             w.requested = now;
             fence_pending_ = true;
             ++counters_.fence_writes;
-            if (!propose(w, LogEntry{LogKind::Fence, 0, 0, epoch_, {}}, now, out)) {
+            if (!propose(id, LogEntry{LogKind::Fence, 0, 0, epoch_, {}}, now, out)) {
                 fence_pending_ = false;
                 work_.erase(id);
             }

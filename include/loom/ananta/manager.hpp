@@ -241,7 +241,7 @@ private:
     void advance(Time now, ManagerActions& out);
     void stage_done(ManagerStage stage, std::uint64_t item, Time at, ManagerActions& out);
     void enqueue(ManagerStage stage, std::uint64_t item, Time at);
-    bool propose(Work& w, const LogEntry& e, Time now, ManagerActions& out);
+    bool propose(std::uint64_t item, const LogEntry& e, Time now, ManagerActions& out);
     void on_paxos(const paxos::Message& m, Time now, ManagerActions& out);
     void absorb(paxos::Actions& a, Time now, ManagerActions& out);
     void on_commit(const paxos::Value& v, Time now, ManagerActions& out);

@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <tuple>
 
 #include "loom/ananta/manager.hpp"
+#include "loom/base/rng.hpp"
 #include "manager_world.hpp"
 
 using namespace loom;
@@ -349,6 +351,9 @@ TEST_CASE("Overload isolation withdraws the top VIP from every Mux and leaves ot
         reached.insert(w.mux_applied[i].second.mux);
     }
     CHECK(reached.size() == w.mux_count());
+    REQUIRE(w.routes.size() == 1);
+    CHECK(w.routes[0].vip == kVip2);
+    CHECK_FALSE(w.routes[0].steered);
     for (std::size_t r = 0; r < 3; ++r) CHECK(w.manager(r).withdrawn(kVip2));
     for (std::size_t m = 0; m < w.mux_count(); ++m) {
         MuxOutput o;
@@ -586,4 +591,44 @@ TEST_CASE("Manager log values round-trip through the 48-byte Paxos value") {
     CHECK(f->word == 0x1234'5678'9abc'def0ULL);
     CHECK_FALSE(decode(paxos::Value::noop()).has_value());
     CHECK(epoch_of(paxos::Ballot{2, 1}) > epoch_of(paxos::Ballot{1, 4}));
+}
+
+TEST_CASE("With steering on, a withdrawn VIP is handed to route management for DoS protection") {
+    WorldSpec s = spec();
+    s.manager.steer_withdrawn = true;
+    World w(s);
+    w.start();
+    w.run_until(Time::ms(1));
+    w.input(0, VipConfigRequest{1, vip_config(w, kVip1)}, Time::ms(1));
+    w.run_until(Time::ms(10));
+    OverloadReport rep;
+    rep.top = {TopTalker{kVip1, 100}};
+    w.input(0, MuxOverload{w.mux_addr(0), rep}, Time::ms(10));
+    w.run_until(Time::ms(20));
+    REQUIRE(w.routes.size() == 1);
+    CHECK(w.routes[0].vip == kVip1);
+    CHECK(w.routes[0].withdrawn);
+    CHECK(w.routes[0].steered);
+}
+
+TEST_CASE("Two manager worlds driven by the same inputs produce identical records") {
+    auto run = [] {
+        World w(spec());
+        w.start();
+        w.run_until(Time::ms(1));
+        w.input(0, VipConfigRequest{1, vip_config(w, kVip1)}, Time::ms(1));
+        Rng rng(9);
+        for (int i = 0; i < 40; ++i)
+            w.input(0, SnatAsk{w.host_addr(0), SnatRequest{ip(10, 6, 0, static_cast<std::uint8_t>(rng.uniform(8) + 1)), kVip1}},
+                    Time::ms(10) + Time::us(static_cast<std::int64_t>(rng.uniform(5000))));
+        w.run_until(Time::ms(60));
+        std::vector<std::tuple<IpAddr, int, std::int64_t, std::int64_t, std::uint32_t>> r;
+        for (const auto& d : w.snat_done)
+            r.emplace_back(d.dip, static_cast<int>(d.outcome), d.requested.count(), d.done.count(), d.ranges);
+        return std::make_pair(r, w.manager(0).snat().held());
+    };
+    const auto a = run();
+    const auto b = run();
+    CHECK(a.first.size() == 40);
+    CHECK(a == b);
 }

@@ -107,6 +107,7 @@ void World::absorb(std::size_t m, ManagerActions& a, Time now) {
     vip_done.insert(vip_done.end(), a.vip_done.begin(), a.vip_done.end());
     snat_done.insert(snat_done.end(), a.snat_done.begin(), a.snat_done.end());
     isolation_done.insert(isolation_done.end(), a.isolation_done.begin(), a.isolation_done.end());
+    routes.insert(routes.end(), a.routes.begin(), a.routes.end());
     if (a.wake && wakes_[m].insert(*a.wake).second) input(m, ManagerTick{}, *a.wake);
 }
 
