@@ -457,7 +457,7 @@ void check_snat(World& w, void* arg) {
 
 TEST_CASE("Randomized SNAT request and return sequences keep every port with one DIP and one request per DIP") {
     std::size_t total_dropped = 0;
-    for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    for (std::uint64_t seed = 1; seed <= LOOM_SNAT_RANDOM_RUNS; ++seed) {
         WorldSpec s = spec();
         s.snat.preallocate_ranges = 0;
         s.snat.first_port = 1024;

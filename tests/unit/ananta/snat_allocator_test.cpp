@@ -109,7 +109,7 @@ TEST_CASE("Uncommitted ranges are forgotten and idle committed ones are offered 
 }
 
 TEST_CASE("Randomized SNAT allocator sequences never give a port to two DIPs or exceed a DIP's limit") {
-    for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 8 * LOOM_SNAT_RANDOM_RUNS; ++seed) {
         SnatConfig c = small();
         c.max_ports_per_vm = 24;
         c.max_allocations_per_window = 3;
