@@ -34,12 +34,34 @@ TEST_CASE("Ananta sections parse from a config and name the pointer of every err
     CHECK(errors.messages()[2].rfind("/tcp/initial_rto", 0) == 0);
 }
 
-TEST_CASE("The four Ananta sections are listed for loom list") {
+TEST_CASE("The Ananta sections are listed for loom list") {
     const auto sections = parameter_sections();
-    REQUIRE(sections.size() == 4);
+    REQUIRE(sections.size() == 6);
     CHECK(sections[0].key == "mux");
     CHECK(sections[1].key == "host_agent");
     CHECK(sections[2].key == "tcp");
     CHECK(sections[3].key == "ecmp");
+    CHECK(sections[4].key == "manager");
+    CHECK(sections[5].key == "snat");
     CHECK_FALSE(sections[0].children.empty());
+}
+
+TEST_CASE("The manager and snat sections parse, default to the published values and check ranges") {
+    AnantaParameters p;
+    CHECK(p.snat.ports_per_range == 8);
+    CHECK(p.manager.stage_priorities);
+    CHECK(p.manager.write_on_reject);
+    config::Errors errors;
+    parse_parameters(config::Json::parse(R"({"manager": {"workers": 4, "stage_priorities": false,
+        "mux_programming_latency": "5ms"}, "snat": {"ports_per_range": 16, "demand_prediction": false}})"),
+                     p, errors);
+    CHECK(errors.empty());
+    CHECK(p.manager.workers == 4);
+    CHECK_FALSE(p.manager.stage_priorities);
+    CHECK(p.manager.mux_programming_latency == Time::ms(5));
+    CHECK(p.snat.ports_per_range == 16);
+    CHECK_FALSE(p.snat.demand_prediction);
+    parse_parameters(config::Json::parse(R"({"snat": {"ports_per_range": 12}})"), p, errors);
+    REQUIRE(errors.size() == 1);
+    CHECK(errors.messages()[0].rfind("/snat/ports_per_range", 0) == 0);
 }
