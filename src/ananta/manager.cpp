@@ -403,7 +403,7 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
                 }
             if (w.kind == Kind::Overload) {
                 cmds.push_back(WithdrawVip{epoch_, w.target_vip, true});
-                out.routes.push_back(RouteChange{w.target_vip, true, config_.steer_withdrawn});
+                out.routes.push_back(VipRouteChange{w.target_vip, true, config_.steer_withdrawn});
             }
             const std::uint32_t tenant = w.kind == Kind::VipConfig ? w.vip.tenant
                                          : vips_.contains(w.target_vip) ? vips_.at(w.target_vip).tenant : 0;

@@ -121,7 +121,7 @@ struct ToHost {
     std::uint64_t token = 0;
     HostCommand command;
 };
-struct RouteChange {  // for route management: stop announcing `vip` (or steer it to DoS protection)
+struct VipRouteChange {  // for route management: stop announcing `vip` (or steer it to DoS protection)
     IpAddr vip = 0;
     bool withdrawn = true;
     bool steered = false;
@@ -156,7 +156,7 @@ struct ManagerActions {
     paxos::Actions paxos;
     std::vector<ToMux> to_mux;
     std::vector<ToHost> to_host;
-    std::vector<RouteChange> routes;
+    std::vector<VipRouteChange> routes;
     std::vector<VipConfigDone> vip_done;
     std::vector<SnatDone> snat_done;
     std::vector<IsolationDone> isolation_done;

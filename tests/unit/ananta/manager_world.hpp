@@ -49,7 +49,7 @@ public:
     std::vector<VipConfigDone> vip_done;
     std::vector<SnatDone> snat_done;
     std::vector<IsolationDone> isolation_done;
-    std::vector<RouteChange> routes;
+    std::vector<VipRouteChange> routes;
     std::vector<std::pair<std::size_t, ToMux>> mux_applied;  // (issuing manager, command) as applied
     std::vector<std::size_t> mux_rejections;                  // issuing manager of each rejected Mux command
     std::vector<IpPacket> to_router;
