@@ -57,7 +57,7 @@ Time transfer_duration_bound(const Network& net, const workload::Transfer& x, st
 void set_lower_bound(const Network& net, const workload::TransferSet& set, Bytes unit,
                      const std::vector<Time>& duration_bounds, Schedule& s) {
     const topo::FrozenTopology& topology = net.topo;
-    const CoreClock& clock = net.timing.clock();
+    const ClockDomain& clock = net.timing.clock();
     {
         std::vector<Time> busy(static_cast<std::size_t>(topology.num_channels()));
         for (const Reservation& r : s.reservations) busy[r.channel] += r.end - r.start;
