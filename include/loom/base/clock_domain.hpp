@@ -37,6 +37,8 @@ public:
 
     // Time of edge n.
     Time edge(std::int64_t n) const {
+        // A whole period (1 GHz: 1000 ps) is exact for every n whose edge fits 64 bits: no range check.
+        if (den64_ == 1) return phase_ + Time::ps(n * num64_);
         if (n >= 0 && n <= n_max_) return phase_ + Time::ps(den64_ == 1 ? n * num64_ : n * num64_ / den64_);
         return edge_wide(n);
     }
@@ -44,6 +46,7 @@ public:
     std::int64_t edge_at_or_after(Time t) const {
         const std::int64_t rel = (t - phase_).count();
         if (rel <= 0) return 0;
+        if (den64_ == 1) return (rel - 1) / num64_ + 1;
         // floor(n num / den) >= rel  <=>  n >= rel den / num
         if (rel <= rel_max_) return (rel * den64_ + num64_ - 1) / num64_;
         return edge_at_or_after_wide(t);
@@ -52,6 +55,7 @@ public:
     std::int64_t edge_at_or_before(Time t) const {
         const std::int64_t rel = (t - phase_).count();
         if (rel < 0) return -1;
+        if (den64_ == 1) return rel / num64_;
         // floor(n num / den) <= rel  <=>  n num < (rel + 1) den  <=>  n <= ((rel + 1) den - 1) / num
         if (rel < rel_max_) return ((rel + 1) * den64_ - 1) / num64_;
         return edge_at_or_before_wide(t);
@@ -81,7 +85,7 @@ private:
     Time phase_;
     i128 num_ = 1;  // period = num_ / den_ picoseconds, reduced
     i128 den_ = 1;
-    std::int64_t num64_ = 1, den64_ = 1;  // num_, den_ when both fit 64 bits
+    std::int64_t num64_ = 1, den64_ = 0;  // num_, den_ when both fit 64 bits, else den64_ = 0
     std::int64_t n_max_ = -1;             // edge(n) in 64 bits for 0 <= n <= n_max_
     std::int64_t rel_max_ = 0;            // inverses in 64 bits for t - phase below about rel_max_
 };

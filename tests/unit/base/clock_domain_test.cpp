@@ -87,11 +87,12 @@ TEST_CASE("Clock fast paths equal exact 128-bit arithmetic for random frequencie
         const std::int64_t hz = rng.uniform_int(1'000'000, std::int64_t{5'000'000'000});
         const std::int64_t ppb = c % 3 == 0 ? 0 : rng.uniform_int(-200'000, 200'000);
         const Time phase = Time::ps(c % 4 == 0 ? 0 : rng.uniform_int(0, 5'000));
-        const ClockDomain clk =
-            c % 5 == 4 ? ClockDomain::with_period(Time::ps(rng.uniform_int(1, 40'000))) : ClockDomain(loom::Frequency::hz(hz), ppb, phase);
+        const ClockDomain clk = c % 5 == 4   ? ClockDomain::with_period(Time::ps(rng.uniform_int(1, 40'000)))
+                                : c % 7 == 0 ? ClockDomain(loom::Frequency::ghz(1), 0, phase)
+                                             : ClockDomain(loom::Frequency::hz(hz), ppb, phase);
         const Exact x{clk.period_num(), clk.period_den()};
         // The period is the definition's: 10^21 / (f (10^9 + ppb)) reduced, or the whole period given.
-        if (c % 5 != 4) CHECK(x.num * hz * (1'000'000'000 + ppb) == x.den * loom::i128{1'000'000'000'000'000'000} * 1000);
+        if (c % 5 != 4 && c % 7 != 0) CHECK(x.num * hz * (1'000'000'000 + ppb) == x.den * loom::i128{1'000'000'000'000'000'000} * 1000);
         for (int i = 0; i < 300; ++i) {
             const std::int64_t n = rng.uniform_int(-5, i % 2 == 0 ? std::int64_t{100'000} : std::int64_t{1} << 42);
             REQUIRE(clk.edge(n) == clk.phase() + Time::ps(x.edge(n)));
