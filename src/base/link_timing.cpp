@@ -1,10 +1,9 @@
 #include "loom/base/link_timing.hpp"
 
-#include <limits>
-
 #include <fmt/format.h>
 
 #include "loom/base/error.hpp"
+#include "loom/base/serializer.hpp"
 
 namespace loom {
 
@@ -15,14 +14,7 @@ Time LinkTiming::latency() const {
 }
 
 Time LinkTiming::serialization(std::int64_t k) const {
-    // ceil(k * bits * 10^12 / rate) needs 128 bits: k * 2624 * 10^12 overflows int64 past ~3500 units.
-    __extension__ using i128 = __int128;
-    const i128 num = static_cast<i128>(k) * unit_wire.bits() * 1'000'000'000'000LL;
-    const i128 r = rate.bits_per_s();
-    // Up to a few thousand units it all fits 64 bits: the same quotient without a 128-bit division.
-    if (num >= 0 && num <= static_cast<i128>(std::numeric_limits<std::int64_t>::max()) - r)
-        return Time::ps((static_cast<std::int64_t>(num) + static_cast<std::int64_t>(r) - 1) / static_cast<std::int64_t>(r));
-    return Time::ps(static_cast<std::int64_t>((num + r - 1) / r));
+    return Serializer::time(unit_wire.bits(), rate.bits_per_s(), k);
 }
 
 double LinkTiming::payload_bytes_per_s() const {

@@ -151,7 +151,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     };
     for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
         const topo::Channel& ch = t.channel(c);
-        const Time latency = n.clock.min_span(n.config.latency_cycles(ch.link_class));
+        const Time latency = n.clock.min_span(Cycles(n.config.latency_cycles(ch.link_class)));
         Router& a = *model->routers_[static_cast<std::size_t>(ch.src)];
         Router& b = *model->routers_[static_cast<std::size_t>(ch.dst)];
         FlitLink& flits = line_of(ch.dst, ch.dst_port, false);
@@ -164,10 +164,10 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     if (transfers != nullptr) {
         // Completion notices: any terminal to any, one cycle at least (TransferBook).
         sim::Channel& notices = sim.add_channel("fabric.transfers", static_cast<std::uint32_t>(n.pattern.terminals()),
-                                                n.clock.min_span(1));
+                                                n.clock.min_span(Cycles(1)));
         for (Terminal* term : model->terminals_) term->attach_notices(notices);
     }
-    const Time terminal_latency = n.clock.min_span(n.config.terminal_latency_cycles);
+    const Time terminal_latency = n.clock.min_span(Cycles(n.config.terminal_latency_cycles));
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
         Terminal& term = *model->terminals_[static_cast<std::size_t>(id)];
         const topo::VertexId v = n.pattern.router_of(id);
@@ -280,7 +280,7 @@ stats::Json FabricModel::summary() const {
     const FabricStats& s = n.stats;
     const topo::FrozenTopology& t = *topology_;
     const bool trace = n.traffic.pattern == workload::TrafficPatternKind::Trace;
-    const std::int64_t now_cycle = n.clock.cycle_at(sim_.now_ps());
+    const std::int64_t now_cycle = n.clock.edge_at_or_before(Time::ps(sim_.now_ps()));
     const double terminals = static_cast<double>(n.pattern.terminals());
 
     stats::Json j;
@@ -302,7 +302,7 @@ stats::Json FabricModel::summary() const {
     j["source_queue_packets"] = queued;
     if (book_) {
         const TransferBook& b = *book_;
-        const std::int64_t makespan_ps = n.clock.edge_ps(b.makespan_cycle());
+        const std::int64_t makespan_ps = n.clock.edge(b.makespan_cycle()).count();
         j["transfers"] = {{"count", b.size()},
                           {"completed", b.completed()},
                           {"flits", b.flits_total()},

@@ -25,7 +25,7 @@ void Monitor::init() {
         s.phase = MeasurePhase::Done;
         return;
     }
-    timer_.arm_at(Time::ps(net_.clock.edge_ps(net_.traffic.measurement.sample_cycles - 1)));
+    timer_.arm_at(Time::ps(net_.clock.edge(net_.traffic.measurement.sample_cycles - 1).count()));
 }
 
 bool Monitor::steady(const Sample& a, const Sample& b) const {
@@ -52,7 +52,7 @@ void Monitor::finish_run() {
 }
 
 void Monitor::on_sample() {
-    const std::int64_t c = net_.clock.cycle_at(ctx().now_ps());
+    const std::int64_t c = net_.clock.edge_at_or_before(Time::ps(ctx().now_ps()));
     const workload::MeasurementConfig& m = net_.traffic.measurement;
     FabricStats& s = net_.stats;
     FabricCounters now = s.totals;
@@ -138,7 +138,7 @@ void Monitor::on_sample() {
         }
         case MeasurePhase::Done: return;
     }
-    timer_.arm_at(Time::ps(net_.clock.edge_ps(c + m.sample_cycles)));
+    timer_.arm_at(Time::ps(net_.clock.edge(c + m.sample_cycles).count()));
 }
 
 }  // namespace loom::fabric

@@ -113,7 +113,7 @@ std::int64_t Router::buffered_flits() const {
 void Router::wake(std::int64_t cycle) {
     if (cycle >= next_tick_) return;
     next_tick_ = cycle;
-    tick_.arm_at(Time::ps(net_.clock.edge_ps(cycle)));
+    tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
 }
 
 void Router::sa_add(std::int32_t port, std::int32_t vc) {

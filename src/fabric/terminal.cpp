@@ -52,7 +52,7 @@ void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection
 void Terminal::wake(std::int64_t cycle) {
     if (cycle >= next_tick_) return;
     next_tick_ = cycle;
-    tick_.arm_at(Time::ps(net_.clock.edge_ps(cycle)));
+    tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
 }
 
 void Terminal::on_flit_wake(std::uint32_t) { wake(now_cycle()); }
@@ -102,12 +102,12 @@ void Terminal::init() {
         for (std::int32_t t : book.from(net_.pattern.router_of(id_)))
             if (book.item(t).deps_left == 0) starts_.emplace_back(book.item(t).start_cycle, t);
         std::sort(starts_.begin(), starts_.end());
-        if (!starts_.empty()) generate_.arm_at(Time::ps(net_.clock.edge_ps(starts_.front().first)));
+        if (!starts_.empty()) generate_.arm_at(Time::ps(net_.clock.edge(starts_.front().first).count()));
     } else if (bernoulli_) {
         // The first Bernoulli trial is cycle 0.
-        generate_.arm_at(Time::ps(net_.clock.edge_ps(next_gap() - 1)));
+        generate_.arm_at(Time::ps(net_.clock.edge(next_gap() - 1).count()));
     } else if (!trace_.empty()) {
-        generate_.arm_at(Time::ps(net_.clock.edge_ps(net_.clock.cycle_at_or_after(trace_.front().time.count()))));
+        generate_.arm_at(Time::ps(net_.clock.edge(net_.clock.edge_at_or_after(Time::ps(trace_.front().time.count()))).count()));
     }
 }
 
@@ -160,15 +160,15 @@ void Terminal::on_generate() {
         while (next_start_ < starts_.size() && starts_[next_start_].first <= c)
             begin_transfer(starts_[next_start_++].second);
         if (next_start_ < starts_.size())
-            generate_.arm_at(Time::ps(net_.clock.edge_ps(starts_[next_start_].first)));
+            generate_.arm_at(Time::ps(net_.clock.edge(starts_[next_start_].first).count()));
     } else if (bernoulli_) {
         enqueue(c, -1, net_.traffic.packet_flits);
-        generate_.arm_at(Time::ps(net_.clock.edge_ps(c + next_gap())));
+        generate_.arm_at(Time::ps(net_.clock.edge(c + next_gap()).count()));
     } else {
         const std::int64_t flit_bytes = net_.config.flit_bytes.count();
         const std::int64_t max_flits = net_.traffic.packet_flits;
         while (next_message_ < trace_.size() &&
-               net_.clock.cycle_at_or_after(trace_[next_message_].time.count()) <= c) {
+               net_.clock.edge_at_or_after(Time::ps(trace_[next_message_].time.count())) <= c) {
             const workload::TraceMessage& m = trace_[next_message_++];
             std::int64_t flits = (m.bytes.count() + flit_bytes - 1) / flit_bytes;
             while (flits > 0) {
@@ -179,7 +179,7 @@ void Terminal::on_generate() {
         }
         if (next_message_ < trace_.size())
             generate_.arm_at(
-                Time::ps(net_.clock.edge_ps(net_.clock.cycle_at_or_after(trace_[next_message_].time.count()))));
+                Time::ps(net_.clock.edge(net_.clock.edge_at_or_after(Time::ps(trace_[next_message_].time.count()))).count()));
     }
     pump(c);
 }
@@ -223,7 +223,7 @@ void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t 
     packet.header.src = static_cast<std::uint32_t>(id_);
     packet.header.dst = static_cast<std::uint32_t>(dst);
     packet.header.bytes = flits * net_.config.flit_bytes.count();
-    packet.header.created = Time::ps(net_.clock.edge_ps(created));
+    packet.header.created = Time::ps(net_.clock.edge(created).count());
     FabricPacket& p = packet.payload;
     p.dest_router = net_.pattern.router_of(dst);
     p.flits = flits;

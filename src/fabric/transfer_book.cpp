@@ -13,7 +13,7 @@ std::string_view injection_order_name(InjectionOrder order) {
     return order == InjectionOrder::Random ? "random" : "round_robin";
 }
 
-TransferBook::TransferBook(const workload::TransferSet& set, const TransferOptions& options, const CycleClock& clock)
+TransferBook::TransferBook(const workload::TransferSet& set, const TransferOptions& options, const ClockDomain& clock)
     : options_(options), clock_(clock) {
     const std::int64_t fb = options.flit_bytes.count();
     const std::int64_t pf = options.packet_flits;
@@ -43,7 +43,7 @@ TransferBook::TransferBook(const workload::TransferSet& set, const TransferOptio
             items_[static_cast<std::size_t>(p->second)].dependents.push_back(static_cast<std::int32_t>(i));
         }
         it.ready_ps = it.earliest_ps;
-        if (it.deps_left == 0) it.start_cycle = clock.cycle_at_or_after(it.earliest_ps);
+        if (it.deps_left == 0) it.start_cycle = clock.edge_at_or_after(Time::ps(it.earliest_ps));
         if (static_cast<std::size_t>(x.src) >= by_src_.size()) by_src_.resize(static_cast<std::size_t>(x.src) + 1);
         by_src_[static_cast<std::size_t>(x.src)].push_back(static_cast<std::int32_t>(i));
     }
@@ -68,15 +68,15 @@ bool TransferBook::deliver(std::int32_t t, std::int32_t flits, std::int64_t cycl
     it.done_cycle = cycle;
     ++completed_;
     makespan_cycle_ = std::max(makespan_cycle_, cycle);
-    latency_ps_.record(clock_.edge_ps(cycle) - clock_.edge_ps(it.start_cycle));
-    const std::int64_t done_ps = clock_.edge_ps(cycle);
+    latency_ps_.record(clock_.edge(cycle).count() - clock_.edge(it.start_cycle).count());
+    const std::int64_t done_ps = clock_.edge(cycle).count();
     ready_latency_ps_.record(done_ps - it.ready_ps);
     for (std::int32_t d : it.dependents) {
         Item& dep = items_[static_cast<std::size_t>(d)];
         dep.ready_ps = std::max(dep.ready_ps, done_ps + dep.compute_ps);
         if (--dep.deps_left != 0) continue;
-        dep.start_cycle = std::max({cycle + 1, first_start, clock_.cycle_at_or_after(dep.earliest_ps),
-                                    clock_.cycle_at_or_after(done_ps + dep.compute_ps)});
+        dep.start_cycle = std::max({cycle + 1, first_start, clock_.edge_at_or_after(Time::ps(dep.earliest_ps)),
+                                    clock_.edge_at_or_after(Time::ps(done_ps + dep.compute_ps))});
         released.push_back(d);
     }
     return true;

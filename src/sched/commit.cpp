@@ -10,7 +10,7 @@ namespace loom::sched::detail {
 
 void Scheduler::commit(std::size_t i, Time ready) {
     const workload::Transfer& x = set_.transfers[i];
-    const detail::CoreClock& clock = timing_.clock();
+    const ClockDomain& clock = timing_.clock();
     // Vector numbers go to trains in order of their Send (then route): a staged second half carries its first
     // half's vectors. Every tree of a fan-out carries the whole tensor, so each tree numbers its trains from 0.
     const bool fanout = x.dsts.size() > 1;

@@ -10,7 +10,7 @@
 namespace loom::sched::detail {
 
 Schedule Scheduler::build() {
-    const detail::CoreClock& clock = timing_.clock();
+    const ClockDomain& clock = timing_.clock();
     Schedule s;
     s.jitter_allowance = jitter_;
 

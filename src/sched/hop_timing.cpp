@@ -8,85 +8,20 @@
 namespace loom::sched::detail {
 namespace {
 
-__extension__ using i128 = __int128;
-
-i128 gcd128(i128 a, i128 b) {
-    while (b != 0) {
-        const i128 t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 constexpr std::int64_t kMaxPhases = 4096;
 constexpr std::int64_t kMaxNum = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxPeriodVectors = 4096;
 
 }  // namespace
 
-Serializer::Serializer(const LinkTiming& t)
-    : wire_bits_(t.unit_wire.bits()), rate_(t.rate.bits_per_s()), latency_(t.latency()) {
-    LOOM_ASSERT(rate_ > 0 && wire_bits_ > 0, "serializer needs a positive rate and unit size");
-}
-
-Time Serializer::operator()(std::int64_t k) const {
-    const i128 num = static_cast<i128>(k) * wire_bits_ * 1'000'000'000'000LL;
-    // Trains of up to a few thousand units fit 64 bits: the same quotient without a 128-bit division.
-    if (num >= 0 && num <= std::numeric_limits<std::int64_t>::max() - rate_)
-        return Time::ps((static_cast<std::int64_t>(num) + rate_ - 1) / rate_);
-    return Time::ps(static_cast<std::int64_t>((num + rate_ - 1) / rate_));
-}
-
-CoreClock::CoreClock(const ClockDomain& clock) : clock_(clock) {
-    // period = 10^12 / (f (1 + ppb / 10^9)) = 10^21 / (f (10^9 + ppb)) ps, as ClockDomain defines it.
-    i128 num = static_cast<i128>(1'000'000'000'000'000'000LL) * 1000;
-    i128 den = static_cast<i128>(clock.nominal().hertz()) * (1'000'000'000LL + clock.offset_ppb());
-    const i128 g = gcd128(num, den);
-    num /= g;
-    den /= g;
-    period_floor_ = Time::ps(static_cast<std::int64_t>(num / den));
-    if (clock.phase() == Time::zero() && den <= kMaxPhases && num < kMaxNum) {
-        num_ = static_cast<std::int64_t>(num);
-        den_ = static_cast<std::int64_t>(den);
-        table_.resize(static_cast<std::size_t>(den_));
-        for (std::int64_t r = 0; r < den_; ++r) table_[static_cast<std::size_t>(r)] = clock.edge(r).count();
-        // The table's premise: one period of edges later, everything repeats num ps later.
-        LOOM_ASSERT(clock.edge(den_).count() == num_, "core clock period does not match its rational form");
-    }
-}
-
-Time CoreClock::edge(std::int64_t k) const {
-    if (table_.empty() || k < 0) return clock_.edge(k);
-    return Time::ps((k / den_) * num_ + table_[static_cast<std::size_t>(k % den_)]);
-}
-
-std::int64_t CoreClock::edge_at_or_after(Time t) const {
-    if (table_.empty()) return clock_.edge_at_or_after(t);
-    if (t.count() <= 0) return 0;
-    const std::int64_t q = t.count() / num_;
-    const std::int64_t rem = t.count() % num_;
-    const auto it = std::lower_bound(table_.begin(), table_.end(), rem);
-    return q * den_ + static_cast<std::int64_t>(it - table_.begin());  // it == end: edge q*den + den
-}
-
-std::int64_t CoreClock::edge_at_or_before(Time t) const {
-    if (table_.empty()) return clock_.edge_at_or_before(t);
-    if (t.count() < 0) return -1;
-    const std::int64_t q = t.count() / num_;
-    const std::int64_t rem = t.count() % num_;
-    const auto it = std::upper_bound(table_.begin(), table_.end(), rem);  // table_[0] = 0 <= rem
-    return q * den_ + static_cast<std::int64_t>(it - table_.begin()) - 1;
-}
-
-std::int64_t period_vectors(const Serializer& s, const CoreClock& clock, std::int64_t limit) {
-    if (!clock.periodic()) return 0;
+std::int64_t period_vectors(const Serializer& s, const HopTiming& timing, std::int64_t limit) {
+    if (!timing.periodic()) return 0;
     const i128 w = static_cast<i128>(s.wire_bits()) * 1'000'000'000'000LL;
     const i128 r = s.rate();
     const i128 g = gcd128(w, r);
     const i128 r1 = r / g;     // S(i + r1) = S(i) + step exactly
     const i128 step = w / g;
-    const i128 q = r1 * (clock.num() / gcd128(step, clock.num()));
+    const i128 q = r1 * (timing.num() / gcd128(step, timing.num()));
     return q > limit ? 0 : static_cast<std::int64_t>(q);
 }
 
@@ -96,7 +31,15 @@ HopTiming::HopTiming(const ClockDomain& clock, std::int64_t forward_cycles, std:
       forward_cycles_(forward_cycles),
       crossing_cycles_(crossing_cycles),
       fifo_depth_(fifo_depth),
-      jitter_(jitter_allowance) {}
+      jitter_(jitter_allowance) {
+    const i128 num = clock.period_num(), den = clock.period_den();
+    if (clock.phase() == Time::zero() && den <= kMaxPhases && num < kMaxNum) {
+        num_ = static_cast<std::int64_t>(num);
+        den_ = static_cast<std::int64_t>(den);
+        // The memo's premise: one period of edges later, everything repeats num ps later.
+        LOOM_ASSERT(clock.edge(den_).count() == num_, "core clock period does not match its rational form");
+    }
+}
 
 std::int32_t HopTiming::kind(const Serializer* in, const std::vector<const Serializer*>& outs) {
     HopKind k;
@@ -112,7 +55,7 @@ std::int32_t HopTiming::kind(const Serializer* in, const std::vector<const Seria
         if (e.in == k.in && e.receive == k.receive && e.out_first == k.out_first && e.out_last == k.out_last)
             return static_cast<std::int32_t>(i);
     }
-    const std::int64_t q = period_vectors(*in, clock_, kMaxPeriodVectors);
+    const std::int64_t q = period_vectors(*in, *this, kMaxPeriodVectors);
     const bool same_pace = k.receive || (k.out_first->same_pace(*in) && k.out_last->same_pace(*in));
     k.periodic = q > 0 && same_pace;
     k.period_vectors = q;
@@ -122,7 +65,7 @@ std::int32_t HopTiming::kind(const Serializer* in, const std::vector<const Seria
     LOOM_ASSERT(kinds_.size() < (std::size_t{1} << 16), "too many hop kinds");
     kinds_.push_back(k);
     tables_.emplace_back();
-    if (k.periodic) tables_.back().assign(static_cast<std::size_t>(clock_.den() * (k.n_cap + 1)), HopResult{0, -1});
+    if (k.periodic) tables_.back().assign(static_cast<std::size_t>(den_ * (k.n_cap + 1)), HopResult{0, -1});
     return static_cast<std::int32_t>(kinds_.size() - 1);
 }
 
@@ -135,7 +78,7 @@ std::int64_t HopTiming::memo_entries() const {
 }
 
 Time HopTiming::available(Time arrival) const {
-    return clock_.edge(clock_.edge_at_or_after(arrival + jitter_) + crossing_cycles_);
+    return clock_.next_edge(arrival + jitter_, Cycles(crossing_cycles_));
 }
 
 HopResult HopTiming::evaluate(std::int32_t kind, std::int64_t k_from, std::int64_t n) {
@@ -144,7 +87,7 @@ HopResult HopTiming::evaluate(std::int32_t kind, std::int64_t k_from, std::int64
     if (hk.periodic) {
         const std::int64_t n_eff = std::min(n, hk.n_cap);
         HopResult& slot = tables_[static_cast<std::size_t>(kind)]
-                                 [static_cast<std::size_t>(clock_.phase(k_from) * (hk.n_cap + 1) + n_eff)];
+                                 [static_cast<std::size_t>(phase(k_from) * (hk.n_cap + 1) + n_eff)];
         if (slot.occupancy < 0) {
             slot = exact(hk, k_from, n_eff, std::numeric_limits<std::int64_t>::min());
             slot.k -= k_from;
@@ -155,9 +98,9 @@ HopResult HopTiming::evaluate(std::int32_t kind, std::int64_t k_from, std::int64
         return r;
     }
     const std::int64_t n_eff = n;
-    if (!clock_.periodic() || n_eff >= (std::int64_t{1} << 28)) return exact(hk, k_from, n_eff, min_k);
+    if (!periodic() || n_eff >= (std::int64_t{1} << 28)) return exact(hk, k_from, n_eff, min_k);
     const std::uint64_t key = (static_cast<std::uint64_t>(kind) << 48) |
-                              (static_cast<std::uint64_t>(clock_.phase(k_from)) << 28) |
+                              (static_cast<std::uint64_t>(phase(k_from)) << 28) |
                               static_cast<std::uint64_t>(n_eff);
     auto it = memo_.find(key);
     if (it == memo_.end()) {

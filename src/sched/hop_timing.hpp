@@ -10,54 +10,10 @@
 
 #include "loom/base/clock_domain.hpp"
 #include "loom/base/link_timing.hpp"
+#include "loom/base/serializer.hpp"
 #include "loom/base/units.hpp"
 
 namespace loom::sched::detail {
-
-// Train serialization of one LinkTiming with its constants precomputed: S(k) = ceil(k * bits * 10^12 / rate).
-class Serializer {
-public:
-    Serializer() = default;
-    explicit Serializer(const LinkTiming& t);
-    Time operator()(std::int64_t k) const;
-    Time latency() const { return latency_; }
-    std::int64_t rate() const { return rate_; }
-    std::int64_t wire_bits() const { return wire_bits_; }
-    // Same serialization function (same rate and wire size).
-    bool same_pace(const Serializer& o) const { return rate_ == o.rate_ && wire_bits_ == o.wire_bits_; }
-
-private:
-    std::int64_t wire_bits_ = 1;
-    std::int64_t rate_ = 1;
-    Time latency_;
-};
-
-// The core clock (one for every TSP: the chip section has one frequency and offset) as an exact rational period
-// num/den ps, edge k at floor(k * num / den). When den is small (900 MHz: 10^4 / 9) edges come from a table of
-// one period, with no 128-bit division.
-class CoreClock {
-public:
-    explicit CoreClock(const ClockDomain& clock);
-
-    Time edge(std::int64_t k) const;
-    std::int64_t edge_at_or_after(Time t) const;
-    std::int64_t edge_at_or_before(Time t) const;
-    // True when den is small enough for phase tables (den <= 4096 and num < 2^40).
-    bool periodic() const { return !table_.empty(); }
-    std::int64_t den() const { return den_; }  // only when periodic()
-    std::int64_t num() const { return num_; }  // only when periodic()
-    std::int64_t phase(std::int64_t k) const { return k % den_; }
-    // floor(period) in ps: a lower estimate of the time of one cycle.
-    Time period_floor() const { return period_floor_; }
-    const ClockDomain& domain() const { return clock_; }
-
-private:
-    ClockDomain clock_;
-    std::int64_t num_ = 0;
-    std::int64_t den_ = 0;
-    std::vector<std::int64_t> table_;  // edge(r) for r in [0, den)
-    Time period_floor_;
-};
 
 // A hop kind: the in-channel's timing and the consumer at its far end.
 struct HopKind {
@@ -91,7 +47,13 @@ public:
     HopTiming(const ClockDomain& clock, std::int64_t forward_cycles, std::int64_t crossing_cycles,
               std::int32_t fifo_depth, Time jitter_allowance);
 
-    const CoreClock& clock() const { return clock_; }
+    const ClockDomain& clock() const { return clock_; }
+    // True when the clock's period num / den ps has a small den (<= 4096, num < 2^40) and edge 0 at time 0: hop
+    // results then depend on the phase k mod den of the train's start only, and are memoized by phase.
+    bool periodic() const { return den_ > 0; }
+    std::int64_t den() const { return den_; }  // only when periodic()
+    std::int64_t num() const { return num_; }  // only when periodic()
+    std::int64_t phase(std::int64_t k) const { return k % den_; }
     Time jitter_allowance() const { return jitter_; }
     std::int64_t forward_cycles() const { return forward_cycles_; }
 
@@ -109,7 +71,9 @@ public:
 private:
     HopResult exact(const HopKind& k, std::int64_t k_from, std::int64_t n, std::int64_t min_k);
 
-    CoreClock clock_;
+    ClockDomain clock_;
+    std::int64_t num_ = 0;  // the clock's period when periodic(), else 0
+    std::int64_t den_ = 0;
     std::int64_t forward_cycles_;
     std::int64_t crossing_cycles_;
     std::int32_t fifo_depth_;
@@ -123,7 +87,7 @@ private:
 };
 
 // Vectors after which the arrival/availability pattern of a train on `s` repeats on `clock`: the smallest Q, a
-// multiple of rate / gcd(bits * 10^12, rate), with Q * bits * 10^12 / rate a multiple of num. 0 if over `limit`.
-std::int64_t period_vectors(const Serializer& s, const CoreClock& clock, std::int64_t limit);
+// multiple of rate / gcd(bits * 10^12, rate), with Q * bits * 10^12 / rate a multiple of num. 0 if over `limit` or the clock is not periodic.
+std::int64_t period_vectors(const Serializer& s, const HopTiming& timing, std::int64_t limit);
 
 }  // namespace loom::sched::detail

@@ -174,7 +174,7 @@ Time algorithm_bound(const Network& net, const workload::CollectiveLayout& L) {
 void set_lower_bound(const Network& net, const workload::TransferSet& set, Bytes unit,
                      const std::vector<Time>& duration_bounds, Schedule& s) {
     const topo::FrozenTopology& topology = net.topo;
-    const CoreClock& clock = net.timing.clock();
+    const ClockDomain& clock = net.timing.clock();
     LowerBoundParts& b = s.bound;
     {
         // Not a bound: what this schedule put on its busiest channel (link_utilization_max).

@@ -28,7 +28,7 @@ std::int64_t Scheduler::staging_taken(topo::VertexId v) const {
 }
 
 bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan) {
-    const detail::CoreClock& clock = timing_.clock();
+    const ClockDomain& clock = timing_.clock();
     plan.m0 = m0;
     plan.n = n;
     plan.hops.resize(route.hops.size());
@@ -84,7 +84,7 @@ Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_
 // `exclude` of the overlay are ignored (it is the train being extended).
 Fit Scheduler::place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
                      Plan& plan) {
-    const detail::CoreClock& clock = timing_.clock();
+    const ClockDomain& clock = timing_.clock();
     std::int64_t m0 = m_start;
     for (;;) {
         if (!evaluate(route, n, m0, plan)) return Fit::Fifo;

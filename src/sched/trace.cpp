@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -34,16 +35,6 @@ Json slice(const std::string& name, int pid, std::int64_t tid, Time start, Time 
 }
 
 // Core cycles from an instruction's issue to the train it sends (-1: it sends none).
-std::int64_t train_lead(const Instruction& ins, const topo::ChipConfig& chip) {
-    switch (ins.op) {
-        case Op::Send: return chip.issue_cycles;
-        case Op::Forward: return chip.forward_cycles;
-        case Op::Reduce: return ins.out_ports != 0 ? chip.reduce_cycles : -1;
-        case Op::Receive: return -1;
-    }
-    return -1;
-}
-
 struct Activity {
     Time start;
     Time end;
@@ -71,9 +62,9 @@ Json trace_json(const Schedule& s, const topo::FrozenTopology& t, const topo::Li
     for (const TspProgram& p : s.programs) {
         const auto v = static_cast<topo::VertexId>(p.tsp);
         for (const Instruction& ins : p.instructions) {
-            const std::int64_t lead = train_lead(ins, chip);
-            if (lead < 0) continue;
-            const Time start = clock.edge(ins.cycle + lead);
+            const std::optional<Time> start_at = train_start(clock, ins, chip);
+            if (!start_at) continue;
+            const Time start = *start_at;
             for (std::int32_t port = 0; port < 16; ++port) {
                 if (!((ins.out_ports >> port) & 1u)) continue;
                 const topo::ChannelId c = t.channel_at(v, port);
@@ -110,18 +101,16 @@ Json trace_json(const Schedule& s, const topo::FrozenTopology& t, const topo::Li
         std::vector<Activity> acts;
         acts.reserve(p.instructions.size());
         for (const Instruction& ins : p.instructions) {
-            const Time issue = clock.edge(ins.cycle);
+            const Time issue = issue_time(clock, ins);
             Time end = issue;
             auto serialization_on = [&](std::int32_t port) {
                 const topo::ChannelId c = t.channel_at(v, port);
                 if (c == topo::kNoChannel) return Time::zero();
                 return links.timing(t.channel(c).link_class).serialization(ins.count);
             };
-            const std::int64_t lead = train_lead(ins, chip);
-            if (lead >= 0) {
-                const Time start = clock.edge(ins.cycle + lead);
+            if (const std::optional<Time> start = train_start(clock, ins, chip)) {
                 for (std::int32_t port = 0; port < 16; ++port)
-                    if ((ins.out_ports >> port) & 1u) end = std::max(end, start + serialization_on(port));
+                    if ((ins.out_ports >> port) & 1u) end = std::max(end, *start + serialization_on(port));
             } else {
                 end = issue + serialization_on(ins.in_port);
             }

@@ -98,20 +98,8 @@ private:
         return port >= 0 && port < t_.num_ports(vv) && t_.channel_at(vv, port) != topo::kNoChannel;
     }
     // Time a train sent by this instruction starts, or nullopt if it sends none.
-    std::optional<Time> train_start(const Instruction& ins) const {
-        switch (ins.op) {
-            case Op::Send: return clock_.edge(ins.cycle + chip_.issue_cycles);
-            case Op::Forward: return clock_.edge(ins.cycle + chip_.forward_cycles);
-            case Op::Reduce:
-                if (ins.out_ports != 0) return clock_.edge(ins.cycle + chip_.reduce_cycles);
-                return std::nullopt;
-            case Op::Receive: return std::nullopt;
-        }
-        return std::nullopt;
-    }
-    Time available(Time arrival) const {
-        return clock_.edge(clock_.edge_at_or_after(arrival + s_.jitter_allowance) + chip_.crossing_cycles);
-    }
+    std::optional<Time> train_start(const Instruction& ins) const { return sched::train_start(clock_, ins, chip_); }
+    Time available(Time arrival) const { return available_at(clock_, arrival + s_.jitter_allowance, chip_); }
 
     void check_programs() {
         const auto V = static_cast<std::uint32_t>(t_.num_vertices());
@@ -125,28 +113,18 @@ private:
             bad_program_.push_back(false);
             if (p > 0 && s_.programs[p - 1].tsp >= prog.tsp)
                 problems_.add(fmt::format("programs are not sorted by TSP (or repeat one) at {}", tsp_name(prog.tsp)));
+            PortMask wired_ports = 0;
+            for (std::int32_t port = 0; port < 16; ++port)
+                if (wired(prog.tsp, port)) wired_ports = static_cast<PortMask>(wired_ports | (1u << port));
+            std::vector<InstructionProblem> faults;
             for (std::size_t i = 0; i < prog.instructions.size(); ++i) {
                 const Instruction& ins = prog.instructions[i];
-                if (ins.cycle < 0) problems_.add(fmt::format("{}: negative issue cycle", instr_name(p, i)));
                 if (i > 0 && prog.instructions[i - 1].cycle > ins.cycle)
                     problems_.add(fmt::format("{}: instructions are not sorted by cycle", instr_name(p, i)));
-                if (ins.count < 1) problems_.add(fmt::format("{}: count must be at least 1", instr_name(p, i)));
-                if (ins.op != Op::Send && !wired(prog.tsp, ins.in_port))
-                    problems_.add(fmt::format("{}: in_port {} is not wired", instr_name(p, i), ins.in_port));
-                const bool sends =
-                    ins.op == Op::Send || ins.op == Op::Forward || (ins.op == Op::Reduce && ins.out_ports != 0);
-                if ((ins.op == Op::Send || ins.op == Op::Forward) && ins.out_ports == 0)
-                    problems_.add(fmt::format("{}: sends on no port", instr_name(p, i)));
-                if (ins.op == Op::Receive && ins.out_ports != 0)
-                    problems_.add(fmt::format("{}: a receive sends on no port", instr_name(p, i)));
-                if (sends) {
-                    for (std::int32_t port = 0; port < 16; ++port) {
-                        if ((ins.out_ports >> port) & 1u) {
-                            if (!wired(prog.tsp, port))
-                                problems_.add(fmt::format("{}: out port {} is not wired", instr_name(p, i), port));
-                        }
-                    }
-                }
+                faults.clear();
+                validate_instruction(ins, wired_ports, faults);
+                for (const InstructionProblem& f : faults)
+                    problems_.add(fmt::format("{}: {}", instr_name(p, i), describe(f)));
             }
         }
     }
@@ -366,7 +344,7 @@ private:
         const std::string where = fmt::format("{} port {}", tsp_name(tsp), port);
         for (const Ref& ref : consumers) {
             const Instruction& ins = s_.programs[ref.program].instructions[ref.instruction];
-            const Time t_issue = clock_.edge(ins.cycle);
+            const Time t_issue = issue_time(clock_, ins);
             bool forwards = false;
             std::vector<const LinkTiming*> outs;
             if (ins.op == Op::Forward || (ins.op == Op::Reduce && ins.out_ports != 0)) {
@@ -410,15 +388,15 @@ private:
                     Time first = Time::max();
                     Time last = t_issue;
                     for (const LinkTiming* o : outs) {
-                        first = std::min(first, t_issue + o->serialization(u - 1));
-                        last = std::max(last, t_issue + o->serialization(u - 1));
+                        first = std::min(first, forward_slot(t_issue, *o, u));
+                        last = std::max(last, forward_slot(t_issue, *o, u));
                     }
                     if (outs.empty()) first = t_issue;
                     deadline = first;
                     leave = last;
                 } else {
                     // Rules 6 and 7: available by t_issue + serialization of (u - 1) vectors on the in-port's link.
-                    deadline = t_issue + lt.serialization(u - 1);
+                    deadline = forward_slot(t_issue, lt, u);
                     leave = std::max(avail, t_issue);
                     if (transfers_) note_write(ins.transfer, tsp, leave);
                 }

@@ -9,7 +9,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
-#include "loom/tsp/train_arithmetic.hpp"
+#include "loom/base/serializer.hpp"
 
 namespace loom::tsp {
 namespace {
@@ -76,7 +76,6 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
       vertex_(vertex),
       config_(config),
       clock_(system.chip().clock()),
-      fast_clock_(clock_),
       crossing_cycles_(system.chip().crossing_cycles),
       vector_bytes_(system.vector_bytes()),
       fifo_depth_(system.chip().fifo_depth),
@@ -118,6 +117,10 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
                      [](const sched::Instruction& a, const sched::Instruction& b) { return a.cycle < b.cycle; });
     const topo::ChipConfig& chip = system.chip();
     std::vector<std::int64_t> claimed(ins_.size(), 0);
+    sched::PortMask wired = 0;  // ports with a channel both ways
+    for (std::int32_t p = 0; p < ports && p < 16; ++p)
+        if (in_index_[static_cast<std::size_t>(p)] >= 0) wired = static_cast<sched::PortMask>(wired | (1u << p));
+    std::vector<sched::InstructionProblem> problems;
     instrs_.reserve(program.instructions.size());
     for (const sched::Instruction& ins : program.instructions) {
         const auto order = static_cast<std::uint32_t>(instrs_.size());
@@ -125,8 +128,9 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
             throw InputError(fmt::format("{}: instruction {} ({} at cycle {}): {}", path(), order,
                                          sched::op_name(ins.op), ins.cycle, what));
         };
-        if (ins.cycle < 0) fail("negative issue cycle");
-        if (ins.count < 1) fail("count must be at least 1");
+        problems.clear();
+        sched::validate_instruction(ins, wired, problems);
+        if (!problems.empty()) fail(sched::describe(problems.front()));
         if (ins.address < 0) fail(fmt::format("negative address {}", ins.address));
         const bool touches_memory = ins.op != sched::Op::Forward;
         if (touches_memory && ins.address + static_cast<std::int64_t>(ins.count) * vector_bytes_ > chip.memory.count())
@@ -135,25 +139,15 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
         InstrState I;
         I.ins = ins;
         I.order = order;
-        I.issue = clock_.edge(ins.cycle);
+        I.issue = sched::issue_time(clock_, ins);
         const bool receiving = ins.op != sched::Op::Send;
-        if (receiving) {
-            if (ins.in_port >= ports || in_index_[ins.in_port] < 0)
-                fail(fmt::format("in_port {} is not wired", static_cast<int>(ins.in_port)));
-            I.in = in_index_[ins.in_port];
-        }
+        if (receiving) I.in = in_index_[ins.in_port];
         for (std::int32_t p = 0; p < 16; ++p) {
-            if (!(ins.out_ports & (1u << p))) continue;
-            if (p >= ports || out_index_[static_cast<std::size_t>(p)] < 0)
-                fail(fmt::format("out port {} is not wired", p));
-            I.outs.push_back(out_index_[static_cast<std::size_t>(p)]);
+            if (ins.out_ports & (1u << p)) I.outs.push_back(out_index_[static_cast<std::size_t>(p)]);
         }
-        if ((ins.op == sched::Op::Send || ins.op == sched::Op::Forward) && I.outs.empty())
-            fail("needs at least one out port");
-        if (ins.op == sched::Op::Receive && !I.outs.empty()) fail("a receive has no out ports");
         switch (ins.op) {
             case sched::Op::Send:
-                I.action = clock_.edge(ins.cycle + chip.issue_cycles);
+                I.action = *sched::train_start(clock_, ins, chip);
                 break;
             case sched::Op::Forward:
                 I.action = forward_train_start(ins);
@@ -222,13 +216,12 @@ bool TspChip::stores(const sched::Instruction& ins) {
     return ins.op == sched::Op::Receive || (ins.op == sched::Op::Reduce && ins.out_ports == 0);
 }
 
-Time TspChip::available(Time arrival) const { return fast_clock_.available(arrival, crossing_cycles_); }
+Time TspChip::available(Time arrival) const { return sched::available_at(clock_, arrival, system_.chip()); }
 
-// ---- forward timing (schedule.hpp rules 5 and 7): the only place it is coded --------------------------------
+// ---- forward timing (schedule.hpp rules 5 and 7) ---------------------------------------------------------------
 
 Time TspChip::forward_train_start(const sched::Instruction& ins) const {
-    const topo::ChipConfig& chip = system_.chip();
-    return clock_.edge(ins.cycle + (ins.op == sched::Op::Reduce ? chip.reduce_cycles : chip.forward_cycles));
+    return *sched::train_start(clock_, ins, system_.chip());
 }
 
 TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrState& I, std::int64_t pos)

@@ -170,7 +170,7 @@ void TspModel::write_stats(bool complete) {
     for (const sched::TspProgram& p : program_.schedule.programs) {
         for (const sched::Instruction& ins : p.instructions) {
             if (ins.op != sched::Op::Send) continue;
-            const Time issue = clock.edge(ins.cycle);
+            const Time issue = sched::issue_time(clock, ins);
             auto [it, fresh] = first_send.try_emplace(ins.transfer, issue);
             if (!fresh) it->second = std::min(it->second, issue);
         }

@@ -32,7 +32,7 @@ struct LinkTiming {
 
     // Sum of the latency parts: last bit out of the sender -> last bit in at the receiver.
     Time latency() const;
-    // Time to serialize k units back to back (exact, rounded up once for the whole train).
+    // Time to serialize k units back to back (exact, rounded up once for the whole train): Serializer::time.
     Time serialization(std::int64_t k) const;
     // When unit k (1-based) of a train started at `start` has fully left the sender.
     Time unit_sent(Time start, std::int64_t k) const { return start + serialization(k); }

@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "loom/fabric/cycle_clock.hpp"
+#include "loom/base/clock_domain.hpp"
 #include "loom/fabric/fabric_config.hpp"
 #include "loom/fabric/fabric_packet.hpp"
 #include "loom/fabric/fabric_stats.hpp"
@@ -23,7 +23,7 @@ namespace loom::fabric {
 struct NetworkContext {
     NetworkContext(const topo::FrozenTopology& t, const RoutingTables& rt, const RoutingFunction& rf,
                    const workload::TrafficPattern& tp, const FabricConfig& fc, const workload::TrafficConfig& tc)
-        : topology(t), tables(rt), routing(rf), pattern(tp), config(fc), traffic(tc), clock(fc.cycle_period > Time::zero() ? CycleClock(fc.cycle_period) : CycleClock(fc.router_clock)),
+        : topology(t), tables(rt), routing(rf), pattern(tp), config(fc), traffic(tc), clock(fc.cycle_period > Time::zero() ? ClockDomain::with_period(fc.cycle_period) : ClockDomain(fc.router_clock)),
           classes(rf.classes()) {}
     NetworkContext(const NetworkContext&) = delete;
     NetworkContext& operator=(const NetworkContext&) = delete;
@@ -34,7 +34,7 @@ struct NetworkContext {
     const workload::TrafficPattern& pattern;
     const FabricConfig config;
     const workload::TrafficConfig traffic;
-    const CycleClock clock;
+    const ClockDomain clock;
     const std::int32_t classes;  // VC classes in use (the routing function's); <= config.vcs
 
     // VCs of class `c` on every port: [vc_first(c), vc_first(c + 1)), the VCs split as evenly as possible.

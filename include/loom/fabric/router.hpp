@@ -125,9 +125,9 @@ private:
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
     void sa_add(std::int32_t port, std::int32_t vc);
     void sa_remove(std::int32_t port, std::int32_t vc);
-    std::int64_t now_cycle() const { return net_.clock.cycle_at(ctx().now_ps()); }
+    std::int64_t now_cycle() const { return net_.clock.edge_at_or_before(Time::ps(ctx().now_ps())); }
     Time delay_to(std::int64_t cycle) const {
-        return Time::ps(net_.clock.edge_ps(cycle) - ctx().now_ps());
+        return Time::ps(net_.clock.edge(cycle).count() - ctx().now_ps());
     }
 
     static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();

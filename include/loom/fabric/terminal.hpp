@@ -90,8 +90,8 @@ private:
     void start_packet();
     void pump(std::int64_t cycle);
     std::int64_t next_gap();
-    std::int64_t now_cycle() const { return net_.clock.cycle_at(ctx().now_ps()); }
-    Time delay_to(std::int64_t cycle) const { return Time::ps(net_.clock.edge_ps(cycle) - ctx().now_ps()); }
+    std::int64_t now_cycle() const { return net_.clock.edge_at_or_before(Time::ps(ctx().now_ps())); }
+    Time delay_to(std::int64_t cycle) const { return Time::ps(net_.clock.edge(cycle).count() - ctx().now_ps()); }
 
     NetworkContext& net_;
     std::int32_t id_;

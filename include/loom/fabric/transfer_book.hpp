@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "loom/base/units.hpp"
-#include "loom/fabric/cycle_clock.hpp"
+#include "loom/base/clock_domain.hpp"
 #include "loom/stats/histogram.hpp"
 #include "loom/topo/frozen_topology.hpp"
 #include "loom/workload/transfer.hpp"
@@ -63,7 +63,7 @@ public:
         std::int64_t done_cycle = -1;
     };
 
-    TransferBook(const workload::TransferSet& set, const TransferOptions& options, const CycleClock& clock);
+    TransferBook(const workload::TransferSet& set, const TransferOptions& options, const ClockDomain& clock);
 
     const TransferOptions& options() const { return options_; }
     std::int32_t size() const { return static_cast<std::int32_t>(items_.size()); }
@@ -92,7 +92,7 @@ public:
 
 private:
     TransferOptions options_;
-    const CycleClock& clock_;
+    const ClockDomain& clock_;
     std::vector<Item> items_;
     std::vector<std::vector<std::int32_t>> by_src_;
     std::int32_t completed_ = 0;

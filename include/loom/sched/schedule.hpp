@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "loom/base/clock_domain.hpp"
 #include "loom/base/link_timing.hpp"
 #include "loom/base/units.hpp"
+#include "loom/topo/chip_config.hpp"
 
 namespace loom::sched {
 
@@ -40,6 +43,9 @@ namespace loom::sched {
 //     stored there (`out_ports` == 0) or forwarded as a train starting at clock.edge(cycle + reduce_cycles)
 //     on `out_ports` (operand i must then be available by t_issue + serialization(i-1) on the out port, as in 5).
 //  8. A vector still in a FIFO at the end of the run arrived where none was expected: a schedule error.
+// The functions after Instruction state rules 1, 2, 3, 5-7 and the instruction validity checks as code; the
+// executor (tsp/), the verifier and the trace call them. The scheduler's planner (placement, hop timing) plans
+// with the same base/ arithmetic but its own derivation, so that the verifier checks it against these rules.
 // ---------------------------------------------------------------------------------------------------------------
 
 enum class Op : std::uint8_t { Send, Forward, Receive, Reduce };
@@ -58,6 +64,65 @@ struct Instruction {
     std::uint32_t count = 1;         // consecutive vectors in this train (>= 1)
     std::int64_t address = 0;        // local memory byte offset read (Send, Reduce) or written (Receive, Reduce)
 };
+
+// Rule 1: the issue time of `ins`, t_issue = clock.edge(cycle).
+inline Time issue_time(const ClockDomain& clock, const Instruction& ins) { return clock.edge(ins.cycle); }
+
+// Rules 2, 5 and 7: the core cycles from the issue of `ins` to the first bit of the train it sends (issue_cycles,
+// forward_cycles or reduce_cycles), or nullopt when it sends none (Receive, a Reduce that stores).
+inline std::optional<Cycles> train_lead(const Instruction& ins, const topo::ChipConfig& chip) {
+    switch (ins.op) {
+        case Op::Send: return Cycles(chip.issue_cycles);
+        case Op::Forward: return Cycles(chip.forward_cycles);
+        case Op::Reduce:
+            if (ins.out_ports != 0) return Cycles(chip.reduce_cycles);
+            return std::nullopt;
+        case Op::Receive: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+// Rules 2, 5 and 7: when the train `ins` sends starts on each of its out ports, clock.edge(cycle + lead).
+inline std::optional<Time> train_start(const ClockDomain& clock, const Instruction& ins,
+                                       const topo::ChipConfig& chip) {
+    const std::optional<Cycles> lead = train_lead(ins, chip);
+    if (!lead) return std::nullopt;
+    return clock.edge(ins.cycle + lead->count());
+}
+
+// Rule 3: when a vector that has fully arrived at `arrival` is available to the core: the first core edge at or
+// after it, plus crossing_cycles edges. (A planner or verifier that allows jitter passes arrival + allowance.)
+inline Time available_at(const ClockDomain& clock, Time arrival, const topo::ChipConfig& chip) {
+    return clock.next_edge(arrival, Cycles(chip.crossing_cycles));
+}
+
+// Rules 5, 6 and 7: the slot of vector i (1-based) of an instruction issued at t_issue, on the link timed by
+// `link` (an out port's for a forwarding instruction, the in-port's for Receive and a storing Reduce):
+// t_issue + serialization(i - 1). The vector must be available by its slot (by the earliest over the out ports
+// when it forwards), and leaves a forwarding instruction's FIFO at its latest slot over the out ports.
+inline Time forward_slot(Time t_issue, const LinkTiming& link, std::int64_t i) {
+    return t_issue + link.serialization(i - 1);
+}
+
+// Instruction validity, each a schedule error: what is wrong with one instruction, in the order checked.
+enum class InstructionFault : std::uint8_t {
+    NegativeCycle,    // cycle < 0
+    NoVectors,        // count < 1
+    InPortNotWired,   // a consuming instruction's in_port has no channel
+    OutPortNotWired,  // an out port (of an instruction that sends) has no channel
+    SendsNowhere,     // a Send or Forward with no out port
+    ReceiveSends,     // a Receive with out ports
+};
+struct InstructionProblem {
+    InstructionFault fault;
+    std::int32_t port = -1;  // In/OutPortNotWired: the port
+};
+// Checks `ins` on a TSP whose wired ports are `wired` (bit i: port i has a channel in both directions), and
+// appends every problem to `out`, in the order of InstructionFault. Whether instructions are sorted by cycle is
+// a property of the program, checked by its owner.
+void validate_instruction(const Instruction& ins, PortMask wired, std::vector<InstructionProblem>& out);
+// The problem in words ("in_port 3 is not wired").
+std::string describe(const InstructionProblem& p);
 
 // One TSP's program, sorted by cycle (ties keep list order).
 struct TspProgram {

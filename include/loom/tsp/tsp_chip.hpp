@@ -14,6 +14,7 @@
 
 #include "loom/base/clock_domain.hpp"
 #include "loom/base/link_timing.hpp"
+#include "loom/base/serializer.hpp"
 #include "loom/base/units.hpp"
 #include "loom/net/error_model.hpp"
 #include "loom/net/transmitter.hpp"
@@ -26,7 +27,6 @@
 #include "loom/tsp/executor_config.hpp"
 #include "loom/tsp/prediction_index.hpp"
 #include "loom/tsp/timed_memory.hpp"
-#include "loom/tsp/train_arithmetic.hpp"
 #include "loom/tsp/tsp_system.hpp"
 #include "loom/tsp/vector_wire.hpp"
 
@@ -84,8 +84,8 @@ struct ChipTotals {
 // Timing (sched/schedule.hpp contract), with clock = this chip's core ClockDomain and S = the train start:
 //   Send            acts at S = clock.edge(cycle + issue_cycles): reads its vectors from memory at S and starts
 //                   one train per out port at S.
-//   Forward         acts at S = clock.edge(cycle + forward_cycles) (forward_train_start, ForwardDeadlines: the
-//                   one place this rule is coded); vector i must be available by its first slot after the issue,
+//   Forward         acts at S = clock.edge(cycle + forward_cycles) (forward_train_start; ForwardDeadlines steps
+//                   sched::forward_slot); vector i must be available by its first slot after the issue,
 //                   clock.edge(cycle) + serialization(i-1), and leaves the FIFO at its last such slot (the latest
 //                   over out ports): forwarding latency adds to the hop, it is never hidden.
 //   Reduce          with out ports: as Forward with reduce_cycles, reading its memory operands at S; without: acts
@@ -224,9 +224,9 @@ private:
     static bool forwards(const sched::Instruction& ins);
     static bool stores(const sched::Instruction& ins);
     Time available(Time arrival) const;
-    // ---- forward timing: schedule.hpp rule 5 (Forward) and rule 7 (forwarding Reduce), here and nowhere else --
-    // When the onward train of forwarding instruction `ins` starts: clock.edge(cycle + forward_cycles), or
-    // reduce_cycles for a Reduce. It does not wait for the vectors (cut-through): their deadlines say when each
+    // ---- forward timing: schedule.hpp rule 5 (Forward) and rule 7 (forwarding Reduce) ------------------------
+    // When the onward train of forwarding instruction `ins` starts (sched::train_start): clock.edge(cycle +
+    // forward_cycles), or reduce_cycles for a Reduce. It does not wait for the vectors (cut-through): their deadlines say when each
     // must be available.
     Time forward_train_start(const sched::Instruction& ins) const;
     // The deadlines of vectors pos, pos + 1, ... (1-based within the instruction) of a forwarding instruction
@@ -256,7 +256,6 @@ private:
     topo::VertexId vertex_;
     ExecutorConfig config_;
     ClockDomain clock_;
-    FastClock fast_clock_;
     std::int64_t crossing_cycles_;
     std::int64_t vector_bytes_;
     std::int64_t fifo_depth_;

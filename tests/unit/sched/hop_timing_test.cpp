@@ -12,9 +12,8 @@ using namespace loom::literals;
 using loom::ClockDomain;
 using loom::LinkTiming;
 using loom::Time;
-using loom::sched::detail::CoreClock;
 using loom::sched::detail::HopTiming;
-using loom::sched::detail::Serializer;
+using loom::Serializer;
 
 namespace {
 
@@ -78,26 +77,18 @@ void compare(const LinkTiming& in, const LinkTiming& out, std::int64_t forward_c
 
 }  // namespace
 
-TEST_CASE("The core clock's edge table agrees with the clock domain") {
-    const ClockDomain clk(loom::Frequency::mhz(900));
-    const CoreClock c(clk);
-    REQUIRE(c.periodic());
-    CHECK(c.den() == 9);
-    CHECK(c.num() == 10'000);
-    CHECK(c.period_floor() == Time::ps(1111));
-    for (std::int64_t k : std::vector<std::int64_t>{0, 1, 8, 9, 10, 472, 473, 1'000'000'007})
-        CHECK(c.edge(k) == clk.edge(k));
-    for (std::int64_t t : std::vector<std::int64_t>{0, 1, 1111, 1112, 523'990, 10'000, 10'001, 999'999'999'999}) {
-        CHECK(c.edge_at_or_after(Time::ps(t)) == clk.edge_at_or_after(Time::ps(t)));
-        CHECK(c.edge_at_or_before(Time::ps(t)) == clk.edge_at_or_before(Time::ps(t)));
-    }
-    const CoreClock off(ClockDomain(loom::Frequency::mhz(900), 12'345));
+TEST_CASE("Hop timing memoizes by clock phase at 900 MHz but not with a frequency offset") {
+    const HopTiming h(ClockDomain(loom::Frequency::mhz(900)), 178, 0, 4, Time::zero());
+    REQUIRE(h.periodic());
+    CHECK(h.den() == 9);
+    CHECK(h.num() == 10'000);
+    CHECK(h.clock().period_floor() == Time::ps(1111));
+    const HopTiming off(ClockDomain(loom::Frequency::mhz(900), 12'345), 178, 0, 4, Time::zero());
     CHECK_FALSE(off.periodic());
-    CHECK(off.edge(777) == ClockDomain(loom::Frequency::mhz(900), 12'345).edge(777));
 }
 
 TEST_CASE("A 100 Gbps train's per-vector pattern repeats every 125 vectors at 900 MHz") {
-    const CoreClock c(ClockDomain(loom::Frequency::mhz(900)));
+    const HopTiming c(ClockDomain(loom::Frequency::mhz(900)), 178, 0, 4, Time::zero());
     const Serializer s(loom::topo::LinkClassTiming{}.timing(loom::topo::LinkClass::InNode));
     // 26240 ps per vector, 10^4/9 ps per cycle: 125 vectors = 3280000 ps = 2952 cycles exactly.
     CHECK(loom::sched::detail::period_vectors(s, c, 4096) == 125);

@@ -12,7 +12,7 @@ using loom::sched::SchedulerConfig;
 using loom::sched::detail::HopTiming;
 using loom::sched::detail::Network;
 using loom::sched::detail::Route;
-using loom::sched::detail::Serializer;
+using loom::Serializer;
 using loom::topo::FrozenTopology;
 namespace fx = loom::sched::test;
 
