@@ -162,6 +162,7 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 
 RunResult Simulator::run(const RunLimits& limits) {
     require(State::Ready, "run");
+    run_end_ = limits.end;
     const std::uint64_t start_events = events_;
     const std::uint64_t budget_end = limits.max_events == 0 ? std::numeric_limits<std::uint64_t>::max()
                                                             : start_events + limits.max_events;

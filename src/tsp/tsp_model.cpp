@@ -70,7 +70,12 @@ void TspModel::finish() {
     std::vector<ScheduleError> errors;
     for (const TspChip* c : chips_) errors.insert(errors.end(), c->errors().begin(), c->errors().end());
     // Nothing pending: every instruction acted and every vector landed, so completeness can be judged.
-    const bool complete = sim_.pending() == 0;
+    // A train's arrivals are known when it starts, so the last event can come before the last arrival: a vector
+    // that lands after end_time has not arrived within the simulated time either.
+    Time last_arrival = Time::zero();
+    for (const TspChip* c : chips_) last_arrival = std::max(last_arrival, c->totals().last_delivery);
+    const bool late_past_end = last_arrival > sim_.run_end();
+    const bool complete = sim_.pending() == 0 && !late_past_end;
     if (errors.empty() && complete) {
         for (const TspChip* c : chips_) c->check_complete(errors);
     }
@@ -114,6 +119,10 @@ void TspModel::finish() {
         for (const sched::TspProgram& p : program_.schedule.programs)
             for (const sched::Instruction& ins : p.instructions)
                 if (ins.op != sched::Op::Send) expected += ins.count;
+        if (late_past_end && sim_.pending() == 0)
+            throw ModelError(fmt::format("run cut short at {} (end_time): the last vector arrives at {}, after it; "
+                                         "no makespan or efficiency",
+                                         to_string(sim_.run_end()), to_string(last_arrival)));
         if (expected > 0)
             throw ModelError(fmt::format("run cut short at {} (end_time): {} of {} vector arrivals had not happened; "
                                          "no makespan or efficiency",

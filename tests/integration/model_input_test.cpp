@@ -93,9 +93,9 @@ TEST_CASE("schedule --seeds 0 is bad input") {
 
 TEST_CASE("schedule --compare dynamic stops the dynamic runs at end_time as it stops the scheduled one") {
     const Result r =
-        loom("schedule configs/tsp/compare-node.json --compare dynamic --seeds 1 --routing min --brief --set end_time=2us");
+        loom("schedule configs/tsp/compare-node.json --compare dynamic --seeds 1 --routing min --brief --set end_time=28us");
     CHECK(r.code == 0);
-    CHECK(has(r.out, "dynamic-minimal: cut short at end_time 2us"));
+    CHECK(has(r.out, "dynamic-minimal: cut short at end_time 28us"));
 }
 
 TEST_CASE("A directory given as the fabric's trace file is bad input, not an empty trace") {
@@ -141,4 +141,13 @@ TEST_CASE("loom topo on a Dragonfly speaks of routers, channels, bisection and z
     CHECK(has(r.out, "20 flits/cycle"));
     CHECK(has(r.out, "zero-load latency"));
     CHECK_FALSE(has(r.out, "tsps"));
+}
+
+TEST_CASE("A schedule whose last vector lands after end_time is cut short even when its last event came before") {
+    // compare-node: the last train starts before 18 us, its last vector lands at 24.77 us.
+    const Result r = loom("schedule configs/tsp/compare-node.json --brief --set end_time=18us");
+    CHECK(r.code == 3);
+    CHECK(has(r.first_error, "run cut short at 18us (end_time): the last vector arrives at"));
+    const Result ok = loom("schedule configs/tsp/compare-node.json --brief --set end_time=25us");
+    CHECK(ok.code == 0);
 }

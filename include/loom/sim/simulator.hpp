@@ -130,6 +130,9 @@ public:
     // ---- observation ----
 
     Time now() const { return Time::ps(now_); }
+    // The end limit of the latest run() (Time::max() when none was set): models whose results extend past their
+    // last event (a train's arrivals are known when it starts) judge completeness against it.
+    Time run_end() const { return run_end_; }
     std::int64_t now_ps() const { return now_; }
     std::uint64_t seed() const { return options_.seed; }
     std::uint64_t events_handled() const { return events_; }
@@ -205,6 +208,7 @@ private:
     QueueKind kind_;
     State state_ = State::Building;
     std::int64_t now_ = 0;
+    Time run_end_ = Time::max();
     std::uint64_t events_ = 0;
     std::uint64_t stop_at_ = 0;  // the inner loop runs while events_ < stop_at_
     bool stop_requested_ = false;

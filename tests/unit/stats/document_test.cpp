@@ -30,7 +30,7 @@ TEST_CASE("Stats document text has sorted keys, 2-space indent and a trailing ne
     const std::string expected = std::string(R"({
   "config_hash": "abc123",
   "loom_version": ")") + LOOM_EXPECTED_VERSION + R"(",
-  "schema_version": 1,
+  "schema_version": 2,
   "seed": 42,
   "sim_time_ps": 1000000,
   "stats": {
