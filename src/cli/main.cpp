@@ -22,6 +22,8 @@
 #include <spdlog/spdlog.h>
 
 #include "loom/base/error.hpp"
+#include "loom/base/memory.hpp"
+#include "loom/config/units.hpp"
 #include "loom/scenario/scenario.hpp"
 
 namespace loom::cli {
@@ -194,6 +196,9 @@ int main(int argc, char** argv) {
     std::string log_level_text;
     app.add_option("--log-level", log_level_text,
                    "trace | debug | info | warn | error | off (default: $LOOM_LOG, else info)");
+    std::string max_memory_text;
+    app.add_option("--max-memory", max_memory_text,
+                   "cap the process's memory (e.g. 4GiB): larger work is refused before it is built (exit 2)");
 
     CommonFlags run_flags;
     bool perf = false;
@@ -269,6 +274,14 @@ int main(int argc, char** argv) {
             log_level = parse_log_level(log_level_text, "--log-level");
         } else if (const char* env = std::getenv("LOOM_LOG"); env && *env) {
             log_level = parse_log_level(env, "LOOM_LOG");
+        }
+        if (app.count("--max-memory")) {
+            const auto bytes = loom::config::parse_bytes(max_memory_text);
+            if (!bytes || bytes->count() <= 0)
+                throw loom::InputError(
+                    fmt::format("--max-memory: expected a positive size such as 4GiB or 512MiB, got '{}'",
+                                max_memory_text));
+            loom::limit_memory(bytes->count(), "--max-memory");
         }
         // Log lines go to stderr, as the models' do: stdout carries only the report.
         spdlog::set_default_logger(spdlog::stderr_color_st("loom"));

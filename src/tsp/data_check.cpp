@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "loom/workload/collective.hpp"
+#include "wrapping.hpp"
 
 namespace loom::tsp {
 namespace {
@@ -17,10 +18,6 @@ std::uint64_t mix(std::uint64_t z) {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
-}
-
-std::int64_t add_wrapping(std::int64_t a, std::int64_t b) {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
 }
 
 // Transfers by position, with the orders between them the workload states and, for the others, the order the

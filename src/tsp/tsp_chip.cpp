@@ -10,14 +10,10 @@
 #include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
 #include "loom/base/serializer.hpp"
+#include "wrapping.hpp"
 
 namespace loom::tsp {
 namespace {
-
-// Values are sums of contributions; they wrap on overflow rather than invoke undefined behaviour.
-std::int64_t add_wrapping(std::int64_t a, std::int64_t b) {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-}
 
 // The value at `offset` of sparse values (0 if absent).
 std::int64_t value_at(const SparseValues& values, std::uint32_t offset) {
