@@ -32,6 +32,7 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
       speedup_milli_(net.config.speedup_milli()),
       va_(net.config.vc_allocator, ports_ * vcs_, ports_ * vcs_, ports_ * vcs_, net.config.alloc_iterations, vcs_),
       sw_(net.config.sw_allocator, ports_, vcs_, ports_, net.config.alloc_iterations, vcs_),
+      wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
     const auto P = static_cast<std::size_t>(ports_);
@@ -47,32 +48,15 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
         ps.latency = static_cast<std::int32_t>(net.config.terminal_latency_cycles);
         ps.kind = static_cast<std::uint8_t>(kEjectionChannel);
     }
-    flit_wake_in_.assign(P, nullptr);
-    credit_wake_in_.assign(P, nullptr);
-    flit_wake_out_.assign(P, nullptr);
-    credit_wake_out_.assign(P, nullptr);
-    for (std::int32_t q = 0; q < ports_; ++q) {
-        const auto u = static_cast<std::size_t>(q);
-        std::string name;
-        if (q < network_ports_) {
-            const topo::ChannelId c = net.topology.channel_at(vertex, q);
-            if (c == topo::kNoChannel) continue;
-            const topo::LinkClass lc = net.topology.channel(c).link_class;
-            port_[u].latency = static_cast<std::int32_t>(net.config.latency_cycles(lc));
-            port_[u].kind = static_cast<std::uint8_t>(topo::index_of(lc));
-            name = fmt::format("port{}", q);
-        } else {
-            name = fmt::format("term{}", q - network_ports_);
-        }
-        PortHandlers& h = handlers_.emplace_back(PortHandlers{this, q});
-        flit_wake_in_[u] =
-            &in_ports_.emplace_back(ctx, name + ".flit_in", &h, sim::handler<&PortHandlers::on_flit_wake>);
-        if (q < network_ports_)
-            credit_wake_in_[u] =
-                &in_ports_.emplace_back(ctx, name + ".credit_in", &h, sim::handler<&PortHandlers::on_credit_wake>);
-        flit_wake_out_[u] = &out_ports_.emplace_back(ctx, name + ".flit_out");
-        credit_wake_out_[u] = &out_ports_.emplace_back(ctx, name + ".credit_out");
+    for (std::int32_t q = 0; q < network_ports_; ++q) {
+        const topo::ChannelId c = net.topology.channel_at(vertex, q);
+        if (c == topo::kNoChannel) continue;
+        const topo::LinkClass lc = net.topology.channel(c).link_class;
+        port_[static_cast<std::size_t>(q)].latency = static_cast<std::int32_t>(net.config.latency_cycles(lc));
+        port_[static_cast<std::size_t>(q)].kind = static_cast<std::uint8_t>(topo::index_of(lc));
+        wired_ |= bit64(q);
     }
+    for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
     va_list_.reserve(PV);
 }
 
@@ -87,13 +71,11 @@ void Router::init() {
 void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
     port_[static_cast<std::size_t>(port)].in_flits = &flits;
     port_[static_cast<std::size_t>(port)].out_credits = &credits_back;
-    credits_back.bind(credit_wake_out(port));
 }
 
 void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
     port_[static_cast<std::size_t>(port)].out_flits = &flits;
     port_[static_cast<std::size_t>(port)].in_credits = credits_back;
-    flits.bind(flit_wake_out(port));
 }
 
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const {
@@ -128,6 +110,15 @@ void Router::sa_remove(std::int32_t port, std::int32_t vc) {
 }
 
 // A wake-up arrives with the first entry pushed onto an empty line, at that entry's arrival.
+void Router::on_wake(std::uint32_t arg) {
+    const auto port = static_cast<std::int32_t>(arg >> 1);
+    if (arg & 1u) {
+        on_credit_wake(port);
+    } else {
+        on_flit_wake(port);
+    }
+}
+
 void Router::on_flit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     flit_lines_ |= bit64(port);

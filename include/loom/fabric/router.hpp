@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <limits>
 #include <string_view>
 #include <vector>
@@ -13,7 +12,7 @@
 #include "loom/fabric/flit_link.hpp"
 #include "loom/fabric/network_context.hpp"
 #include "loom/sim/component.hpp"
-#include "loom/sim/port.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/sim/timer.hpp"
 
 namespace loom::fabric {
@@ -21,8 +20,9 @@ namespace loom::fabric {
 // Ports 0 .. network_ports()-1 are the topology's ports of the router's vertex (unwired ones get nothing and are
 // never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
 // and the credit line back to its sender, and an output flit line and the credit line coming back from its
-// receiver (FlitLink), each line with its wake-up sim port. Terminal ports have no credit line from the terminal:
-// a terminal absorbs a flit every cycle, so ejection needs no flow control.
+// receiver (FlitLink). Terminal ports have no credit line from the terminal: a terminal absorbs a flit every
+// cycle, so ejection needs no flow control. Every line into the router wakes it through its one endpoint on the
+// run's wake channel, with argument flit_wake_arg(port) or credit_wake_arg(port).
 //
 // Timing, in router cycles (R, V, S, X the pipeline stages; L the channel latency of a port):
 //  - a flit arriving at cycle a is written into its VC's buffer at a;
@@ -49,15 +49,18 @@ public:
     std::int32_t network_ports() const { return network_ports_; }
     std::int32_t ports() const { return ports_; }
     std::int32_t terminal_port(std::int32_t k) const { return network_ports_ + k; }
-    bool wired(std::int32_t port) const { return flit_wake_in_[static_cast<std::size_t>(port)] != nullptr; }
+    // Whether the topology wires `port` (terminal ports always are).
+    bool wired(std::int32_t port) const { return (wired_ >> port) & 1; }
     bool is_terminal_port(std::int32_t port) const { return port >= network_ports_; }
-    // Wake-up ports of the lines of `port` (the builder connects them; credit_wake_in: network ports only).
-    sim::InPort& flit_wake_in(std::int32_t port) { return *flit_wake_in_[static_cast<std::size_t>(port)]; }
-    sim::InPort& credit_wake_in(std::int32_t port) { return *credit_wake_in_[static_cast<std::size_t>(port)]; }
-    sim::OutPort& flit_wake_out(std::int32_t port) { return *flit_wake_out_[static_cast<std::size_t>(port)]; }
-    sim::OutPort& credit_wake_out(std::int32_t port) { return *credit_wake_out_[static_cast<std::size_t>(port)]; }
+    // The router's endpoint on the wake channel: it sends the wake-ups of the lines it pushes (output flits,
+    // returned credits) and receives those of the lines it reads, whose arguments name the line.
+    sim::ChannelPort& wake_port() { return wake_; }
+    static constexpr std::uint32_t flit_wake_arg(std::int32_t port) { return static_cast<std::uint32_t>(port) << 1; }
+    static constexpr std::uint32_t credit_wake_arg(std::int32_t port) {
+        return (static_cast<std::uint32_t>(port) << 1) | 1u;
+    }
     // The lines of `port`: flits in and the credits we return for them; flits out and the credits coming back
-    // (nullptr for a terminal port).
+    // (nullptr for a terminal port). The builder binds each line's wake-up.
     void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
     void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
     const FlitLink& input_line(std::int32_t port) const { return *port_[static_cast<std::size_t>(port)].in_flits; }
@@ -105,13 +108,7 @@ private:
         std::int32_t out_vc = -1;   // output VC index (port * vcs + vc)
         std::int32_t out_port = -1;
     };
-    struct PortHandlers {
-        Router* router;
-        std::int32_t port;
-        void on_flit_wake(std::uint32_t) { router->on_flit_wake(port); }
-        void on_credit_wake(std::uint32_t) { router->on_credit_wake(port); }
-    };
-
+    void on_wake(std::uint32_t arg);
     void on_flit_wake(std::int32_t port);
     void on_credit_wake(std::int32_t port);
     void on_tick();
@@ -154,11 +151,8 @@ private:
     std::vector<std::int32_t> va_list_;     // input VCs Routing or waiting for VC allocation
     Allocator va_, sw_;
 
-    std::deque<PortHandlers> handlers_;
-    std::deque<sim::InPort> in_ports_;
-    std::deque<sim::OutPort> out_ports_;
-    std::vector<sim::InPort*> flit_wake_in_, credit_wake_in_;
-    std::vector<sim::OutPort*> flit_wake_out_, credit_wake_out_;
+    sim::ChannelPort wake_;
+    std::uint64_t wired_ = 0;         // ports with lines
     std::uint64_t flit_lines_ = 0;    // ports whose input flit line holds entries
     std::uint64_t credit_lines_ = 0;  // ports whose credit line holds entries
 

@@ -13,7 +13,6 @@
 #include "loom/fabric/network_context.hpp"
 #include "loom/sim/channel.hpp"
 #include "loom/sim/component.hpp"
-#include "loom/sim/port.hpp"
 #include "loom/sim/timer.hpp"
 #include "loom/workload/traffic_trace.hpp"
 
@@ -41,11 +40,12 @@ public:
     Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std::vector<workload::TraceMessage> trace);
 
     std::int32_t id() const { return id_; }
-    // Wake-up ports: of the injection line (to the router), of the router's credit line and of the ejection line.
-    sim::OutPort& flit_wake_out() { return flit_wake_out_; }
-    sim::InPort& credit_wake_in() { return credit_wake_in_; }
-    sim::InPort& flit_wake_in() { return flit_wake_in_; }
-    // The lines: flits to the router, credits back from it, flits ejected to this terminal.
+    // The terminal's endpoint on the wake channel: it sends the injection line's wake-ups and receives those of
+    // the ejection line (kEjectionWake) and of the router's credit line (kCreditWake).
+    sim::ChannelPort& wake_port() { return wake_; }
+    static constexpr std::uint32_t kEjectionWake = 0, kCreditWake = 1;
+    // The lines: flits to the router, credits back from it, flits ejected to this terminal (the builder binds
+    // their wake-ups).
     void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection);
     const FlitLink& injection_line() const { return *injection_; }
     const FlitLink& credit_line() const { return *credits_in_; }
@@ -80,8 +80,7 @@ private:
     void begin_transfer(std::int32_t t);
     void start_stream_packet();
     void open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer);
-    void on_flit_wake(std::uint32_t);
-    void on_credit_wake(std::uint32_t);
+    void on_wake(std::uint32_t arg);
     void on_tick();
     void eject(std::uint32_t arg, std::int64_t arrived);
     std::int64_t next_ejection(std::int64_t cycle) const;
@@ -98,9 +97,7 @@ private:
     std::int64_t latency_;  // terminal channel, cycles
     std::int32_t inject_vcs_;  // class-0 VCs: 0 .. inject_vcs_-1
 
-    sim::OutPort flit_wake_out_;
-    sim::InPort credit_wake_in_;
-    sim::InPort flit_wake_in_;
+    sim::ChannelPort wake_;
     sim::Timer generate_;
     sim::Timer tick_;
     std::int64_t next_tick_ = INT64_MAX;
