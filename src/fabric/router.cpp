@@ -80,7 +80,7 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
         in_ptr_ = c.take<std::uint8_t>(P);
         out_ptr_ = c.take<std::uint8_t>(P);
         pick_ = c.take<std::uint8_t>(P);
-        grant_out_ = c.take<std::uint8_t>(P);
+        pick_out_ = c.take<std::uint8_t>(P);
     };
     Carver sizing;
     carve(sizing);
@@ -304,65 +304,74 @@ void Router::vc_allocate(std::int64_t cycle) {
     std::erase_if(va_list_, [this](std::int32_t iv) { return vc_[iv].state == VcState::Active; });
 }
 
-bool Router::switch_allocate(std::int64_t cycle) {
-    // Requests: an input VC Active with a buffered flit that may take part and a credit of its output VC.
-    std::uint64_t active = 0, touched = 0;
-    for (std::uint64_t pm = sa_ports_; pm != 0; pm &= pm - 1) {
+// One round. `dirty`: the input ports whose requests must be (re)computed: every port with Active VCs in the
+// first round, then only the inputs granted in the round before. An input that was not granted keeps its
+// requests, and with one iteration of the separable allocator its pick too: its VCs' ready cycles, states and
+// input pointer did not change, and only its own grants take credits of the output VCs it holds.
+std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
+    for (std::uint64_t pm = dirty; pm != 0; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
-        const Vc* v = vc_ + p * vcs_;
         std::uint32_t lines = 0;
-        for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
-            const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
-            if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) lines |= bit32(vc);
+        if ((sa_ports_ >> p) & 1) {
+            const Vc* v = vc_ + p * vcs_;
+            for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
+                const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
+                if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) lines |= bit32(vc);
+            }
         }
-        if (lines == 0) continue;
+        if (lines == 0) {
+            sw_req_ &= ~bit64(p);
+            continue;
+        }
+        sw_req_ |= bit64(p);
+        sw_lines_[p] = lines;
         if (sw_inline_) {
             // Separable input-first, one iteration (Allocator's rules, in place): the input picks its first
             // requesting VC at or after its pointer and asks for that VC's output.
             const std::int32_t k = first_from(lines, in_ptr_[p]);
             pick_[p] = static_cast<std::uint8_t>(k);
-            const std::int32_t o = v[k].out_port;
-            out_req_[o] |= bit64(p);
-            touched |= bit64(o);
-        } else {
-            sw_lines_[p] = lines;
-            active |= bit64(p);
+            pick_out_[p] = static_cast<std::uint8_t>(v_out_port(p, k));
         }
     }
+    if (sw_req_ == 0) return 0;
     std::uint64_t granted = 0;
     if (sw_inline_) {
-        if (touched == 0) return false;
+        std::uint64_t touched = 0;
+        for (std::uint64_t pm = sw_req_; pm != 0; pm &= pm - 1) {
+            const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
+            const std::int32_t o = pick_out_[p];
+            out_req_[o] |= bit64(p);
+            touched |= bit64(o);
+        }
         // Each output grants the picking input first at or after its pointer; both pointers move past the match.
         for (std::uint64_t t = touched; t != 0; t &= t - 1) {
             const auto o = static_cast<std::int32_t>(std::countr_zero(t));
             const std::int32_t i = first_from(out_req_[o], out_ptr_[o]);
             out_req_[o] = 0;
             granted |= bit64(i);
-            grant_out_[i] = static_cast<std::uint8_t>(o);
             const std::int32_t line = pick_[i];
             in_ptr_[i] = static_cast<std::uint8_t>(line + 1 == vcs_ ? 0 : line + 1);
             out_ptr_[o] = static_cast<std::uint8_t>(i + 1 == ports_ ? 0 : i + 1);
         }
     } else {
-        if (active == 0) return false;
-        granted = sw_.allocate_lines(sw_lines_, active);
+        granted = sw_.allocate_lines(sw_lines_, sw_req_);
         for (std::uint64_t g = granted; g != 0; g &= g - 1) {
             const auto p = static_cast<std::int32_t>(std::countr_zero(g));
             pick_[p] = static_cast<std::uint8_t>(sw_.line_of(p));
-            grant_out_[p] = static_cast<std::uint8_t>(sw_.output_of(p));
+            pick_out_[p] = static_cast<std::uint8_t>(sw_.output_of(p));
         }
     }
     // Grants are forwarded in ascending input order (the order of the wake-ups they send).
     std::int64_t n = 0;
     for (std::uint64_t g = granted; g != 0; g &= g - 1, ++n) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(g));
-        forward(p, pick_[p], grant_out_[p], cycle);
+        forward(p, pick_[p], pick_out_[p], cycle);
     }
     FabricCounters& t = net_.stats.totals;
     t.buffer_out += n;
     t.buffer_out_cycles += n * cycle;
     t.flit_hops += n;
-    return true;
+    return granted;
 }
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
@@ -417,8 +426,11 @@ void Router::on_tick() {
     if (!va_list_.empty()) vc_allocate(c);
     // FabricConfig::rounds_at(c), with the speed-up converted once.
     const auto rounds = static_cast<std::int32_t>((c + 1) * speedup_milli_ / 1000 - c * speedup_milli_ / 1000);
-    for (std::int32_t r = 0; r < rounds && sa_ports_ != 0; ++r)
-        if (!switch_allocate(c)) break;
+    sw_req_ = 0;
+    for (std::uint64_t r = 0, dirty = sa_ports_; r < static_cast<std::uint64_t>(rounds) && sa_ports_ != 0; ++r) {
+        dirty = switch_allocate(c, dirty);
+        if (dirty == 0) break;
+    }
 
     // The next cycle in which something can progress.
     std::int64_t next = kNever;

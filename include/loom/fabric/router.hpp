@@ -121,7 +121,8 @@ private:
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
     void vc_allocate(std::int64_t cycle);
-    bool switch_allocate(std::int64_t cycle);
+    std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
+    std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
     void sa_add(std::int32_t port, std::int32_t vc);
     void sa_remove(std::int32_t port, std::int32_t vc);
@@ -171,7 +172,8 @@ private:
     std::uint8_t* in_ptr_ = nullptr;      // per input port: round-robin pointer over its VCs (in place)
     std::uint8_t* out_ptr_ = nullptr;     // per output port: round-robin pointer over the inputs (in place)
     std::uint8_t* pick_ = nullptr;        // per input port: the VC it picked this round (in place)
-    std::uint8_t* grant_out_ = nullptr;   // per input port: the output it was granted this round (in place)
+    std::uint8_t* pick_out_ = nullptr;    // per input port: the output of its pick, or of its grant
+    std::uint64_t sw_req_ = 0;            // input ports requesting the switch in this tick's current round
     std::uint64_t sa_ports_ = 0;          // input ports with a nonzero sa_vcs_
     std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
