@@ -184,8 +184,14 @@ void Terminal::on_generate() {
 }
 
 void Terminal::start_packet() {
-    const Pending pending = queue_.front();
-    queue_.pop_front();
+    const Pending pending = queue_[queue_head_++];
+    if (queue_head_ == queue_.size()) {
+        queue_.clear();
+        queue_head_ = 0;
+    } else if (queue_head_ >= 64 && 2 * queue_head_ >= queue_.size()) {
+        queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_));
+        queue_head_ = 0;
+    }
     const std::int32_t dst = pending.dst >= 0 ? pending.dst : net_.pattern.destination(id_, ctx().rng());
     open_packet(pending.created, dst, pending.flits, -1);
 }
@@ -244,7 +250,7 @@ void Terminal::pump(std::int64_t cycle) {
     while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop()];
     for (;;) {
         if (current_ == net::PacketHandle::kNone) {
-            if (!queue_.empty())
+            if (queue_head_ < queue_.size())
                 start_packet();
             else if (!streams_.empty())
                 start_stream_packet();

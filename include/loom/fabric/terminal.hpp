@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <utility>
 #include <string_view>
@@ -59,7 +58,9 @@ public:
 
     std::int32_t credits(std::int32_t vc) const { return credits_[static_cast<std::size_t>(vc)]; }
     // Packets generated and not yet started (the source queue and the transfer streams).
-    std::int64_t queued_packets() const { return static_cast<std::int64_t>(queue_.size()) + stream_packets_; }
+    std::int64_t queued_packets() const {
+        return static_cast<std::int64_t>(queue_.size() - queue_head_) + stream_packets_;
+    }
 
 private:
     struct Pending {
@@ -106,7 +107,10 @@ private:
     FlitLink* ejection_ = nullptr;
 
     std::vector<std::int32_t> credits_;
-    std::deque<Pending> queue_;
+    // The source queue: queue_[queue_head_ ..] (a vector, not a deque: a deque's first block is 512 bytes per
+    // terminal, most of the memory of 16,512 idle terminals).
+    std::vector<Pending> queue_;
+    std::size_t queue_head_ = 0;
     std::uint32_t current_;  // packet handle being sent, or net::PacketHandle::kNone
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;
