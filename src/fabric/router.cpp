@@ -59,8 +59,8 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
       depth_(static_cast<std::uint32_t>(net.config.vc_buffer_flits)),
       speedup_milli_(net.config.speedup_milli()),
       sw_inline_(net.config.sw_allocator == AllocatorKind::SeparableInputFirst && net.config.alloc_iterations == 1),
-      va_(net.config.vc_allocator, ports_ * vcs_, ports_ * vcs_, ports_ * vcs_, net.config.alloc_iterations, vcs_),
-      sw_(net.config.sw_allocator, ports_, vcs_, ports_, net.config.alloc_iterations, vcs_),
+      va_inline_(net.config.vc_allocator == AllocatorKind::SeparableInputFirst && net.config.alloc_iterations == 1 &&
+                 ports_ * vcs_ <= 64),
       wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
@@ -81,6 +81,12 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
         out_ptr_ = c.take<std::uint8_t>(P);
         pick_ = c.take<std::uint8_t>(P);
         pick_out_ = c.take<std::uint8_t>(P);
+        if (va_inline_) {
+            va_req_ = c.take<std::uint64_t>(PV);
+            va_in_ptr_ = c.take<std::uint8_t>(PV);
+            va_out_ptr_ = c.take<std::uint8_t>(PV);
+            va_pick_ = c.take<std::uint8_t>(PV);
+        }
     };
     Carver sizing;
     carve(sizing);
@@ -107,6 +113,12 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
     any_class_ = static_cast<std::uint8_t>(net.classes);
     class_vcs_[any_class_] = {0, static_cast<std::uint8_t>(vcs_)};
     va_list_.reserve(PV);
+    if (!va_inline_) {
+        const std::int32_t n = ports_ * vcs_;
+        va_ = std::make_unique<Allocator>(net.config.vc_allocator, n, n, n, net.config.alloc_iterations, vcs_);
+    }
+    if (!sw_inline_)
+        sw_ = std::make_unique<Allocator>(net.config.sw_allocator, ports_, vcs_, ports_, net.config.alloc_iterations, vcs_);
 }
 
 Router::~Router() {
@@ -281,27 +293,71 @@ void Router::route(std::int32_t iv) {
 }
 
 void Router::vc_allocate(std::int64_t cycle) {
-    va_.clear();
+    if (va_inline_) {
+        vc_allocate_inline(cycle);
+        return;
+    }
+    Allocator& va = *va_;
+    va.clear();
     for (std::int32_t iv : va_list_) {
         Vc& x = vc_[iv];
         if (x.ready > cycle) continue;
         if (x.state == VcState::Routing) route(iv);
         for (std::int32_t ov = cand_first(x), end = cand_end(x); ov < end; ++ov)
-            if (!ov_busy_[ov]) va_.request(iv, ov, ov);
+            if (!ov_busy_[ov]) va.request(iv, ov, ov);
     }
-    if (va_.empty()) return;
-    va_.allocate();
-    for (std::int32_t iv : va_.granted()) {
+    if (va.empty()) return;
+    va.allocate();
+    for (std::int32_t iv : va.granted()) grant_vc(iv, va.output_of(iv), cycle);
+    std::erase_if(va_list_, [this](std::int32_t iv) { return vc_[iv].state == VcState::Active; });
+}
+
+// Separable input-first VC allocation with one iteration on bit masks (Allocator's rules, in place; at most 64
+// input and output VCs): each input VC picks the first free candidate output VC at or after its pointer, each
+// output VC grants the picking input first at or after its pointer, and both pointers move past the match.
+void Router::vc_allocate_inline(std::int64_t cycle) {
+    const auto n = ports_ * vcs_;
+    std::uint64_t touched = 0;
+    bool any = false;
+    for (std::int32_t iv : va_list_) {
         Vc& x = vc_[iv];
-        const std::int32_t ov = va_.output_of(iv);
-        ov_busy_[ov] = 1;
-        x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
-        x.state = VcState::Active;
-        x.ready = cycle + vc_alloc_cycles_;
-        if (!sw_inline_) sw_.set_output(iv / vcs_, iv % vcs_, x.out_port);
-        sa_add(iv / vcs_, iv % vcs_);
+        if (x.ready > cycle) continue;
+        if (x.state == VcState::Routing) route(iv);
+        std::uint64_t lines = 0;
+        for (std::int32_t ov = cand_first(x), end = cand_end(x); ov < end; ++ov)
+            if (!ov_busy_[ov]) lines |= bit64(ov);
+        if (lines == 0) continue;
+        any = true;
+        const std::int32_t k = first_from(lines, va_in_ptr_[iv]);
+        va_pick_[iv] = static_cast<std::uint8_t>(k);
+        va_req_[k] |= bit64(iv);
+        touched |= bit64(k);
+    }
+    if (!any) return;
+    std::uint64_t granted = 0;
+    for (std::uint64_t t = touched; t != 0; t &= t - 1) {
+        const auto ov = static_cast<std::int32_t>(std::countr_zero(t));
+        const std::int32_t iv = first_from(va_req_[ov], va_out_ptr_[ov]);
+        va_req_[ov] = 0;
+        granted |= bit64(iv);
+        va_in_ptr_[iv] = static_cast<std::uint8_t>(ov + 1 == n ? 0 : ov + 1);
+        va_out_ptr_[ov] = static_cast<std::uint8_t>(iv + 1 == n ? 0 : iv + 1);
+    }
+    for (std::uint64_t g = granted; g != 0; g &= g - 1) {
+        const auto iv = static_cast<std::int32_t>(std::countr_zero(g));
+        grant_vc(iv, va_pick_[iv], cycle);
     }
     std::erase_if(va_list_, [this](std::int32_t iv) { return vc_[iv].state == VcState::Active; });
+}
+
+void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
+    Vc& x = vc_[iv];
+    ov_busy_[ov] = 1;
+    x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
+    x.state = VcState::Active;
+    x.ready = cycle + vc_alloc_cycles_;
+    if (!sw_inline_) sw_->set_output(iv / vcs_, iv % vcs_, x.out_port);
+    sa_add(iv / vcs_, iv % vcs_);
 }
 
 // One round. `dirty`: the input ports whose requests must be (re)computed: every port with Active VCs in the
@@ -354,11 +410,11 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
             out_ptr_[o] = static_cast<std::uint8_t>(i + 1 == ports_ ? 0 : i + 1);
         }
     } else {
-        granted = sw_.allocate_lines(sw_lines_, sw_req_);
+        granted = sw_->allocate_lines(sw_lines_, sw_req_);
         for (std::uint64_t g = granted; g != 0; g &= g - 1) {
             const auto p = static_cast<std::int32_t>(std::countr_zero(g));
-            pick_[p] = static_cast<std::uint8_t>(sw_.line_of(p));
-            pick_out_[p] = static_cast<std::uint8_t>(sw_.output_of(p));
+            pick_[p] = static_cast<std::uint8_t>(sw_->line_of(p));
+            pick_out_[p] = static_cast<std::uint8_t>(sw_->output_of(p));
         }
     }
     // Grants are forwarded in ascending input order (the order of the wake-ups they send).

@@ -121,6 +121,8 @@ private:
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
     void vc_allocate(std::int64_t cycle);
+    void vc_allocate_inline(std::int64_t cycle);
+    void grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle);
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
     std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
@@ -146,6 +148,7 @@ private:
     std::uint32_t depth_;
     std::int64_t speedup_milli_;  // internal speed-up in thousandths (rounds of cycle c: see FabricConfig)
     bool sw_inline_;              // separable input-first switch allocation, one iteration: done in place
+    bool va_inline_;              // the same for VC allocation, with at most 64 input VCs
     // The VCs of class c on a port: [first, end) = [vc_first(c), vc_first(c + 1)); entry `classes` is every VC
     // (ejection takes any).
     struct VcRange {
@@ -174,12 +177,17 @@ private:
     std::uint8_t* pick_ = nullptr;        // per input port: the VC it picked this round (in place)
     std::uint8_t* pick_out_ = nullptr;    // per input port: the output of its pick, or of its grant
     std::uint64_t sw_req_ = 0;            // input ports requesting the switch in this tick's current round
+    std::uint64_t* va_req_ = nullptr;     // per output VC: input VCs picking it (in-place VC allocation)
+    std::uint8_t* va_in_ptr_ = nullptr;   // per input VC: round-robin pointer over the output VCs
+    std::uint8_t* va_out_ptr_ = nullptr;  // per output VC: round-robin pointer over the input VCs
+    std::uint8_t* va_pick_ = nullptr;     // per input VC: the output VC it picked
     std::uint64_t sa_ports_ = 0;          // input ports with a nonzero sa_vcs_
     std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
     std::uint64_t wired_ = 0;             // ports with lines
     std::vector<std::int32_t> va_list_;   // input VCs Routing or waiting for VC allocation
-    Allocator va_, sw_;
+    // The allocators of the kinds not done in place (nullptr otherwise).
+    std::unique_ptr<Allocator> va_, sw_;
 
     sim::ChannelPort wake_;
     sim::Timer tick_;
