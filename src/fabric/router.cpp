@@ -58,9 +58,10 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
       credit_delay_(net.config.credit_delay_cycles),
       depth_(static_cast<std::uint32_t>(net.config.vc_buffer_flits)),
       speedup_milli_(net.config.speedup_milli()),
-      sw_inline_(net.config.sw_allocator == AllocatorKind::SeparableInputFirst && net.config.alloc_iterations == 1),
-      va_inline_(net.config.vc_allocator == AllocatorKind::SeparableInputFirst && net.config.alloc_iterations == 1 &&
-                 ports_ * vcs_ <= 64),
+      sw_inline_(net.config.allocate_in_place && net.config.sw_allocator == AllocatorKind::SeparableInputFirst &&
+                 net.config.alloc_iterations == 1),
+      va_inline_(net.config.allocate_in_place && net.config.vc_allocator == AllocatorKind::SeparableInputFirst &&
+                 net.config.alloc_iterations == 1 && ports_ * vcs_ <= 64),
       wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
