@@ -11,7 +11,7 @@
 #include "loom/fabric/monitor.hpp"
 #include "loom/fabric/router.hpp"
 #include "loom/fabric/terminal.hpp"
-#include "loom/sim/port.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/stats/group.hpp"
 
 namespace loom::fabric {
@@ -127,7 +127,8 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     }
 
     // Channels: every directed channel is a flit line one way and a credit line back, each with the class's
-    // latency, woken through sim links of the same latency. The lines a router reads (its input flit lines and
+    // latency. Their wake-ups travel on one channel whose endpoints are the routers (by vertex), then the
+    // terminals (by id); its minimum latency is the shortest line's. The lines a router reads (its input flit lines and
     // the credit lines of its outputs) are laid out together, then each terminal's (credits, ejection).
     const std::size_t routers = model->routers_.size();
     std::vector<std::size_t> first_line(routers + 1, 0);
@@ -149,17 +150,27 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
             if (r.wired(p)) k += r.is_terminal_port(p) ? 1 : 2;
         return lines[k + (credit ? 1 : 0)];
     };
+    std::int64_t shortest = n.config.terminal_latency_cycles;
+    for (topo::ChannelId c = 0; c < t.num_channels(); ++c)
+        shortest = std::min(shortest, n.config.latency_cycles(t.channel(c).link_class));
+    sim::Channel& wakes = sim.add_channel("fabric.wake", static_cast<std::uint32_t>(routers) +
+                                                             static_cast<std::uint32_t>(n.pattern.terminals()),
+                                          n.clock.min_span(Cycles(shortest)));
+    for (std::size_t v = 0; v < routers; ++v)
+        model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
+    auto terminal_endpoint = [&](std::int32_t id) { return static_cast<std::uint32_t>(routers) + static_cast<std::uint32_t>(id); };
+    for (std::int32_t id = 0; id < n.pattern.terminals(); ++id)
+        model->terminals_[static_cast<std::size_t>(id)]->wake_port().attach(wakes, terminal_endpoint(id));
     for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
         const topo::Channel& ch = t.channel(c);
-        const Time latency = n.clock.min_span(Cycles(n.config.latency_cycles(ch.link_class)));
         Router& a = *model->routers_[static_cast<std::size_t>(ch.src)];
         Router& b = *model->routers_[static_cast<std::size_t>(ch.dst)];
         FlitLink& flits = line_of(ch.dst, ch.dst_port, false);
         FlitLink& credits = line_of(ch.src, ch.src_port, true);
         a.attach_output(ch.src_port, flits, &credits);
         b.attach_input(ch.dst_port, flits, credits);
-        sim.connect(a.flit_wake_out(ch.src_port), b.flit_wake_in(ch.dst_port), latency);
-        sim.connect(b.credit_wake_out(ch.dst_port), a.credit_wake_in(ch.src_port), latency);
+        flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
+        credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
     }
     if (transfers != nullptr) {
         // Completion notices: any terminal to any, one cycle at least (TransferBook).
@@ -167,7 +178,6 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
                                                 n.clock.min_span(Cycles(1)));
         for (Terminal* term : model->terminals_) term->attach_notices(notices);
     }
-    const Time terminal_latency = n.clock.min_span(Cycles(n.config.terminal_latency_cycles));
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
         Terminal& term = *model->terminals_[static_cast<std::size_t>(id)];
         const topo::VertexId v = n.pattern.router_of(id);
@@ -179,9 +189,9 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         term.attach(injection, credits, ejection);
         r.attach_input(q, injection, credits);
         r.attach_output(q, ejection, nullptr);
-        sim.connect(term.flit_wake_out(), r.flit_wake_in(q), terminal_latency);
-        sim.connect(r.credit_wake_out(q), term.credit_wake_in(), terminal_latency);
-        sim.connect(r.flit_wake_out(q), term.flit_wake_in(), terminal_latency);
+        injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q));
+        credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake);
+        ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake);
     }
     return model;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <new>
 
 #include <fmt/format.h>
 
@@ -13,7 +14,34 @@ namespace loom::fabric {
 namespace {
 constexpr std::uint64_t bit64(std::int32_t i) { return std::uint64_t{1} << i; }
 constexpr std::uint32_t bit32(std::int32_t i) { return std::uint32_t{1} << i; }
+constexpr std::size_t kBlockAlign = 64;
+
+// The first set bit of `mask` at or after `ptr` going round (mask != 0): Allocator's round-robin choice.
+inline std::int32_t first_from(std::uint64_t mask, std::int32_t ptr) {
+    const std::uint64_t hi = mask & (~std::uint64_t{0} << ptr);
+    return std::countr_zero(hi != 0 ? hi : mask);
+}
+inline std::int32_t first_from(std::uint32_t mask, std::int32_t ptr) {
+    const std::uint32_t hi = mask & (~std::uint32_t{0} << ptr);
+    return std::countr_zero(hi != 0 ? hi : mask);
+}
+
+// Lays arrays out one after another in a block: a first pass with base == nullptr sizes it.
+struct Carver {
+    std::byte* base = nullptr;
+    std::size_t size = 0;
+    template <class T>
+    T* take(std::size_t n) {
+        size = (size + alignof(T) - 1) / alignof(T) * alignof(T);
+        T* p = base != nullptr ? reinterpret_cast<T*>(base + size) : nullptr;
+        if (p != nullptr) std::uninitialized_value_construct_n(p, n);
+        size += n * sizeof(T);
+        return p;
+    }
+};
 }  // namespace
+
+void Router::BlockFree::operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{kBlockAlign}); }
 
 Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
     : sim::Component(ctx),
@@ -30,83 +58,100 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
       credit_delay_(net.config.credit_delay_cycles),
       depth_(static_cast<std::uint32_t>(net.config.vc_buffer_flits)),
       speedup_milli_(net.config.speedup_milli()),
-      va_(net.config.vc_allocator, ports_ * vcs_, ports_ * vcs_, ports_ * vcs_, net.config.alloc_iterations, vcs_),
-      sw_(net.config.sw_allocator, ports_, vcs_, ports_, net.config.alloc_iterations, vcs_),
+      sw_inline_(net.config.allocate_in_place && net.config.sw_allocator == AllocatorKind::SeparableInputFirst &&
+                 net.config.alloc_iterations == 1),
+      va_inline_(net.config.allocate_in_place && net.config.vc_allocator == AllocatorKind::SeparableInputFirst &&
+                 net.config.alloc_iterations == 1 && ports_ * vcs_ <= 64),
+      wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
     const auto P = static_cast<std::size_t>(ports_);
     const auto PV = P * static_cast<std::size_t>(vcs_);
-    ivs_.resize(PV);
-    sa_.resize(PV);
-    sw_lines_.assign(P, 0);
-    credits_.assign(PV, 0);
-    ov_busy_.assign(PV, 0);
-    used_.assign(P, 0);
-    port_.resize(P);
-    for (PortState& ps : port_) {
-        ps.latency = static_cast<std::int32_t>(net.config.terminal_latency_cycles);
-        ps.kind = static_cast<std::uint8_t>(kEjectionChannel);
-    }
-    flit_wake_in_.assign(P, nullptr);
-    credit_wake_in_.assign(P, nullptr);
-    flit_wake_out_.assign(P, nullptr);
-    credit_wake_out_.assign(P, nullptr);
-    for (std::int32_t q = 0; q < ports_; ++q) {
-        const auto u = static_cast<std::size_t>(q);
-        std::string name;
-        if (q < network_ports_) {
-            const topo::ChannelId c = net.topology.channel_at(vertex, q);
-            if (c == topo::kNoChannel) continue;
-            const topo::LinkClass lc = net.topology.channel(c).link_class;
-            port_[u].latency = static_cast<std::int32_t>(net.config.latency_cycles(lc));
-            port_[u].kind = static_cast<std::uint8_t>(topo::index_of(lc));
-            name = fmt::format("port{}", q);
-        } else {
-            name = fmt::format("term{}", q - network_ports_);
+    // Hot arrays first (VCs, ports, credits), the allocation scratch after them.
+    auto carve = [&](Carver& c) {
+        vc_ = c.take<Vc>(PV);
+        in_ = c.take<PortIn>(P);
+        out_ = c.take<PortOut>(P);
+        credits_ = c.take<std::int32_t>(PV);
+        used_ = c.take<std::int32_t>(P);
+        out_req_ = c.take<std::uint64_t>(P);
+        sw_lines_ = c.take<std::uint32_t>(P);
+        sa_vcs_ = c.take<std::uint16_t>(P);
+        ov_busy_ = c.take<std::uint8_t>(PV);
+        in_ptr_ = c.take<std::uint8_t>(P);
+        out_ptr_ = c.take<std::uint8_t>(P);
+        pick_ = c.take<std::uint8_t>(P);
+        pick_out_ = c.take<std::uint8_t>(P);
+        if (va_inline_) {
+            va_req_ = c.take<std::uint64_t>(PV);
+            va_in_ptr_ = c.take<std::uint8_t>(PV);
+            va_out_ptr_ = c.take<std::uint8_t>(PV);
+            va_pick_ = c.take<std::uint8_t>(PV);
         }
-        PortHandlers& h = handlers_.emplace_back(PortHandlers{this, q});
-        flit_wake_in_[u] =
-            &in_ports_.emplace_back(ctx, name + ".flit_in", &h, sim::handler<&PortHandlers::on_flit_wake>);
-        if (q < network_ports_)
-            credit_wake_in_[u] =
-                &in_ports_.emplace_back(ctx, name + ".credit_in", &h, sim::handler<&PortHandlers::on_credit_wake>);
-        flit_wake_out_[u] = &out_ports_.emplace_back(ctx, name + ".flit_out");
-        credit_wake_out_[u] = &out_ports_.emplace_back(ctx, name + ".credit_out");
+    };
+    Carver sizing;
+    carve(sizing);
+    block_.reset(static_cast<std::byte*>(::operator new(sizing.size, std::align_val_t{kBlockAlign})));
+    Carver fill{block_.get(), 0};
+    carve(fill);
+
+    for (std::size_t q = 0; q < P; ++q) {
+        out_[q].latency = static_cast<std::int32_t>(net.config.terminal_latency_cycles);
+        out_[q].kind = static_cast<std::uint8_t>(kEjectionChannel);
     }
+    for (std::int32_t q = 0; q < network_ports_; ++q) {
+        const topo::ChannelId c = net.topology.channel_at(vertex, q);
+        if (c == topo::kNoChannel) continue;
+        const topo::LinkClass lc = net.topology.channel(c).link_class;
+        out_[q].latency = static_cast<std::int32_t>(net.config.latency_cycles(lc));
+        out_[q].kind = static_cast<std::uint8_t>(topo::index_of(lc));
+        wired_ |= bit64(q);
+    }
+    for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
+    for (std::int32_t c = 0; c < net.classes; ++c)
+        class_vcs_[static_cast<std::size_t>(c)] = {static_cast<std::uint8_t>(net.vc_first(c)),
+                                                   static_cast<std::uint8_t>(net.vc_first(c + 1))};
+    any_class_ = static_cast<std::uint8_t>(net.classes);
+    class_vcs_[any_class_] = {0, static_cast<std::uint8_t>(vcs_)};
     va_list_.reserve(PV);
+    if (!va_inline_) {
+        const std::int32_t n = ports_ * vcs_;
+        va_ = std::make_unique<Allocator>(net.config.vc_allocator, n, n, n, net.config.alloc_iterations, vcs_);
+    }
+    if (!sw_inline_)
+        sw_ = std::make_unique<Allocator>(net.config.sw_allocator, ports_, vcs_, ports_, net.config.alloc_iterations, vcs_);
 }
 
-Router::~Router() = default;
+Router::~Router() {
+    const auto PV = static_cast<std::size_t>(ports_) * static_cast<std::size_t>(vcs_);
+    for (std::size_t i = 0; i < PV; ++i) delete[] vc_[i].ring;
+}
 
 void Router::init() {
     // Terminal ports are never short of credits (ejection is not flow-controlled): they start with as many as
     // the buffers hold and forward() never takes one.
-    std::fill(credits_.begin(), credits_.end(), static_cast<std::int32_t>(depth_));
+    std::fill_n(credits_, static_cast<std::size_t>(ports_ * vcs_), static_cast<std::int32_t>(depth_));
 }
 
 void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
-    port_[static_cast<std::size_t>(port)].in_flits = &flits;
-    port_[static_cast<std::size_t>(port)].out_credits = &credits_back;
-    credits_back.bind(credit_wake_out(port));
+    in_[port].flits = &flits;
+    out_[port].credits_back = &credits_back;
 }
 
 void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
-    port_[static_cast<std::size_t>(port)].out_flits = &flits;
-    port_[static_cast<std::size_t>(port)].in_credits = credits_back;
-    flits.bind(flit_wake_out(port));
+    out_[port].flits = &flits;
+    in_[port].credits = credits_back;
 }
 
-std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const {
-    return credits_[static_cast<std::size_t>(port * vcs_ + vc)];
-}
+std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
 
 std::int32_t Router::buffered(std::int32_t port, std::int32_t vc) const {
-    return static_cast<std::int32_t>(ivs_[static_cast<std::size_t>(port * vcs_ + vc)].size);
+    return static_cast<std::int32_t>(vc_[port * vcs_ + vc].size);
 }
 
 std::int64_t Router::buffered_flits() const {
     std::int64_t n = 0;
-    for (const InputVc& x : ivs_) n += x.size;
+    for (std::int32_t i = 0; i < ports_ * vcs_; ++i) n += vc_[i].size;
     return n;
 }
 
@@ -117,36 +162,48 @@ void Router::wake(std::int64_t cycle) {
 }
 
 void Router::sa_add(std::int32_t port, std::int32_t vc) {
-    port_[static_cast<std::size_t>(port)].sa_vcs |= static_cast<std::uint16_t>(bit32(vc));
+    sa_vcs_[port] = static_cast<std::uint16_t>(sa_vcs_[port] | bit32(vc));
     sa_ports_ |= bit64(port);
 }
 
 void Router::sa_remove(std::int32_t port, std::int32_t vc) {
-    auto& m = port_[static_cast<std::size_t>(port)].sa_vcs;
+    auto& m = sa_vcs_[port];
     m = static_cast<std::uint16_t>(m & ~bit32(vc));
     if (m == 0) sa_ports_ &= ~bit64(port);
 }
 
 // A wake-up arrives with the first entry pushed onto an empty line, at that entry's arrival.
+void Router::on_wake(std::uint32_t arg) {
+    const auto port = static_cast<std::int32_t>(arg >> 1);
+    if (arg & 1u) {
+        on_credit_wake(port);
+    } else {
+        on_flit_wake(port);
+    }
+}
+
 void Router::on_flit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     flit_lines_ |= bit64(port);
-    port_[static_cast<std::size_t>(port)].flit_due = c;
+    in_[port].flit_due = c;
     wake(c);
 }
 
 void Router::on_credit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     credit_lines_ |= bit64(port);
-    port_[static_cast<std::size_t>(port)].credit_due = c;
+    in_[port].credit_due = c;
     if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
 }
 
 // Grow (power of two); a buffer beyond its depth is a credit bug, caught by the conservation check.
-[[gnu::noinline, gnu::cold]] void Router::grow_ring(InputVc& x) {
-    std::vector<std::uint64_t> bigger(std::max<std::size_t>(4, x.ring.size() * 2));
-    for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = x.ring[(x.head + k) & (x.ring.size() - 1)];
-    x.ring.swap(bigger);
+[[gnu::noinline, gnu::cold]] void Router::grow_ring(Vc& x) {
+    const std::uint32_t cap = std::max<std::uint32_t>(4, x.capacity * 2);
+    auto* bigger = new std::uint64_t[cap];
+    for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = x.ring[(x.head + k) & (x.capacity - 1)];
+    delete[] x.ring;
+    x.ring = bigger;
+    x.capacity = cap;
     x.head = 0;
 }
 
@@ -155,10 +212,9 @@ void Router::on_credit_wake(std::int32_t port) {
     const std::uint32_t vc = Flit::vc_of(arg);
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
-    InputVc& x = ivs_[static_cast<std::size_t>(iv)];
-    if (x.size == x.ring.size()) [[unlikely]] grow_ring(x);
-    x.ring[(x.head + x.size) & (x.ring.size() - 1)] =
-        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
+    Vc& x = vc_[iv];
+    if (x.size == x.capacity) [[unlikely]] grow_ring(x);
+    x.ring[(x.head + x.size) & (x.capacity - 1)] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
     ++x.size;
     if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
     if (x.size != 1) return;  // the front flit is older
@@ -169,20 +225,20 @@ void Router::on_credit_wake(std::int32_t port) {
         va_list_.push_back(iv);
     } else {
         LOOM_DEBUG_ASSERT(x.state == VcState::Active, "flit into a VC that is routing an empty buffer");
-        sa_[static_cast<std::size_t>(iv)].ready = c + body_wait_;  // a body flit (the head left)
+        x.ready = c + body_wait_;  // a body flit (the head left)
         sa_add(port, static_cast<std::int32_t>(vc));
     }
 }
 
 void Router::drain(std::int64_t c) {
-    // Each line's front arrival is kept in PortState (flit_due / credit_due), so lines with nothing due are
-    // not touched: the front of a FIFO only changes when its reader pops.
+    // Each line's front arrival is kept in PortIn (flit_due / credit_due), so lines with nothing due are not
+    // touched: the front of a FIFO only changes when its reader pops.
     std::int64_t accepted = 0, accepted_cycles = 0;  // buffer writes, counted once per drain
     for (std::uint64_t m = flit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
-        PortState& ps = port_[static_cast<std::size_t>(p)];
+        PortIn& ps = in_[p];
         if (ps.flit_due > c) continue;
-        FlitLink& line = *ps.in_flits;
+        FlitLink& line = *ps.flits;
         do {
             accept_flit(p, line.pop(), ps.flit_due);
             ++accepted;
@@ -197,126 +253,207 @@ void Router::drain(std::int64_t c) {
     t.buffer_in_cycles += accepted_cycles;
     for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
-        PortState& ps = port_[static_cast<std::size_t>(p)];
+        PortIn& ps = in_[p];
         if (ps.credit_due > c) continue;
-        FlitLink& line = *ps.in_credits;
-        std::int32_t* credits = credits_.data() + p * vcs_;
+        FlitLink& line = *ps.credits;
+        std::int32_t* credits = credits_ + p * vcs_;
+        std::int32_t n = 0;
         do {
             ++credits[line.pop()];
-            --used_[static_cast<std::size_t>(p)];
+            ++n;
             if (line.empty()) break;
             ps.credit_due = line.front_arrival(c);
         } while (ps.credit_due <= c);
+        used_[p] -= n;
         if (line.empty()) credit_lines_ &= ~bit64(p);
     }
 }
 
 void Router::route(std::int32_t iv) {
-    InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+    Vc& x = vc_[iv];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
     auto& packet = net_.pool[net::PacketHandle{Flit::packet_of(arg)}];
     FabricPacket& p = packet.payload;
-    std::int32_t port = 0, first = 0, end = vcs_;
+    std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
         port = network_ports_ + static_cast<std::int32_t>(packet.header.dst) - first_terminal_;
     } else {
         const RouteQuery q{vertex_, p.dest_router,
-                           std::span<const std::int32_t>(used_.data(), static_cast<std::size_t>(network_ports_))};
+                           std::span<const std::int32_t>(used_, static_cast<std::size_t>(network_ports_))};
         port = net_.routing.route(q, p.route, ctx().rng());
         LOOM_DEBUG_ASSERT(port >= 0 && port < network_ports_ && wired(port), "routing chose an unwired port");
-        const std::int32_t cls = vc_class(net_.tables.scheme(), p.route);
+        cls = vc_class(net_.tables.scheme(), p.route);
         LOOM_ASSERT(cls < net_.classes, fmt::format("{}: a route needs VC class {}, {} exist", path(), cls, net_.classes));
-        first = net_.vc_first(cls);
-        end = net_.vc_first(cls + 1);
         ++p.route.hops;
         if (net_.tables.crosses(vertex_, port)) ++p.route.crossings;
-        p.channel_cycles += port_[static_cast<std::size_t>(port)].latency;
+        p.channel_cycles += out_[port].latency;
     }
-    x.out_port = port;
-    x.cand_first = port * vcs_ + first;
-    x.cand_end = port * vcs_ + end;
+    x.out_port = static_cast<std::uint8_t>(port);
+    x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
 }
 
 void Router::vc_allocate(std::int64_t cycle) {
-    va_.clear();
+    if (va_inline_) {
+        vc_allocate_inline(cycle);
+        return;
+    }
+    Allocator& va = *va_;
+    va.clear();
     for (std::int32_t iv : va_list_) {
-        InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+        Vc& x = vc_[iv];
         if (x.ready > cycle) continue;
         if (x.state == VcState::Routing) route(iv);
-        for (std::int32_t ov = x.cand_first; ov < x.cand_end; ++ov)
-            if (!ov_busy_[static_cast<std::size_t>(ov)]) va_.request(iv, ov, ov);
+        for (std::int32_t ov = cand_first(x), end = cand_end(x); ov < end; ++ov)
+            if (!ov_busy_[ov]) va.request(iv, ov, ov);
     }
-    if (va_.empty()) return;
-    va_.allocate();
-    for (std::int32_t iv : va_.granted()) {
-        InputVc& x = ivs_[static_cast<std::size_t>(iv)];
-        const std::int32_t ov = va_.output_of(iv);
-        ov_busy_[static_cast<std::size_t>(ov)] = 1;
-        x.out_vc = ov;
-        x.state = VcState::Active;
-        x.ready = cycle + vc_alloc_cycles_;
-        sa_[static_cast<std::size_t>(iv)] = SaVc{x.ready, ov, x.out_port};
-        sw_.set_output(iv / vcs_, iv % vcs_, x.out_port);
-        sa_add(iv / vcs_, iv % vcs_);
-    }
-    std::erase_if(va_list_, [this](std::int32_t iv) { return ivs_[static_cast<std::size_t>(iv)].state == VcState::Active; });
+    if (va.empty()) return;
+    va.allocate();
+    for (std::int32_t iv : va.granted()) grant_vc(iv, va.output_of(iv), cycle);
+    std::erase_if(va_list_, [this](std::int32_t iv) { return vc_[iv].state == VcState::Active; });
 }
 
-bool Router::switch_allocate(std::int64_t cycle) {
-    std::uint64_t active = 0;
-    for (std::uint64_t pm = sa_ports_; pm != 0; pm &= pm - 1) {
+// Separable input-first VC allocation with one iteration on bit masks (Allocator's rules, in place; at most 64
+// input and output VCs): each input VC picks the first free candidate output VC at or after its pointer, each
+// output VC grants the picking input first at or after its pointer, and both pointers move past the match.
+void Router::vc_allocate_inline(std::int64_t cycle) {
+    const auto n = ports_ * vcs_;
+    std::uint64_t touched = 0;
+    bool any = false;
+    for (std::int32_t iv : va_list_) {
+        Vc& x = vc_[iv];
+        if (x.ready > cycle) continue;
+        if (x.state == VcState::Routing) route(iv);
+        std::uint64_t lines = 0;
+        for (std::int32_t ov = cand_first(x), end = cand_end(x); ov < end; ++ov)
+            if (!ov_busy_[ov]) lines |= bit64(ov);
+        if (lines == 0) continue;
+        any = true;
+        const std::int32_t k = first_from(lines, va_in_ptr_[iv]);
+        va_pick_[iv] = static_cast<std::uint8_t>(k);
+        va_req_[k] |= bit64(iv);
+        touched |= bit64(k);
+    }
+    if (!any) return;
+    std::uint64_t granted = 0;
+    for (std::uint64_t t = touched; t != 0; t &= t - 1) {
+        const auto ov = static_cast<std::int32_t>(std::countr_zero(t));
+        const std::int32_t iv = first_from(va_req_[ov], va_out_ptr_[ov]);
+        va_req_[ov] = 0;
+        granted |= bit64(iv);
+        va_in_ptr_[iv] = static_cast<std::uint8_t>(ov + 1 == n ? 0 : ov + 1);
+        va_out_ptr_[ov] = static_cast<std::uint8_t>(iv + 1 == n ? 0 : iv + 1);
+    }
+    for (std::uint64_t g = granted; g != 0; g &= g - 1) {
+        const auto iv = static_cast<std::int32_t>(std::countr_zero(g));
+        grant_vc(iv, va_pick_[iv], cycle);
+    }
+    std::erase_if(va_list_, [this](std::int32_t iv) { return vc_[iv].state == VcState::Active; });
+}
+
+void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
+    Vc& x = vc_[iv];
+    ov_busy_[ov] = 1;
+    x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
+    x.state = VcState::Active;
+    x.ready = cycle + vc_alloc_cycles_;
+    if (!sw_inline_) sw_->set_output(iv / vcs_, iv % vcs_, x.out_port);
+    sa_add(iv / vcs_, iv % vcs_);
+}
+
+// One round. `dirty`: the input ports whose requests must be (re)computed: every port with Active VCs in the
+// first round, then only the inputs granted in the round before. An input that was not granted keeps its
+// requests, and with one iteration of the separable allocator its pick too: its VCs' ready cycles, states and
+// input pointer did not change, and only its own grants take credits of the output VCs it holds.
+std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
+    for (std::uint64_t pm = dirty; pm != 0; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
-        const SaVc* s = sa_.data() + p * vcs_;
         std::uint32_t lines = 0;
-        for (std::uint32_t vm = port_[static_cast<std::size_t>(p)].sa_vcs; vm != 0; vm &= vm - 1) {
-            const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
-            if (s[vc].ready <= cycle && credits_[static_cast<std::size_t>(s[vc].out_vc)] > 0) lines |= bit32(vc);
+        if ((sa_ports_ >> p) & 1) {
+            const Vc* v = vc_ + p * vcs_;
+            for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
+                const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
+                if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) lines |= bit32(vc);
+            }
         }
-        if (lines != 0) {
-            sw_lines_[static_cast<std::size_t>(p)] = lines;
-            active |= bit64(p);
+        if (lines == 0) {
+            sw_req_ &= ~bit64(p);
+            continue;
+        }
+        sw_req_ |= bit64(p);
+        sw_lines_[p] = lines;
+        if (sw_inline_) {
+            // Separable input-first, one iteration (Allocator's rules, in place): the input picks its first
+            // requesting VC at or after its pointer and asks for that VC's output.
+            const std::int32_t k = first_from(lines, in_ptr_[p]);
+            pick_[p] = static_cast<std::uint8_t>(k);
+            pick_out_[p] = static_cast<std::uint8_t>(v_out_port(p, k));
         }
     }
-    if (active == 0) return false;
+    if (sw_req_ == 0) return 0;
+    std::uint64_t granted = 0;
+    if (sw_inline_) {
+        std::uint64_t touched = 0;
+        for (std::uint64_t pm = sw_req_; pm != 0; pm &= pm - 1) {
+            const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
+            const std::int32_t o = pick_out_[p];
+            out_req_[o] |= bit64(p);
+            touched |= bit64(o);
+        }
+        // Each output grants the picking input first at or after its pointer; both pointers move past the match.
+        for (std::uint64_t t = touched; t != 0; t &= t - 1) {
+            const auto o = static_cast<std::int32_t>(std::countr_zero(t));
+            const std::int32_t i = first_from(out_req_[o], out_ptr_[o]);
+            out_req_[o] = 0;
+            granted |= bit64(i);
+            const std::int32_t line = pick_[i];
+            in_ptr_[i] = static_cast<std::uint8_t>(line + 1 == vcs_ ? 0 : line + 1);
+            out_ptr_[o] = static_cast<std::uint8_t>(i + 1 == ports_ ? 0 : i + 1);
+        }
+    } else {
+        granted = sw_->allocate_lines(sw_lines_, sw_req_);
+        for (std::uint64_t g = granted; g != 0; g &= g - 1) {
+            const auto p = static_cast<std::int32_t>(std::countr_zero(g));
+            pick_[p] = static_cast<std::uint8_t>(sw_->line_of(p));
+            pick_out_[p] = static_cast<std::uint8_t>(sw_->output_of(p));
+        }
+    }
     // Grants are forwarded in ascending input order (the order of the wake-ups they send).
     std::int64_t n = 0;
-    for (std::uint64_t g = sw_.allocate_lines(sw_lines_.data(), active); g != 0; g &= g - 1, ++n) {
+    for (std::uint64_t g = granted; g != 0; g &= g - 1, ++n) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(g));
-        forward(p, sw_.line_of(p), sw_.output_of(p), cycle);
+        forward(p, pick_[p], pick_out_[p], cycle);
     }
     FabricCounters& t = net_.stats.totals;
     t.buffer_out += n;
     t.buffer_out_cycles += n * cycle;
     t.flit_hops += n;
-    return true;
+    return granted;
 }
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
-    InputVc& x = ivs_[static_cast<std::size_t>(port * vcs_ + vc)];
+    Vc& x = vc_[port * vcs_ + vc];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
-    x.head = (x.head + 1) & static_cast<std::uint32_t>(x.ring.size() - 1);
+    x.head = (x.head + 1) & (x.capacity - 1);
     --x.size;
-    const auto o = static_cast<std::size_t>(out_port);
-    PortState& out = port_[o];
-    const std::int32_t ov = x.out_vc;
+    PortOut& out = out_[out_port];
+    const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
-        --credits_[static_cast<std::size_t>(ov)];
-        ++used_[o];
+        --credits_[ov];
+        ++used_[out_port];
     }
+    const std::int64_t now = ctx().now_ps();
     const std::int64_t depart = std::max(cycle + traversal_cycles_, out.next_free);
     out.next_free = depart + 1;
     const std::int64_t arrive = depart + out.latency;
-    out.out_flits->push(arrive, Flit::with_vc(arg, static_cast<std::uint32_t>(ov - out_port * vcs_)), delay_to(arrive));
-    PortState& in = port_[static_cast<std::size_t>(port)];
-    const std::int64_t credit_at = cycle + credit_delay_ + in.latency;
-    in.out_credits->push(credit_at, static_cast<std::uint32_t>(vc), delay_to(credit_at));
+    out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
+    const std::int64_t credit_at = cycle + credit_delay_ + out_[port].latency;
+    out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),
+                                  Time::ps(net_.clock.edge(credit_at).count() - now));
     ++net_.stats.totals.channel_flits[out.kind];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {
-        ov_busy_[static_cast<std::size_t>(ov)] = 0;
-        x.out_vc = -1;
-        x.out_port = -1;
+        ov_busy_[ov] = 0;
         sa_remove(port, vc);
         if (x.size > 0) {
             // The next packet's head is at the front: it is routed from the next cycle on.
@@ -334,7 +471,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         // The next body flit is at the front: it may take part from R + V cycles after its arrival.
         const auto arrived = static_cast<std::uint32_t>(x.ring[x.head] >> 32);
         const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
-        sa_[static_cast<std::size_t>(port * vcs_ + vc)].ready = a + body_wait_;
+        x.ready = a + body_wait_;
     }
 }
 
@@ -346,20 +483,23 @@ void Router::on_tick() {
     if (!va_list_.empty()) vc_allocate(c);
     // FabricConfig::rounds_at(c), with the speed-up converted once.
     const auto rounds = static_cast<std::int32_t>((c + 1) * speedup_milli_ / 1000 - c * speedup_milli_ / 1000);
-    for (std::int32_t r = 0; r < rounds && sa_ports_ != 0; ++r)
-        if (!switch_allocate(c)) break;
+    sw_req_ = 0;
+    for (std::uint64_t r = 0, dirty = sa_ports_; r < static_cast<std::uint64_t>(rounds) && sa_ports_ != 0; ++r) {
+        dirty = switch_allocate(c, dirty);
+        if (dirty == 0) break;
+    }
 
     // The next cycle in which something can progress.
     std::int64_t next = kNever;
     for (std::int32_t iv : va_list_) {
-        const InputVc& x = ivs_[static_cast<std::size_t>(iv)];
+        const Vc& x = vc_[iv];
         if (x.ready > c) {
             next = std::min(next, x.ready);
         } else if (x.state == VcState::Routing) {
             next = c + 1;
         } else {
-            for (std::int32_t ov = x.cand_first; ov < x.cand_end; ++ov) {
-                if (!ov_busy_[static_cast<std::size_t>(ov)]) {
+            for (std::int32_t ov = cand_first(x), end = cand_end(x); ov < end; ++ov) {
+                if (!ov_busy_[ov]) {
                     next = c + 1;  // lost VC allocation: try again
                     break;
                 }
@@ -369,18 +509,18 @@ void Router::on_tick() {
     }
     for (std::uint64_t pm = sa_ports_; pm != 0 && next > c + 1; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
-        for (std::uint32_t vm = port_[static_cast<std::size_t>(p)].sa_vcs; vm != 0; vm &= vm - 1) {
-            const SaVc& x = sa_[static_cast<std::size_t>(p * vcs_ + std::countr_zero(vm))];
-            if (credits_[static_cast<std::size_t>(x.out_vc)] > 0) {
+        for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
+            const Vc& x = vc_[p * vcs_ + std::countr_zero(vm)];
+            if (credits_[x.out_port * vcs_ + x.out_vc] > 0) {
                 next = std::min(next, std::max(x.ready, c + 1));
             } else if (credit_lines_ & bit64(x.out_port)) {
-                next = std::min(next, port_[static_cast<std::size_t>(x.out_port)].credit_due);  // a credit is coming
+                next = std::min(next, in_[x.out_port].credit_due);  // a credit is coming
             }
             // else: the credit line is empty, and the next credit's push sends a wake-up.
         }
     }
     for (std::uint64_t m = flit_lines_; m != 0 && next > c + 1; m &= m - 1)
-        next = std::min(next, port_[static_cast<std::size_t>(std::countr_zero(m))].flit_due);
+        next = std::min(next, in_[std::countr_zero(m)].flit_due);
     if (next != kNever) wake(next);
 }
 

@@ -16,9 +16,7 @@ Terminal::Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std:
       id_(id),
       latency_(net.config.terminal_latency_cycles),
       inject_vcs_(net.vc_first(1)),
-      flit_wake_out_(ctx, "flit_out"),
-      credit_wake_in_(ctx, "credit_in", this, sim::handler<&Terminal::on_credit_wake>),
-      flit_wake_in_(ctx, "flit_in", this, sim::handler<&Terminal::on_flit_wake>),
+      wake_(ctx, "wake", this, sim::handler<&Terminal::on_wake>),
       generate_(ctx, this, sim::handler<&Terminal::on_generate>, sim::Phase::Timer),
       tick_(ctx, this, sim::handler<&Terminal::on_tick>, sim::Phase::Clock),
       current_(net::PacketHandle::kNone),
@@ -46,7 +44,6 @@ void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection
     injection_ = &injection;
     credits_in_ = &credits;
     ejection_ = &ejection;
-    injection.bind(flit_wake_out_);
 }
 
 void Terminal::wake(std::int64_t cycle) {
@@ -55,9 +52,11 @@ void Terminal::wake(std::int64_t cycle) {
     tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
 }
 
-void Terminal::on_flit_wake(std::uint32_t) { wake(now_cycle()); }
-
-void Terminal::on_credit_wake(std::uint32_t) {
+void Terminal::on_wake(std::uint32_t arg) {
+    if (arg == kEjectionWake) {
+        wake(now_cycle());
+        return;
+    }
     // Credits matter only to a packet waiting for them; otherwise they are read when the next flit leaves.
     if (current_ != net::PacketHandle::kNone && credits_[static_cast<std::size_t>(current_vc_)] == 0)
         wake(now_cycle());
@@ -185,8 +184,14 @@ void Terminal::on_generate() {
 }
 
 void Terminal::start_packet() {
-    const Pending pending = queue_.front();
-    queue_.pop_front();
+    const Pending pending = queue_[queue_head_++];
+    if (queue_head_ == queue_.size()) {
+        queue_.clear();
+        queue_head_ = 0;
+    } else if (queue_head_ >= 64 && 2 * queue_head_ >= queue_.size()) {
+        queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(queue_head_));
+        queue_head_ = 0;
+    }
     const std::int32_t dst = pending.dst >= 0 ? pending.dst : net_.pattern.destination(id_, ctx().rng());
     open_packet(pending.created, dst, pending.flits, -1);
 }
@@ -245,7 +250,7 @@ void Terminal::pump(std::int64_t cycle) {
     while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop()];
     for (;;) {
         if (current_ == net::PacketHandle::kNone) {
-            if (!queue_.empty())
+            if (queue_head_ < queue_.size())
                 start_packet();
             else if (!streams_.empty())
                 start_stream_packet();

@@ -56,6 +56,10 @@ struct FabricConfig {
     // Not a config key: per link class channel latency in cycles, replacing local/global where positive (the TSP
     // mapping sets each class from its own LinkTiming).
     std::array<std::int64_t, topo::kLinkClassCount> class_latency_cycles{};
+    // Not a config key: routers run separable input-first allocation with one iteration in place on bit masks
+    // (the reference configuration); false makes them call Allocator for it as for every other kind (tests
+    // compare the two, which must agree exactly).
+    bool allocate_in_place = true;
 
     std::int64_t pipeline_cycles() const { return routing_cycles + vc_alloc_cycles + sw_alloc_cycles + st_cycles; }
     std::int64_t latency_cycles(topo::LinkClass c) const;

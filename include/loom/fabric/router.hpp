@@ -3,17 +3,20 @@
 // channels that send one flit per cycle. It runs only in cycles where some flit can move.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <limits>
+#include <memory>
 #include <string_view>
 #include <vector>
 
 #include "loom/fabric/allocator.hpp"
+#include "loom/fabric/flit.hpp"
 #include "loom/fabric/flit_link.hpp"
 #include "loom/fabric/network_context.hpp"
 #include "loom/sim/component.hpp"
-#include "loom/sim/port.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/sim/timer.hpp"
 
 namespace loom::fabric {
@@ -21,8 +24,9 @@ namespace loom::fabric {
 // Ports 0 .. network_ports()-1 are the topology's ports of the router's vertex (unwired ones get nothing and are
 // never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
 // and the credit line back to its sender, and an output flit line and the credit line coming back from its
-// receiver (FlitLink), each line with its wake-up sim port. Terminal ports have no credit line from the terminal:
-// a terminal absorbs a flit every cycle, so ejection needs no flow control.
+// receiver (FlitLink). Terminal ports have no credit line from the terminal: a terminal absorbs a flit every
+// cycle, so ejection needs no flow control. Every line into the router wakes it through its one endpoint on the
+// run's wake channel, with argument flit_wake_arg(port) or credit_wake_arg(port).
 //
 // Timing, in router cycles (R, V, S, X the pipeline stages; L the channel latency of a port):
 //  - a flit arriving at cycle a is written into its VC's buffer at a;
@@ -49,19 +53,22 @@ public:
     std::int32_t network_ports() const { return network_ports_; }
     std::int32_t ports() const { return ports_; }
     std::int32_t terminal_port(std::int32_t k) const { return network_ports_ + k; }
-    bool wired(std::int32_t port) const { return flit_wake_in_[static_cast<std::size_t>(port)] != nullptr; }
+    // Whether the topology wires `port` (terminal ports always are).
+    bool wired(std::int32_t port) const { return (wired_ >> port) & 1; }
     bool is_terminal_port(std::int32_t port) const { return port >= network_ports_; }
-    // Wake-up ports of the lines of `port` (the builder connects them; credit_wake_in: network ports only).
-    sim::InPort& flit_wake_in(std::int32_t port) { return *flit_wake_in_[static_cast<std::size_t>(port)]; }
-    sim::InPort& credit_wake_in(std::int32_t port) { return *credit_wake_in_[static_cast<std::size_t>(port)]; }
-    sim::OutPort& flit_wake_out(std::int32_t port) { return *flit_wake_out_[static_cast<std::size_t>(port)]; }
-    sim::OutPort& credit_wake_out(std::int32_t port) { return *credit_wake_out_[static_cast<std::size_t>(port)]; }
+    // The router's endpoint on the wake channel: it sends the wake-ups of the lines it pushes (output flits,
+    // returned credits) and receives those of the lines it reads, whose arguments name the line.
+    sim::ChannelPort& wake_port() { return wake_; }
+    static constexpr std::uint32_t flit_wake_arg(std::int32_t port) { return static_cast<std::uint32_t>(port) << 1; }
+    static constexpr std::uint32_t credit_wake_arg(std::int32_t port) {
+        return (static_cast<std::uint32_t>(port) << 1) | 1u;
+    }
     // The lines of `port`: flits in and the credits we return for them; flits out and the credits coming back
-    // (nullptr for a terminal port).
+    // (nullptr for a terminal port). The builder binds each line's wake-up.
     void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
     void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
-    const FlitLink& input_line(std::int32_t port) const { return *port_[static_cast<std::size_t>(port)].in_flits; }
-    const FlitLink* credit_line(std::int32_t port) const { return port_[static_cast<std::size_t>(port)].in_credits; }
+    const FlitLink& input_line(std::int32_t port) const { return *in_[port].flits; }
+    const FlitLink* credit_line(std::int32_t port) const { return in_[port].credits; }
 
     // Every output VC starts with vc_buffer_flits credits (the downstream buffer is empty).
     void init() override;
@@ -75,56 +82,54 @@ public:
 
 private:
     enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
-    // Cache-line sized and aligned: a router tick touches one line per active VC and per port with work.
-    struct alignas(64) InputVc {
-        std::vector<std::uint64_t> ring;  // (arrival cycle mod 2^32) << 32 | flit argument; capacity 2^k
-        std::uint32_t head = 0, size = 0;
+    // An input VC: its buffer (a ring of (arrival cycle mod 2^32) << 32 | flit argument, capacity 0 or 2^k,
+    // grown on demand) and its state, 32 bytes so that two share a cache line.
+    struct Vc {
+        std::uint64_t* ring = nullptr;
+        // Routing / VcAlloc: first cycle of routing / VC allocation. Active: first cycle the front flit may take
+        // part in switch allocation.
+        std::int64_t ready = 0;
+        std::uint32_t head = 0, size = 0, capacity = 0;
         VcState state = VcState::Idle;
-        std::int32_t out_port = -1;
-        std::int32_t out_vc = -1;                 // output VC index (port * vcs + vc) while Active
-        std::int32_t cand_first = 0, cand_end = 0;  // output VCs the packet may take (VcAlloc)
-        std::int64_t ready = 0;  // Routing / VcAlloc: first cycle of routing / VC allocation; Active: head's SA
+        std::uint8_t out_port = 0;  // VcAlloc, Active: the output port
+        std::uint8_t cls = 0;       // VcAlloc: index into class_vcs_ of the output VCs the packet may take
+        std::uint8_t out_vc = 0;    // Active: the VC held on out_port
     };
-    // Per port: its lines, its output channel's state and statistics kind, its VCs waiting for the switch.
-    struct alignas(64) PortState {
-        FlitLink* in_flits = nullptr;     // flits arriving
-        FlitLink* out_credits = nullptr;  // credits returned for them
-        FlitLink* out_flits = nullptr;    // flits leaving
-        FlitLink* in_credits = nullptr;   // credits coming back (nullptr: terminal port)
-        std::int64_t next_free = 0;       // first cycle the output channel is free
-        std::int64_t flit_due = 0;        // front arrival of in_flits while its bit is in flit_lines_
-        std::int64_t credit_due = 0;      // front arrival of in_credits while its bit is in credit_lines_
-        std::int32_t latency = 0;         // channel latency, cycles (at most 10^6, a config bound)
-        std::uint16_t sa_vcs = 0;         // input VCs Active with a buffered flit (at most 16 VCs)
-        std::uint8_t kind = 0;            // channel kind (statistics)
+    // What draining the lines into the router reads, per port.
+    struct PortIn {
+        FlitLink* flits = nullptr;    // flits arriving
+        FlitLink* credits = nullptr;  // credits coming back for this port's output (nullptr: terminal port)
+        std::int64_t flit_due = 0;    // front arrival of `flits` while its bit is in flit_lines_
+        std::int64_t credit_due = 0;  // front arrival of `credits` while its bit is in credit_lines_
     };
-    // What switch allocation reads of an Active input VC, kept apart from InputVc so that a round's requests
-    // touch a few contiguous lines instead of one line per VC.
-    struct SaVc {
-        std::int64_t ready = 0;     // first cycle the front flit may take part in switch allocation
-        std::int32_t out_vc = -1;   // output VC index (port * vcs + vc)
-        std::int32_t out_port = -1;
-    };
-    struct PortHandlers {
-        Router* router;
-        std::int32_t port;
-        void on_flit_wake(std::uint32_t) { router->on_flit_wake(port); }
-        void on_credit_wake(std::uint32_t) { router->on_credit_wake(port); }
+    // What forwarding a flit writes, per port: as the output its channel, as the input the credit line back.
+    struct PortOut {
+        FlitLink* flits = nullptr;         // flits leaving
+        FlitLink* credits_back = nullptr;  // credits returned for the flits arriving on this port
+        std::int64_t next_free = 0;        // first cycle the output channel is free
+        std::int32_t latency = 0;          // channel latency, cycles (at most 10^6, a config bound)
+        std::uint8_t kind = 0;             // channel kind (statistics)
     };
 
+    void on_wake(std::uint32_t arg);
     void on_flit_wake(std::int32_t port);
     void on_credit_wake(std::int32_t port);
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
-    static void grow_ring(InputVc& x);
+    static void grow_ring(Vc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
     void vc_allocate(std::int64_t cycle);
-    bool switch_allocate(std::int64_t cycle);
+    void vc_allocate_inline(std::int64_t cycle);
+    void grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle);
+    std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
+    std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
     void sa_add(std::int32_t port, std::int32_t vc);
     void sa_remove(std::int32_t port, std::int32_t vc);
+    std::int32_t cand_first(const Vc& x) const { return x.out_port * vcs_ + class_vcs_[x.cls].first; }
+    std::int32_t cand_end(const Vc& x) const { return x.out_port * vcs_ + class_vcs_[x.cls].end; }
     std::int64_t now_cycle() const { return net_.clock.edge_at_or_before(Time::ps(ctx().now_ps())); }
     Time delay_to(std::int64_t cycle) const {
         return Time::ps(net_.clock.edge(cycle).count() - ctx().now_ps());
@@ -142,26 +147,49 @@ private:
     std::int64_t routing_cycles_, vc_alloc_cycles_, traversal_cycles_, credit_delay_;
     std::uint32_t depth_;
     std::int64_t speedup_milli_;  // internal speed-up in thousandths (rounds of cycle c: see FabricConfig)
+    bool sw_inline_;              // separable input-first switch allocation, one iteration: done in place
+    bool va_inline_;              // the same for VC allocation, with at most 64 input VCs
+    // The VCs of class c on a port: [first, end) = [vc_first(c), vc_first(c + 1)); entry `classes` is every VC
+    // (ejection takes any).
+    struct VcRange {
+        std::uint8_t first, end;
+    };
+    std::array<VcRange, Flit::kMaxVcs + 1> class_vcs_{};
+    std::uint8_t any_class_ = 0;  // the entry of every VC
 
-    std::vector<PortState> port_;
-    std::vector<InputVc> ivs_;              // port * vcs + vc
-    std::vector<SaVc> sa_;                  // port * vcs + vc; valid while the VC's bit is in its port's sa_vcs
-    std::vector<std::int32_t> credits_;     // per output VC
-    std::vector<std::uint8_t> ov_busy_;     // per output VC
-    std::vector<std::int32_t> used_;        // per output port: credits consumed (UGAL-L's queue)
-    std::uint64_t sa_ports_ = 0;            // input ports with a nonzero sa_vcs
-    std::vector<std::uint32_t> sw_lines_;   // per input port: the VCs requesting the switch this round
-    std::vector<std::int32_t> va_list_;     // input VCs Routing or waiting for VC allocation
-    Allocator va_, sw_;
+    // The router's state is one block (block_), carved into these arrays, so that a tick touches a few
+    // neighbouring cache lines instead of a dozen separate allocations.
+    struct BlockFree {
+        void operator()(std::byte* p) const;
+    };
+    std::unique_ptr<std::byte, BlockFree> block_;
+    Vc* vc_ = nullptr;                    // input VCs: port * vcs + vc
+    PortIn* in_ = nullptr;                // per port
+    PortOut* out_ = nullptr;              // per port
+    std::int32_t* credits_ = nullptr;     // per output VC
+    std::uint8_t* ov_busy_ = nullptr;     // per output VC
+    std::int32_t* used_ = nullptr;        // per output port: credits consumed (UGAL-L's queue)
+    std::uint16_t* sa_vcs_ = nullptr;     // per input port: its VCs Active with a buffered flit
+    std::uint32_t* sw_lines_ = nullptr;   // per input port: the VCs requesting the switch this round
+    std::uint64_t* out_req_ = nullptr;    // per output port: inputs picking it this round (in-place allocation)
+    std::uint8_t* in_ptr_ = nullptr;      // per input port: round-robin pointer over its VCs (in place)
+    std::uint8_t* out_ptr_ = nullptr;     // per output port: round-robin pointer over the inputs (in place)
+    std::uint8_t* pick_ = nullptr;        // per input port: the VC it picked this round (in place)
+    std::uint8_t* pick_out_ = nullptr;    // per input port: the output of its pick, or of its grant
+    std::uint64_t sw_req_ = 0;            // input ports requesting the switch in this tick's current round
+    std::uint64_t* va_req_ = nullptr;     // per output VC: input VCs picking it (in-place VC allocation)
+    std::uint8_t* va_in_ptr_ = nullptr;   // per input VC: round-robin pointer over the output VCs
+    std::uint8_t* va_out_ptr_ = nullptr;  // per output VC: round-robin pointer over the input VCs
+    std::uint8_t* va_pick_ = nullptr;     // per input VC: the output VC it picked
+    std::uint64_t sa_ports_ = 0;          // input ports with a nonzero sa_vcs_
+    std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
+    std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
+    std::uint64_t wired_ = 0;             // ports with lines
+    std::vector<std::int32_t> va_list_;   // input VCs Routing or waiting for VC allocation
+    // The allocators of the kinds not done in place (nullptr otherwise).
+    std::unique_ptr<Allocator> va_, sw_;
 
-    std::deque<PortHandlers> handlers_;
-    std::deque<sim::InPort> in_ports_;
-    std::deque<sim::OutPort> out_ports_;
-    std::vector<sim::InPort*> flit_wake_in_, credit_wake_in_;
-    std::vector<sim::OutPort*> flit_wake_out_, credit_wake_out_;
-    std::uint64_t flit_lines_ = 0;    // ports whose input flit line holds entries
-    std::uint64_t credit_lines_ = 0;  // ports whose credit line holds entries
-
+    sim::ChannelPort wake_;
     sim::Timer tick_;
     std::int64_t next_tick_ = kNever;
     std::int64_t ticks_ = 0;

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <utility>
 #include <string_view>
@@ -13,7 +12,6 @@
 #include "loom/fabric/network_context.hpp"
 #include "loom/sim/channel.hpp"
 #include "loom/sim/component.hpp"
-#include "loom/sim/port.hpp"
 #include "loom/sim/timer.hpp"
 #include "loom/workload/traffic_trace.hpp"
 
@@ -41,11 +39,12 @@ public:
     Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std::vector<workload::TraceMessage> trace);
 
     std::int32_t id() const { return id_; }
-    // Wake-up ports: of the injection line (to the router), of the router's credit line and of the ejection line.
-    sim::OutPort& flit_wake_out() { return flit_wake_out_; }
-    sim::InPort& credit_wake_in() { return credit_wake_in_; }
-    sim::InPort& flit_wake_in() { return flit_wake_in_; }
-    // The lines: flits to the router, credits back from it, flits ejected to this terminal.
+    // The terminal's endpoint on the wake channel: it sends the injection line's wake-ups and receives those of
+    // the ejection line (kEjectionWake) and of the router's credit line (kCreditWake).
+    sim::ChannelPort& wake_port() { return wake_; }
+    static constexpr std::uint32_t kEjectionWake = 0, kCreditWake = 1;
+    // The lines: flits to the router, credits back from it, flits ejected to this terminal (the builder binds
+    // their wake-ups).
     void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection);
     const FlitLink& injection_line() const { return *injection_; }
     const FlitLink& credit_line() const { return *credits_in_; }
@@ -59,7 +58,9 @@ public:
 
     std::int32_t credits(std::int32_t vc) const { return credits_[static_cast<std::size_t>(vc)]; }
     // Packets generated and not yet started (the source queue and the transfer streams).
-    std::int64_t queued_packets() const { return static_cast<std::int64_t>(queue_.size()) + stream_packets_; }
+    std::int64_t queued_packets() const {
+        return static_cast<std::int64_t>(queue_.size() - queue_head_) + stream_packets_;
+    }
 
 private:
     struct Pending {
@@ -80,8 +81,7 @@ private:
     void begin_transfer(std::int32_t t);
     void start_stream_packet();
     void open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer);
-    void on_flit_wake(std::uint32_t);
-    void on_credit_wake(std::uint32_t);
+    void on_wake(std::uint32_t arg);
     void on_tick();
     void eject(std::uint32_t arg, std::int64_t arrived);
     std::int64_t next_ejection(std::int64_t cycle) const;
@@ -98,9 +98,7 @@ private:
     std::int64_t latency_;  // terminal channel, cycles
     std::int32_t inject_vcs_;  // class-0 VCs: 0 .. inject_vcs_-1
 
-    sim::OutPort flit_wake_out_;
-    sim::InPort credit_wake_in_;
-    sim::InPort flit_wake_in_;
+    sim::ChannelPort wake_;
     sim::Timer generate_;
     sim::Timer tick_;
     std::int64_t next_tick_ = INT64_MAX;
@@ -109,7 +107,10 @@ private:
     FlitLink* ejection_ = nullptr;
 
     std::vector<std::int32_t> credits_;
-    std::deque<Pending> queue_;
+    // The source queue: queue_[queue_head_ ..] (a vector, not a deque: a deque's first block is 512 bytes per
+    // terminal, most of the memory of 16,512 idle terminals).
+    std::vector<Pending> queue_;
+    std::size_t queue_head_ = 0;
     std::uint32_t current_;  // packet handle being sent, or net::PacketHandle::kNone
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;

@@ -4,7 +4,7 @@
 
 #include "loom/fabric/flit_link.hpp"
 #include "loom/sim/component.hpp"
-#include "loom/sim/port.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/sim/simulator.hpp"
 
 using namespace loom;
@@ -12,15 +12,21 @@ using loom::fabric::FlitLink;
 
 namespace {
 
+// Both ends sit on one wake channel (endpoint 0 sends, endpoint 1 receives), as in a fabric run.
 struct Sender : sim::Component {
-    explicit Sender(sim::Context& c) : sim::Component(c), out(c, "wake") {}
-    sim::OutPort out;
+    explicit Sender(sim::Context& c) : sim::Component(c), out(c, "wake", this, sim::handler<&Sender::on_wake>) {}
+    void on_wake(std::uint32_t) {}
+    sim::ChannelPort out;
 };
 struct Receiver : sim::Component {
     explicit Receiver(sim::Context& c) : sim::Component(c), in(c, "wake", this, sim::handler<&Receiver::on_wake>) {}
-    void on_wake(std::uint32_t) { wakes.push_back(now().count()); }
-    sim::InPort in;
+    void on_wake(std::uint32_t arg) {
+        wakes.push_back(now().count());
+        args.push_back(arg);
+    }
+    sim::ChannelPort in;
     std::vector<std::int64_t> wakes;
+    std::vector<std::uint32_t> args;
 };
 
 }  // namespace
@@ -29,9 +35,11 @@ TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
     sim::Simulator s;
     auto& tx = s.add<Sender>("tx");
     auto& rx = s.add<Receiver>("rx");
-    s.connect(tx.out, rx.in, Time::ps(10));
+    sim::Channel& ch = s.add_channel("wake", 2, Time::ps(10));
+    tx.out.attach(ch, 0);
+    rx.in.attach(ch, 1);
     FlitLink line;
-    line.bind(tx.out);
+    line.bind(tx.out, 1, 7);
     s.init();
     line.push(10, 1, Time::ps(10));
     line.push(11, 2, Time::ps(11));
@@ -48,6 +56,7 @@ TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
     line.push(40, 4, Time::ps(40));
     s.run();
     CHECK(rx.wakes == std::vector<std::int64_t>{10, 40});
+    CHECK(rx.args == std::vector<std::uint32_t>{7, 7});  // the line's own argument names it to the receiver
     CHECK(line.pushed() == 4);
 }
 
@@ -55,9 +64,11 @@ TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around"
     sim::Simulator s;
     auto& tx = s.add<Sender>("tx");
     auto& rx = s.add<Receiver>("rx");
-    s.connect(tx.out, rx.in, Time::ps(1));
+    sim::Channel& ch = s.add_channel("wake", 2, Time::ps(1));
+    tx.out.attach(ch, 0);
+    rx.in.attach(ch, 1);
     FlitLink line;
-    line.bind(tx.out);
+    line.bind(tx.out, 1, 0);
     s.init();
     const std::int64_t base = (std::int64_t{1} << 32) - 50;
     for (std::uint32_t k = 0; k < 100; ++k) line.push(base + k, k, Time::ps(1 + k));
