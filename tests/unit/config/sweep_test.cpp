@@ -135,3 +135,15 @@ TEST_CASE("A sweep with too many points is refused") {
     doc["axes"] = axes;
     CHECK(sweep_errors(doc) == std::vector<std::string>{"s.sweep.json: /axes: the sweep has more than 1000000 points"});
 }
+
+TEST_CASE("A sweep's replications must be an integer from 1 up, and default to 1") {
+    Json doc = sweep_doc(R"([{"path": "phold.lps", "values": [8]}])");
+    CHECK(make_sweep(doc, "s.sweep.json", kBase).replications == 1);
+    doc["replications"] = 5;
+    CHECK(make_sweep(doc, "s.sweep.json", kBase).replications == 5);
+    doc["replications"] = 0;
+    CHECK(sweep_errors(doc) == std::vector<std::string>{"s.sweep.json: /replications: expected an integer in "
+                                                        "1..10000, got 0"});
+    doc["replications"] = "3";
+    CHECK(sweep_errors(doc).size() == 1);
+}
