@@ -105,7 +105,7 @@ TEST_CASE("Every problem in a sweep file is reported with its pointer") {
                                         {"path": "a", "values": [2], "vals": 1}, 5, {"values": [1]}]})");
     CHECK(sweep_errors(doc) ==
           std::vector<std::string>{
-              "s.sweep.json: /extra: unknown key 'extra' (expected one of: base, command, axes, zip, report)",
+              "s.sweep.json: /extra: unknown key 'extra' (expected one of: base, command, axes, zip, report, replications)",
               "s.sweep.json: /: missing required key 'base'",
               "s.sweep.json: /command: expected one of \"run\", \"schedule\", \"compare\", got \"walk\"",
               "s.sweep.json: /zip: expected true or false, got 1",
