@@ -12,8 +12,10 @@
 #include <cstring>
 #include <new>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -121,6 +123,15 @@ loom::scenario::ProgressFn progress_line(const CommonFlags& flags) {
     };
 }
 
+// Each phase of a long command on a line of its own ("phase: verify"), above the progress line.
+std::function<void(std::string_view)> phase_line(const CommonFlags& flags) {
+    if (!show_progress(flags)) return {};
+    return [](std::string_view phase) {
+        std::fprintf(stderr, "\r%80s\rphase: %.*s\n", "", static_cast<int>(phase.size()), phase.data());
+        std::fflush(stderr);
+    };
+}
+
 // Loads the config named on the command line; its errors name the file.
 loom::scenario::Json load(const CommonFlags& flags) {
     spdlog::debug("loading {}", flags.config);
@@ -146,6 +157,7 @@ int run_command(const CommonFlags& flags, bool perf, bool schedule, spdlog::leve
     const auto config = load(flags);
     loom::scenario::RunOptions options;
     options.progress = progress_line(flags);
+    options.phase = phase_line(flags);
     options.trace = !flags.trace.empty();
     options.stop = &g_stop;
     options.log_level = log_level;

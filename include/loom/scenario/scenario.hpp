@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,9 @@ using ProgressFn = std::function<void(std::int64_t sim_ps, std::uint64_t events,
 
 struct RunOptions {
     ProgressFn progress;  // empty: no progress reports
+    // Called as each phase of the command begins: the model's ("compile", "verify", the fabric's "warm-up",
+    // "measure", "drain"), "run", and a comparison's "dynamic run 3/6: valiant seed 2". Empty: none.
+    std::function<void(std::string_view phase)> phase;
     bool trace = false;   // also produce the model's Chrome/Perfetto trace (InputError if it has none)
     // Set by a signal handler: the simulator polls it and stops; the result is then marked interrupted.
     const std::atomic<bool>* stop = nullptr;
@@ -73,6 +77,7 @@ struct CompareOptions {
     std::int32_t seeds = kSeedsUnset;
     std::string routing;     // non-empty: overrides /routing/functions ("min,valiant,ugal_l")
     const std::atomic<bool>* stop = nullptr;  // set by schedule() from RunOptions::stop
+    std::function<void(std::string_view phase)> phase = {};  // set by schedule() from RunOptions::phase
 };
 RunResult schedule(const Json& config, const RunOptions& options = {}, const CompareOptions& compare = {});
 
