@@ -12,8 +12,10 @@
 #include <cstring>
 #include <new>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -66,6 +68,7 @@ struct CommonFlags {
     std::string format = "table";
     bool json = false;
     bool quiet = false;
+    bool progress = false;  // progress on stderr even when it is not a terminal
     bool brief = false;  // schedule: the table format prints only the summary (and comparison)
     std::string trace;  // run, schedule: write the model's Chrome/Perfetto trace here
     bool no_verify = false;  // run, schedule, validate: skip the static schedule verifier (stated in the output)
@@ -81,6 +84,7 @@ struct CommonFlags {
         cmd->add_option("--out", out, "write stats.json, report.txt, report.csv and config.json into this directory")
             ->check(kNonEmpty);
         cmd->add_flag("-q,--quiet", quiet, "no progress output");
+        cmd->add_flag("--progress", progress, "progress on stderr even when it is not a terminal");
     }
     Format resolved_format() const { return json ? Format::Json : loom::scenario::parse_format(format); }
 };
@@ -107,13 +111,25 @@ void emit(const loom::scenario::Report& report, const CommonFlags& flags, const 
     write_stdout(text);
 }
 
-// A progress line on stderr, redrawn in place, only when stderr is a terminal.
-loom::scenario::ProgressFn progress_line(bool quiet) {
-    if (quiet || !isatty(STDERR_FILENO)) return {};
+// Progress goes to stderr when it is a terminal or --progress asks for it, never with --quiet.
+bool show_progress(const CommonFlags& flags) { return !flags.quiet && (flags.progress || isatty(STDERR_FILENO)); }
+
+// A progress line on stderr, redrawn in place.
+loom::scenario::ProgressFn progress_line(const CommonFlags& flags) {
+    if (!show_progress(flags)) return {};
     return [](std::int64_t sim_ps, std::uint64_t events, double rate, double eta) {
         std::string eta_text = eta >= 0 ? fmt::format(" eta {:.0f}s", eta) : std::string();
         std::fprintf(stderr, "\r  sim %.3f us  events %llu  %.2f M/s%s   ", static_cast<double>(sim_ps) / 1e6,
                      static_cast<unsigned long long>(events), rate / 1e6, eta_text.c_str());
+        std::fflush(stderr);
+    };
+}
+
+// Each phase of a long command on a line of its own ("phase: verify"), above the progress line.
+std::function<void(std::string_view)> phase_line(const CommonFlags& flags) {
+    if (!show_progress(flags)) return {};
+    return [](std::string_view phase) {
+        std::fprintf(stderr, "\r%80s\rphase: %.*s\n", "", static_cast<int>(phase.size()), phase.data());
         std::fflush(stderr);
     };
 }
@@ -142,7 +158,8 @@ int run_command(const CommonFlags& flags, bool perf, bool schedule, spdlog::leve
     flags.resolved_format();  // reject a bad --format before the run
     const auto config = load(flags);
     loom::scenario::RunOptions options;
-    options.progress = progress_line(flags.quiet);
+    options.progress = progress_line(flags);
+    options.phase = phase_line(flags);
     options.trace = !flags.trace.empty();
     options.stop = &g_stop;
     options.log_level = log_level;
@@ -336,11 +353,12 @@ int main(int argc, char** argv) {
             loom::scenario::SweepOptions options;
             options.jobs = jobs;
             options.out_dir = sweep_flags.out;
-            options.quiet = sweep_flags.quiet;
+            options.quiet = !show_progress(sweep_flags);
             options.build_identity = version_text();
             options.stop = &g_stop;
             options.log_level = log_level;
             const auto result = loom::scenario::sweep(sweep_flags.config, options);
+            if (!result.primary) return result.exit_code;  // an mpirun rank other than 0: rank 0 reports
             write_stdout(loom::scenario::render(result.report, format));
             for (const auto& line : result.failures) std::fprintf(stderr, "loom: %s\n", line.c_str());
             code = result.exit_code;

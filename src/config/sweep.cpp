@@ -1,5 +1,6 @@
 #include "loom/config/sweep.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <optional>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "loom/base/error.hpp"
+#include "loom/base/rng.hpp"
 #include "loom/config/document.hpp"
 
 namespace loom::config {
@@ -46,7 +48,7 @@ SweepSpec build(const Json& doc, const std::string& origin, std::optional<Json> 
         errors.add("", fmt::format("expected a sweep object, got {}", quote_value(doc)));
         finish();
     }
-    report_unknown_keys(doc, "", {"base", "command", "axes", "zip", "report"}, errors);
+    report_unknown_keys(doc, "", {"base", "command", "axes", "zip", "report", "replications"}, errors);
 
     if (!doc.contains("base")) {
         errors.add("", "missing required key 'base'");
@@ -74,6 +76,15 @@ SweepSpec build(const Json& doc, const std::string& origin, std::optional<Json> 
             spec.zip = it->get<bool>();
         } else {
             errors.add("/zip", fmt::format("expected true or false, got {}", quote_value(*it)));
+        }
+    }
+
+    if (auto it = doc.find("replications"); it != doc.end()) {
+        if (it->is_number_integer() && it->get<std::int64_t>() >= 1 && it->get<std::int64_t>() <= kMaxReplications) {
+            spec.replications = it->get<int>();
+        } else {
+            errors.add("/replications",
+                       fmt::format("expected an integer in 1..{}, got {}", kMaxReplications, quote_value(*it)));
         }
     }
 
@@ -146,6 +157,9 @@ SweepSpec build(const Json& doc, const std::string& origin, std::optional<Json> 
     }
     if (errors.empty() && point_count(spec) > kMaxPoints) {
         errors.add("/axes", fmt::format("the sweep has more than {} points", kMaxPoints));
+    } else if (errors.empty() && point_count(spec) * static_cast<std::size_t>(spec.replications) > kMaxPoints) {
+        errors.add("/replications", fmt::format("the sweep has more than {} runs ({} points x {} replications)",
+                                                kMaxPoints, point_count(spec), spec.replications));
     }
     finish();
 
@@ -176,6 +190,12 @@ SweepSpec load_sweep(const std::string& path) {
 
 SweepSpec make_sweep(const Json& doc, const std::string& origin, Json base) {
     return build(doc, origin, std::move(base), {});
+}
+
+std::int64_t replication_seed(std::int64_t seed, int r) {
+    if (r == 0) return seed;
+    const std::uint64_t stream = derive(static_cast<std::uint64_t>(seed), "replication");
+    return static_cast<std::int64_t>(derive(stream, static_cast<std::uint64_t>(r)) >> 1);
 }
 
 std::size_t point_count(const SweepSpec& spec) {

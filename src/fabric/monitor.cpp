@@ -25,6 +25,7 @@ void Monitor::init() {
         s.phase = MeasurePhase::Done;
         return;
     }
+    ctx().sim().announce_phase("warm-up");
     timer_.arm_at(Time::ps(net_.clock.edge(net_.traffic.measurement.sample_cycles - 1).count()));
 }
 
@@ -97,6 +98,7 @@ void Monitor::on_sample() {
             const auto k = static_cast<std::int32_t>(samples_.size());
             if (k >= m.min_warmup_samples && steady(samples_[samples_.size() - 2], samples_.back())) {
                 s.phase = MeasurePhase::Measure;
+                ctx().sim().announce_phase("measure");
                 s.measure_start = c + 1;
                 s.measure_end = c + 1 + m.measure_cycles;
                 s.window_start = now;
@@ -122,6 +124,7 @@ void Monitor::on_sample() {
                 return;
             }
             s.phase = MeasurePhase::Drain;
+            ctx().sim().announce_phase("drain");
             if (s.marked_outstanding == 0) {
                 finish_run();
                 return;

@@ -121,6 +121,8 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
     }
 
     Json mapping_json;
+    std::size_t dynamic_run = 0;
+    const std::size_t dynamic_runs = kinds->size() * static_cast<std::size_t>(fabric_config.seeds);
     for (fabric::RoutingKind kind : *kinds) {
         const std::int32_t needed = fabric::classes_needed(system.topology(), kind);
         const fabric::TspFabricMapping m =
@@ -140,6 +142,8 @@ Json compare_dynamic(const Json& config, const Json& tsp_stats, const CompareOpt
             so.seed = static_cast<std::uint64_t>(s);
             so.stop_flag = options.stop;
             sim::Simulator sim(so);
+            if (options.phase)
+                options.phase(fmt::format("dynamic run {}/{}: {} seed {}", ++dynamic_run, dynamic_runs, r.routing, s));
             fabric::TransferRun run{&transfers, m.transfer};
             config::Errors build_errors;
             auto model = fabric::build(m.topology, m.fabric, rc, workload::TrafficConfig{}, sim, build_errors, nullptr,

@@ -173,6 +173,7 @@ Built build(const Json& config, const RunOptions& options) {
     so.stop_flag = options.stop;
     so.log_level = options.log_level;
     b.sim = std::make_unique<sim::Simulator>(so);
+    if (options.phase) b.sim->set_phase_listener(options.phase);
     b.instance = entry->build(config, *b.sim, errors);
     errors.throw_if_any();
     if (!b.instance) throw InternalError(fmt::format("model '{}' built nothing and reported no error", b.root.model));
@@ -189,6 +190,8 @@ void validate(const Json& config, const RunOptions& options) {
 RunResult run(const Json& config, const RunOptions& options) {
     Built b = build(with_options(config, options), options);
     sim::Simulator& sim = *b.sim;
+    // Before init(): a model may announce its first phase of the run (the fabric's warm-up) from there.
+    if (options.phase) options.phase("run");
     sim.init();
     const Time end = b.root.end_time.value_or(Time::max());
     if (options.progress) {

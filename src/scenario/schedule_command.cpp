@@ -124,6 +124,7 @@ RunResult schedule(const Json& config, const RunOptions& options, const CompareO
         std::string table, csv, perf;
         CompareOptions with_stop = compare;
         with_stop.stop = options.stop;
+        with_stop.phase = options.phase;
         Json comparison;
         try {
             comparison = compare_dynamic(config, tsp, with_stop, table, csv, perf);

@@ -428,15 +428,18 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
 }
 
 Program workload_program(const workload::TransferSet& transfers, const TspSystem& system,
-                         const sched::SchedulerConfig& scheduler, bool data_check, std::uint64_t seed) {
+                         const sched::SchedulerConfig& scheduler, bool data_check, std::uint64_t seed,
+                         const sim::Simulator* sim) {
     Program p;
     p.from_workload = true;
+    if (sim) sim->announce_phase("compile");
     p.schedule = sched::compile(system.topology(), system.links(), system.chip(), transfers, scheduler);
     p.collective = transfers.collective;
     p.readiness.reserve(transfers.transfers.size());
     for (const workload::Transfer& x : transfers.transfers)
         p.readiness.push_back({x.id, x.earliest, x.compute_before, x.deps});
     if (scheduler.verify) {
+        if (sim) sim->announce_phase("verify");
         const auto t0 = std::chrono::steady_clock::now();
         const std::vector<std::string> problems =
             sched::verify(p.schedule, system.topology(), system.links(), system.chip(), &transfers, 10);
@@ -489,7 +492,7 @@ std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulat
         // Both throw ConfigError with JSON Pointers under /workload for a transfer set that does not fit.
         const workload::TransferSet transfers = workload::make_transfer_set(
             workload_config, system->topology(), system->chip(), "/workload", system->links().unit_payload);
-        program = workload_program(transfers, *system, scheduler_config, executor.data_check, sim.seed());
+        program = workload_program(transfers, *system, scheduler_config, executor.data_check, sim.seed(), &sim);
     } else {
         program = resolve(program_config, *system, "/program", errors);
     }

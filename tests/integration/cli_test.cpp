@@ -174,7 +174,7 @@ TEST_CASE("A sweep runs every point, writes points.csv and skips finished points
     // 4 points + header
     CHECK(std::count(csv.begin(), csv.end(), '\n') == 5);
     CHECK(csv.find(",ok\n") != std::string::npos);
-    const auto again = loom("sweep " + (d / "small.sweep.json").string() + " --out " + (d / "out").string());
+    const auto again = loom("sweep " + (d / "small.sweep.json").string() + " --progress --out " + (d / "out").string());
     CHECK(again.code == 0);
     CHECK(again.out.find("cached") != std::string::npos);
     CHECK(read(d / "out" / "points.csv") == csv);

@@ -78,15 +78,15 @@ TEST_CASE("A sweep rerun after its base config changed runs every point again") 
     const auto d = scratch("sweep-cache");
     small_base(d, 1);
     const auto s = sweep_file(d, R"([{"path": "phold.lps", "values": [32]}])");
-    const std::string cmd = "sweep " + s.string() + " --out " + (d / "out").string();
+    const std::string cmd = "sweep " + s.string() + " --progress --out " + (d / "out").string();
     REQUIRE(loom(cmd).code == 0);
     const auto first = slurp(d / "out/points/p0000/stats.json");
     const auto cached = loom(cmd);
-    CHECK(cached.first_err() == "sweep: p0000 cached (1/1)");
+    CHECK(cached.first_err() == "sweep: p0000 cached (1/1 done, 0 failed)");
     small_base(d, 2);  // another seed
     const auto rerun = loom(cmd);
     CHECK(rerun.code == 0);
-    CHECK(rerun.first_err() == "sweep: p0000 ok (1/1)");
+    CHECK(rerun.first_err() == "sweep: p0000 ok (1/1 done, 0 failed)");
     CHECK(slurp(d / "out/points/p0000/stats.json") != first);
 }
 
@@ -180,11 +180,12 @@ TEST_CASE("An interrupted sweep keeps its finished points, writes no partial one
     small_base(d);
     // Point 0 is quick, point 1 runs for minutes unless stopped.
     const auto s = sweep_file(d, R"([{"path": "end_time", "values": ["20us", "10s"]}, {"path": "phold.lps", "values": [1024]}])");
-    const std::string cmd = "sweep " + s.string() + " --out " + (d / "out").string();
+    const std::string cmd = "sweep " + s.string() + " --progress --out " + (d / "out").string();
     const auto r = loom_interrupted(cmd, "INT", 1.5);
     INFO(r.err);
     CHECK(r.code == 130);
-    CHECK(r.first_err() == "sweep: p0000 ok (1/2)");
+    // The estimate of the time left follows the words checked here.
+    CHECK(starts_with(r.first_err(), "sweep: p0000 ok (1/2 done, 0 failed"));
     CHECK(contains(r.err, "loom: interrupted; rerun the same command to resume the sweep"));
     CHECK(fs::exists(d / "out/points/p0000/stats.json"));
     CHECK_FALSE(fs::exists(d / "out/points/p0001/stats.json"));
@@ -192,5 +193,5 @@ TEST_CASE("An interrupted sweep keeps its finished points, writes no partial one
     // The next call finds point 0 done and starts point 1 again (interrupted once more here).
     const auto again = loom_interrupted(cmd, "INT", 1.0);
     CHECK(again.code == 130);
-    CHECK(again.first_err() == "sweep: p0000 cached (1/2)");
+    CHECK(again.first_err() == "sweep: p0000 cached (1/2 done, 0 failed)");
 }

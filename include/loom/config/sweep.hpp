@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,7 +22,8 @@ struct SweepAxis {
 
 // A loaded sweep file:
 //   {"base": "<config path, relative to the sweep file>", "command": "run"|"schedule"|"compare" (default "run"),
-//    "axes": [{"path": "phold.lps", "values": [...]}, ...], "zip": false, "report": ["/stats/<pointer>", ...]}
+//    "axes": [{"path": "phold.lps", "values": [...]}, ...], "zip": false, "report": ["/stats/<pointer>", ...],
+//    "replications": 1}
 struct SweepSpec {
     std::string path;       // the sweep file itself
     std::string base_path;  // the base config's path, resolved against the sweep file's folder
@@ -30,6 +32,9 @@ struct SweepSpec {
     std::vector<SweepAxis> axes;  // at least one
     bool zip = false;             // zipped: point i takes value i of every axis (all axes equally long)
     std::vector<std::string> report;  // JSON Pointers into each point's stats document
+    // Runs per point, each with its own seed (replication_seed); the summary reports each value's mean,
+    // standard deviation and 95% confidence interval over them. 1: one run, the values as they are.
+    int replications = 1;
 };
 
 struct SweepPoint {
@@ -46,6 +51,14 @@ SweepSpec load_sweep(const std::string& path);
 // The same checks for a sweep document already in memory; `origin` names it and `base` is the loaded base config
 // (`spec.path` is `origin`, `spec.base_path` the "base" string as written).
 SweepSpec make_sweep(const Json& doc, const std::string& origin, Json base);
+
+// Upper bound of "replications": more runs per point than this is a mistake in the file.
+inline constexpr int kMaxReplications = 10'000;
+
+// The seed of replication `r` of a point whose config has seed `seed`: replication 0 keeps the point's own seed
+// (so a sweep with one replication runs exactly the configs it always did); the others are streams derived
+// from it, kept non-negative as a config's seed must be.
+std::int64_t replication_seed(std::int64_t seed, int r);
 
 // Number of points: product of the axis lengths, or the common length when zipped.
 std::size_t point_count(const SweepSpec& spec);

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,9 @@ using ProgressFn = std::function<void(std::int64_t sim_ps, std::uint64_t events,
 
 struct RunOptions {
     ProgressFn progress;  // empty: no progress reports
+    // Called as each phase of the command begins: the model's ("compile", "verify", the fabric's "warm-up",
+    // "measure", "drain"), "run", and a comparison's "dynamic run 3/6: valiant seed 2". Empty: none.
+    std::function<void(std::string_view phase)> phase;
     bool trace = false;   // also produce the model's Chrome/Perfetto trace (InputError if it has none)
     // Set by a signal handler: the simulator polls it and stops; the result is then marked interrupted.
     const std::atomic<bool>* stop = nullptr;
@@ -73,6 +77,7 @@ struct CompareOptions {
     std::int32_t seeds = kSeedsUnset;
     std::string routing;     // non-empty: overrides /routing/functions ("min,valiant,ugal_l")
     const std::atomic<bool>* stop = nullptr;  // set by schedule() from RunOptions::stop
+    std::function<void(std::string_view phase)> phase = {};  // set by schedule() from RunOptions::phase
 };
 RunResult schedule(const Json& config, const RunOptions& options = {}, const CompareOptions& compare = {});
 
@@ -87,11 +92,14 @@ std::string list_text();
 Report topo(const Json& config, std::string* dot = nullptr);
 
 // `loom sweep`: runs every point of a sweep file (in parallel with `jobs` threads) into `out_dir`
-// (points/<id>/stats.json, points.csv, points.jsonl); a point whose stats.json exists is not run again.
+// (points/<id>/stats.json, points.csv, points.jsonl); a point whose stats.json exists is not run again. With
+// "replications": N each point runs N times (points/<id>/r<k>/), seeds from config::replication_seed, and the
+// summaries give each value's mean, sd and 95% interval. Launched by mpirun (and built with MPI), the runs are
+// spread over the ranks, each with `jobs` threads, and rank 0 writes the same summaries a single process would.
 struct SweepOptions {
     int jobs = 1;
     std::string out_dir;  // required
-    bool quiet = false;
+    bool quiet = false;   // no progress lines ("sweep: p0003 ok (4/10 done, 0 failed, eta 12s)") on stderr
     // Part of every point's cache key (with the hash of the point's effective config): a point run by another
     // build of Loom runs again. The binary's `loom --version` text.
     std::string build_identity;
@@ -100,6 +108,8 @@ struct SweepOptions {
 };
 // The outcome of a sweep: the points table, and what failed.
 struct SweepResult {
+    // false on the ranks other than 0 of an mpirun launch: rank 0 prints the report and the failures.
+    bool primary = true;
     Report report;
     std::vector<std::string> failures;  // one line per failed point: "p0003 (phold.lps=0): bad_input: ..."
     // The exit code the failures call for: 1 if any point hit an internal error, else 3 if any failed a model

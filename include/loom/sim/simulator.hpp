@@ -10,6 +10,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -148,6 +149,13 @@ public:
     std::string perf_fields() const;
     // Calls `fn` every 2^interval_log2 events of run() (empty fn: none).
     void set_progress(std::function<void(const Progress&)> fn, unsigned interval_log2 = 20);
+    // The phases of a long command, for a person watching it ("compile", "verify", "warm-up", "measure",
+    // "drain"): a model announces each as it begins, during its build or its run; the front end listens. The
+    // kernel gives the names no meaning and nothing in a run may depend on whether anyone listens.
+    void set_phase_listener(std::function<void(std::string_view phase)> fn) { phase_listener_ = std::move(fn); }
+    void announce_phase(std::string_view phase) const {
+        if (phase_listener_) phase_listener_(phase);
+    }
     std::size_t component_count() const { return components_.size(); }
     // The smallest minimum latency of any link or channel (Time::max() if there are none): the lookahead a
     // conservative partitioned run could use if every link crossed partitions.
@@ -219,6 +227,7 @@ private:
     CalendarQueue calendar_;
     HeapQueue heap_;
     std::function<void(const Progress&)> progress_;
+    std::function<void(std::string_view)> phase_listener_;
     unsigned progress_log2_ = 20;
 
     stats::Registry stats_;

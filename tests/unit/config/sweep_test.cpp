@@ -105,7 +105,7 @@ TEST_CASE("Every problem in a sweep file is reported with its pointer") {
                                         {"path": "a", "values": [2], "vals": 1}, 5, {"values": [1]}]})");
     CHECK(sweep_errors(doc) ==
           std::vector<std::string>{
-              "s.sweep.json: /extra: unknown key 'extra' (expected one of: base, command, axes, zip, report)",
+              "s.sweep.json: /extra: unknown key 'extra' (expected one of: base, command, axes, zip, report, replications)",
               "s.sweep.json: /: missing required key 'base'",
               "s.sweep.json: /command: expected one of \"run\", \"schedule\", \"compare\", got \"walk\"",
               "s.sweep.json: /zip: expected true or false, got 1",
@@ -134,4 +134,16 @@ TEST_CASE("A sweep with too many points is refused") {
     Json doc = sweep_doc("[]");
     doc["axes"] = axes;
     CHECK(sweep_errors(doc) == std::vector<std::string>{"s.sweep.json: /axes: the sweep has more than 1000000 points"});
+}
+
+TEST_CASE("A sweep's replications must be an integer from 1 up, and default to 1") {
+    Json doc = sweep_doc(R"([{"path": "phold.lps", "values": [8]}])");
+    CHECK(make_sweep(doc, "s.sweep.json", kBase).replications == 1);
+    doc["replications"] = 5;
+    CHECK(make_sweep(doc, "s.sweep.json", kBase).replications == 5);
+    doc["replications"] = 0;
+    CHECK(sweep_errors(doc) == std::vector<std::string>{"s.sweep.json: /replications: expected an integer in "
+                                                        "1..10000, got 0"});
+    doc["replications"] = "3";
+    CHECK(sweep_errors(doc).size() == 1);
 }
