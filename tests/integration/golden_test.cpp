@@ -4,6 +4,8 @@
 // (tools/update-goldens.sh) and the changed keys are printed, for the commit message.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -93,7 +95,8 @@ std::vector<std::string> differences(const Json& golden, const Json& now) {
 
 void check_case(const Json& c) {
     const std::string name = c.at("name");
-    const fs::path dir = fs::temp_directory_path() / ("loom-golden-" + name);
+    // Per process: two checkouts (or two ctest runs) on one machine never share a scratch folder.
+    const fs::path dir = fs::temp_directory_path() / ("loom-golden-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(dir);
     std::string output;
     for (const char* run : {"a", "b"}) {
