@@ -131,7 +131,6 @@ loom::scenario::Json load(const CommonFlags& flags) {
     throw loom::ConfigError(std::move(named));
 }
 
-// `loom run` and `loom schedule`: the same flags, the same output; schedule adds its summary.
 std::string version_text() {
     return fmt::format("loom {} (git {})", LOOM_VERSION, loom::cli::build_id());
 }
@@ -149,6 +148,7 @@ void write_perf_json(const CommonFlags& flags, bool schedule, const loom::scenar
                                       loom::scenario::perf_document(result.perf, extra).dump(1) + "\n");
 }
 
+// `loom run` and `loom schedule`: the same flags, the same output; schedule adds its summary.
 int run_command(const CommonFlags& flags, bool perf, bool schedule, spdlog::level::level_enum log_level,
                 const loom::scenario::CompareOptions& compare = {}) {
     if (!flags.perf_json.empty()) loom::scenario::check_output_file(flags.perf_json, "--perf-json");

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
-#include <sstream>
 #include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
