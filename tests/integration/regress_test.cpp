@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -35,8 +36,9 @@ std::string slurp(const fs::path& p) {
     return s.str();
 }
 
+// Named by the process too: checkouts side by side may run these tests at the same time.
 fs::path scratch(const std::string& name) {
-    const fs::path d = fs::temp_directory_path() / ("loom-regress-test-" + name);
+    const fs::path d = fs::temp_directory_path() / ("loom-regress-test-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(d);
     fs::create_directories(d);
     return d;
