@@ -2,6 +2,7 @@
 // (0 ok, 1 internal error, 2 bad input, 3 a model check failed, 130 interrupted) with one line per problem on
 // stderr.
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -72,6 +73,7 @@ struct CommonFlags {
     bool brief = false;  // schedule: the table format prints only the summary (and comparison)
     std::string trace;  // run, schedule: write the model's Chrome/Perfetto trace here
     bool no_verify = false;  // run, schedule, validate: skip the static schedule verifier (stated in the output)
+    std::string perf_json;  // run, schedule: write the --perf figures as JSON here
 
     void add_config(CLI::App* cmd, const char* what = "config file (JSON)") {
         cmd->add_option("config", config, what)->required()->check(kNonEmpty);
@@ -147,9 +149,27 @@ loom::scenario::Json load(const CommonFlags& flags) {
     throw loom::ConfigError(std::move(named));
 }
 
+std::string version_text() {
+    return fmt::format("loom {} (git {})", LOOM_VERSION, loom::cli::build_id());
+}
+
+// --perf-json: the --perf figures with what produced them and the process's peak resident set so far.
+void write_perf_json(const CommonFlags& flags, bool schedule, const loom::scenario::RunResult& result) {
+    struct rusage usage {};
+    getrusage(RUSAGE_SELF, &usage);
+    const loom::scenario::Json extra = {{"command", schedule ? "schedule" : "run"},
+                                        {"config", flags.config},
+                                        {"build", version_text()},
+                                        {"interrupted", result.interrupted},
+                                        {"peak_rss_bytes", static_cast<std::int64_t>(usage.ru_maxrss) * 1024}};
+    loom::scenario::write_file_atomic(flags.perf_json,
+                                      loom::scenario::perf_document(result.perf, extra).dump(1) + "\n");
+}
+
 // `loom run` and `loom schedule`: the same flags, the same output; schedule adds its summary.
 int run_command(const CommonFlags& flags, bool perf, bool schedule, spdlog::level::level_enum log_level,
                 const loom::scenario::CompareOptions& compare = {}) {
+    if (!flags.perf_json.empty()) loom::scenario::check_output_file(flags.perf_json, "--perf-json");
     if (!flags.out.empty()) {
         loom::scenario::prepare_out_dir(flags.out);
         // A run that fails or is interrupted before its report is written leaves no earlier report behind.
@@ -181,10 +201,12 @@ int run_command(const CommonFlags& flags, bool perf, bool schedule, spdlog::leve
         } else {
             std::fprintf(stderr, "loom: interrupted\n");
         }
+        if (!flags.perf_json.empty()) write_perf_json(flags, schedule, result);
         return 130;
     }
     if (options.trace) loom::scenario::write_file_atomic(flags.trace, result.trace);
     emit(result.report, flags, config);
+    if (!flags.perf_json.empty()) write_perf_json(flags, schedule, result);
     return 0;
 }
 
@@ -195,10 +217,6 @@ spdlog::level::level_enum parse_log_level(const std::string& text, const char* s
     }
     throw loom::InputError(
         fmt::format("{}: expected one of trace, debug, info, warn, error, off, got '{}'", source, text));
-}
-
-std::string version_text() {
-    return fmt::format("loom {} (git {})", LOOM_VERSION, loom::cli::build_id());
 }
 
 }  // namespace
@@ -223,6 +241,8 @@ int main(int argc, char** argv) {
     run_flags.add_config(run);
     run_flags.add_output(run);
     run->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
+    run->add_option("--perf-json", run_flags.perf_json, "write the --perf figures as JSON to this file")
+        ->check(kNonEmpty);
     run->add_option("--trace", run_flags.trace, "write a Chrome/Perfetto trace (JSON) of the run to this file")
         ->check(kNonEmpty);
     run->add_flag("--no-verify", run_flags.no_verify, kNoVerify);
@@ -233,6 +253,8 @@ int main(int argc, char** argv) {
     schedule_flags.add_config(schedule);
     schedule_flags.add_output(schedule);
     schedule->add_flag("--perf", perf, "print 'perf: events=.. wall_s=.. events_per_s=..' on stderr");
+    schedule->add_option("--perf-json", schedule_flags.perf_json, "write the --perf figures as JSON to this file")
+        ->check(kNonEmpty);
     schedule->add_option("--trace", schedule_flags.trace,
                          "write a Chrome/Perfetto trace (JSON) of link occupancy and TSP activity to this file")
         ->check(kNonEmpty);

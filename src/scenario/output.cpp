@@ -1,8 +1,11 @@
 #include "loom/scenario/output.hpp"
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -41,6 +44,46 @@ void prepare_out_dir(const std::string& dir) {
     {
         std::ofstream f(probe);
         if (!f) throw InputError(fmt::format("--out {}: directory is not writable", dir));
+    }
+    fs::remove(probe, ec);
+}
+
+Json perf_document(const std::string& perf, const Json& extra) {
+    Json fields = Json::object();
+    std::istringstream in(perf);
+    for (std::string item; in >> item;) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0) continue;
+        const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+        const char* first = value.data();
+        const char* last = first + value.size();
+        std::int64_t i = 0;
+        double d = 0;
+        if (const auto r = std::from_chars(first, last, i); r.ec == std::errc() && r.ptr == last) {
+            fields[key] = i;
+        } else if (const auto r2 = std::from_chars(first, last, d); r2.ec == std::errc() && r2.ptr == last) {
+            fields[key] = d;
+        } else {
+            fields[key] = value;
+        }
+    }
+    Json doc = {{"schema", "loom-perf"}, {"schema_version", 1}};
+    for (const auto& [k, v] : extra.items()) doc[k] = v;
+    doc["perf"] = std::move(fields);
+    return doc;
+}
+
+void check_output_file(const std::string& path, const std::string& flag) {
+    const fs::path p(path);
+    const fs::path folder = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec))
+        throw InputError(fmt::format("{} {}: folder {} does not exist", flag, path, folder.string()));
+    if (fs::is_directory(p, ec)) throw InputError(fmt::format("{} {}: is a directory", flag, path));
+    const fs::path probe = folder / ".loom-write-test";
+    {
+        std::ofstream f(probe);
+        if (!f) throw InputError(fmt::format("{} {}: folder {} is not writable", flag, path, folder.string()));
     }
     fs::remove(probe, ec);
 }

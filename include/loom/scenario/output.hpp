@@ -43,4 +43,12 @@ void write_report(const std::string& dir, const Report& report, const Json& conf
 // throws InputError naming the file and leaves no file behind.
 void write_file_atomic(const std::string& path, const std::string& contents);
 
+// `--perf-json FILE`: the figures of `--perf` (RunResult::perf, "key=value" fields) as one JSON document,
+// {"schema": "loom-perf", "schema_version": 1, "perf": {...}, ...`extra`} (README.md, "Regression checks"):
+// integers and decimals become JSON numbers, other values strings.
+Json perf_document(const std::string& perf, const Json& extra);
+// Throws InputError("FLAG PATH: ...") unless PATH's folder exists and is writable: checked before a run, so a
+// bad output file fails fast.
+void check_output_file(const std::string& path, const std::string& flag);
+
 }  // namespace loom::scenario
