@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -197,18 +198,20 @@ void AnantaModel::configure_vips() {
     for (const auto& [tenant, vms] : tenant_vms)
         for (MuxNode* m : muxes_) m->command(SetTenantWeight{kEpoch, static_cast<std::uint32_t>(tenant), vms});
 
-    // SNAT for VIP-to-VIP sources: a static allocation (until the manager runs in the model) of equal port blocks
-    // per DIP, multiples of the published range size, at most the per-VM limit.
+    // SNAT for VIP-to-VIP sources: a static allocation until the manager runs in the model. Each DIP of a source
+    // VIP gets one block of ports (not published: 64, eight of the published 8-port ranges; fewer when the VIP's
+    // port space is shared by many DIPs), installed on every Mux for the protocols its sources use.
+    constexpr std::int64_t kStaticSnatPorts = 64;
     const SnatConfig& snat = c.params.snat;
-    std::vector<bool> snat_vip(c.vips.size(), false);
+    std::vector<std::set<IpProto>> snat_vip(c.vips.size());
     for (const TrafficConfig& t : c.traffic)
-        if (t.source == TrafficSource::Vip) snat_vip[static_cast<std::size_t>(t.from_vip)] = true;
+        if (t.source == TrafficSource::Vip) snat_vip[static_cast<std::size_t>(t.from_vip)].insert(t.protocol);
     for (std::size_t v = 0; v < c.vips.size(); ++v) {
-        if (!snat_vip[v]) continue;
+        if (snat_vip[v].empty()) continue;
         const IpAddr vip = vip_address(c.vips, v);
         const auto& dips = vip_dips_[v];
         const std::int64_t space = snat.last_port - snat.first_port + 1;
-        std::int64_t per = std::min<std::int64_t>(snat.max_ports_per_vm, space / static_cast<std::int64_t>(dips.size()));
+        std::int64_t per = std::min({kStaticSnatPorts, snat.max_ports_per_vm, space / static_cast<std::int64_t>(dips.size())});
         per -= per % snat.ports_per_range;
         for (std::size_t i = 0; i < dips.size(); ++i) {
             const auto first = static_cast<std::uint16_t>(snat.first_port + static_cast<std::int64_t>(i) * per);
@@ -216,7 +219,7 @@ void AnantaModel::configure_vips() {
             HostNode& h = host_of(dips[i].host);
             h.command(SetSnatVip{kEpoch, dips[i].dip, vip});
             h.command(SnatGrant{kEpoch, dips[i].dip, vip, first, count});
-            for (IpProto proto : {IpProto::Tcp, IpProto::Udp})
+            for (IpProto proto : snat_vip[v])
                 for (MuxNode* m : muxes_)
                     m->command(SetSnatRange{kEpoch, vip, proto, first, count, FlowTarget{dips[i].dip, 0, dips[i].host},
                                             static_cast<std::uint32_t>(c.vips[v].tenant), false});
