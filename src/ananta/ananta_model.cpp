@@ -600,7 +600,10 @@ std::optional<std::string> AnantaModel::trace() const {
         if (p.has(tcp_flag::kFin)) flags += "FIN ";
         if (p.has(tcp_flag::kAck)) flags += "ACK ";
         if (p.payload_bytes > 0) flags += fmt::format("DATA#{} ", p.seq);
-        const char* what = h.event == HopEvent::Sent ? "sent" : h.event == HopEvent::Delivered ? "delivered" : "dropped";
+        const char* what = h.event == HopEvent::Received  ? "received"
+                           : h.event == HopEvent::Sent    ? "sent"
+                           : h.event == HopEvent::Delivered ? "delivered"
+                                                            : "dropped";
         stats::Json args = {{"src", fmt::format("{}:{}", format_ip(p.inner.src), p.inner.src_port)},
                             {"dst", fmt::format("{}:{}", format_ip(p.inner.dst), p.inner.dst_port)},
                             {"bytes", p.size_bytes}, {"ttl", p.wire_ttl()}, {"event", what}};

@@ -45,9 +45,9 @@ struct DcShared {
     net::DropReason net_reason(DropReason r) const { return reason_of[static_cast<std::size_t>(r)]; }
 };
 
-// One hop of the traced connection: a packet leaving (or refused at) a component's port, or consumed or dropped
-// in the component.
-enum class HopEvent : std::uint8_t { Sent, Delivered, Dropped };
+// One hop of the traced connection: a packet arriving at a component, leaving (or refused at) one of its ports,
+// consumed by an endpoint there or dropped there.
+enum class HopEvent : std::uint8_t { Received, Sent, Delivered, Dropped };
 struct HopRecord {
     Time at;
     IpPacket packet;
