@@ -304,6 +304,64 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
                    fmt::format("client node {} does not exist ({} nodes)", out.trace.client_node, n.client_nodes));
 }
 
+config::Json network_report(const DcConfig& c, std::string& text) {
+    const NetworkConfig& n = c.network;
+    const std::int64_t hosts = n.racks * n.hosts_per_rack;
+    const std::int64_t tor_spine = n.racks * n.spines, spine_border = n.spines * n.borders,
+                       internet = n.client_nodes * n.borders;
+    const std::int64_t host_links = hosts + n.muxes;
+    // One packet of `bytes` over one hop of a class: serialization with Ethernet framing, then the latency.
+    auto hop_ps = [&](const LinkClassConfig& l, std::int64_t bytes) {
+        const std::int64_t bits = (bytes + n.framing.count()) * 8;
+        return bits * 1'000'000'000'000 / l.rate.bits_per_s() + l.latency.count();
+    };
+    // A 40-byte SYN inbound (60 bytes once wrapped by the Mux) and its 40-byte SYN-ACK by DSR, Mux and hosts in
+    // different racks (the longest zero-load path).
+    const std::int64_t inbound = hop_ps(n.internet_link, 40) + 2 * hop_ps(n.fabric_link, 40) + hop_ps(n.host_link, 40) +
+                                 hop_ps(n.host_link, 60) + 2 * hop_ps(n.fabric_link, 60) + hop_ps(n.host_link, 60);
+    const std::int64_t reply = hop_ps(n.host_link, 40) + 2 * hop_ps(n.fabric_link, 40) + hop_ps(n.internet_link, 40);
+    std::int64_t dips = 0;
+    for (const VipSpec& v : c.vips) dips += static_cast<std::int64_t>(v.dips.size()) + v.dip_hosts_count;
+    const double up_bps = static_cast<double>(tor_spine) * static_cast<double>(n.fabric_link.rate.bits_per_s());
+    config::Json j{
+        {"kind", "ananta_clos"},
+        {"routers", {{"tor", n.racks}, {"spine", n.spines}, {"border", n.borders}}},
+        {"hosts", hosts},
+        {"vms", hosts * n.vms_per_host},
+        {"muxes", n.muxes},
+        {"mux_racks", n.mux_racks},
+        {"client_nodes", n.client_nodes},
+        {"vips", c.vips.size()},
+        {"dips", dips},
+        {"links", {{"host", host_links}, {"tor_spine", tor_spine}, {"spine_border", spine_border},
+                   {"internet", internet}, {"total", host_links + tor_spine + spine_border + internet}}},
+        {"ecmp_width", {{"tor_up", n.spines}, {"spine_up", n.borders}, {"border_down", n.spines},
+                        {"tor_to_mux", (n.muxes + n.mux_racks - 1) / n.mux_racks}, {"spine_to_mux_tors", n.mux_racks}}},
+        {"ecmp_mode", c.params.ecmp.mode == EcmpMode::Resilient ? "resilient" : "modulo"},
+        {"tor_spine_capacity_bps", up_bps},
+        {"mux_pool_capacity_pps", static_cast<double>(n.muxes) * static_cast<double>(c.params.mux.cores) *
+                                      static_cast<double>(c.params.mux.core_pps)},
+        {"zero_load_inbound_ps", inbound},
+        {"zero_load_dsr_reply_ps", reply},
+        {"zero_load_setup_rtt_ps", inbound + reply}};
+    text = fmt::format(
+        "ananta data center: {} ToR, {} spine, {} border routers; {} hosts ({} VMs), {} Muxes on {} ToR(s), "
+        "{} Internet client nodes\n"
+        "links: {} host/Mux ({} {}), {} ToR-spine and {} spine-border ({} {}), {} Internet ({} {})\n"
+        "ECMP ({}): ToR up over {} spines, spine up over {} borders, border down over {} spines, toward Muxes over "
+        "{} Mux ToR(s) and up to {} Muxes each\n"
+        "{} VIPs with {} DIPs; Mux pool capacity {:.3g} packets/s; ToR-spine capacity {:.3g} bit/s\n"
+        "zero-load SYN client -> Mux -> host {:.3f} us, SYN-ACK by DSR {:.3f} us, handshake RTT {:.3f} us\n",
+        n.racks, n.spines, n.borders, hosts, hosts * n.vms_per_host, n.muxes, n.mux_racks, n.client_nodes,
+        host_links, loom::to_string(n.host_link.rate), loom::to_string(n.host_link.latency), tor_spine, spine_border,
+        loom::to_string(n.fabric_link.rate), loom::to_string(n.fabric_link.latency), internet,
+        loom::to_string(n.internet_link.rate), loom::to_string(n.internet_link.latency), j["ecmp_mode"].get<std::string>(),
+        n.spines, n.borders, n.spines, n.mux_racks, (n.muxes + n.mux_racks - 1) / n.mux_racks, c.vips.size(), dips,
+        j["mux_pool_capacity_pps"].get<double>(), up_bps, static_cast<double>(inbound) / 1e6,
+        static_cast<double>(reply) / 1e6, static_cast<double>(inbound + reply) / 1e6);
+    return j;
+}
+
 std::vector<config::FieldInfo> dc_sections() {
     std::vector<config::FieldInfo> out;
     out.push_back(config::section_info("network", network_schema()));

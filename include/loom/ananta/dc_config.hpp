@@ -143,6 +143,11 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
 // The sections as `loom list` shows them (the ones of ananta_config.hpp and dynamics_config.hpp included).
 std::vector<config::FieldInfo> dc_sections();
 
+// `loom topo` of an Ananta config: tiers, links by class, ECMP widths, capacities and the zero-load latency of an
+// inbound packet (client -> border -> spine -> Mux ToR -> Mux -> ToR -> spine -> host ToR -> host) and of its
+// DSR reply, without building the simulation. `text` gets the same as lines for a person.
+config::Json network_report(const DcConfig& config, std::string& text);
+
 // The address plan (host order, 0 = none). Kinds are told apart by the first octet.
 namespace addr {
 inline constexpr std::uint32_t kHost = 10, kMux = 9, kVip = 100, kClient = 150, kVmBase = 20;
