@@ -574,7 +574,10 @@ std::optional<std::string> AnantaModel::text_summary() const {
     if (rej > 0) out += fmt::format("  commands rejected for a stale epoch: {}\n", rej);
     for (const EcmpChange& e : ecmp_changes_)
         out += fmt::format("  ecmp change at {}: {} moved {:.4f} of flows\n", loom::to_string(e.at), e.router, e.share_moved);
-    out += fmt::format("  state per open connection: {:.0f} bytes\n", s["state"]["bytes_per_open_connection"].get<double>());
+    if (s["state"]["open_connections"].get<std::uint64_t>() > 0)
+        out += fmt::format("  state per open connection: {:.0f} bytes ({} open)\n",
+                           s["state"]["bytes_per_open_connection"].get<double>(),
+                           s["state"]["open_connections"].get<std::uint64_t>());
     return out;
 }
 
