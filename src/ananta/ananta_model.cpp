@@ -368,7 +368,7 @@ void AnantaModel::merge_records() {
         for (auto& r : k->openers().reports()) records_.push_back(r);
     for (HostNode* h : hosts_)
         for (auto& r : h->openers().reports()) records_.push_back(r);
-    // Sightings by outside tuple, in time order: the first one inside a connection's lifetime is its Mux (DIP).
+    // Sightings by outside tuple, in time order.
     using Key = decltype(tuple_key(FiveTuple{}));
     std::map<Key, std::vector<std::pair<Time, IpAddr>>> mux_seen, dip_seen;
     for (MuxNode* m : muxes_)
@@ -377,18 +377,24 @@ void AnantaModel::merge_records() {
         for (const Sighting& s : h->sightings()) dip_seen[tuple_key(s.outside)].emplace_back(s.at, s.who);
     for (auto* m : {&mux_seen, &dip_seen})
         for (auto& [k, v] : *m) std::stable_sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    auto first_in = [](const auto& seen, const Key& k, Time from, Time to) -> IpAddr {
+    // The first sighting at or after the connection opened (a reused outside tuple belongs to a later
+    // connection, opened after this one).
+    auto first_in = [](const auto& seen, const Key& k, Time from) -> IpAddr {
         auto it = seen.find(k);
         if (it == seen.end()) return 0;
         for (const auto& [t, who] : it->second)
-            if (t >= from && t <= to) return who;
+            if (t >= from) return who;
         return 0;
     };
+    std::map<Key, std::uint64_t> udp;  // receiver side of UDP pseudo-connections
+    for (HostNode* h : hosts_)
+        for (const auto& [t, b] : h->udp_bytes()) udp[tuple_key(t)] += b;
     for (ConnectionReport& r : records_) {
         const Key k = tuple_key(r.outside);
-        const Time to = r.record.finished == kNever ? Time::max() : r.record.finished;
-        r.record.mux = first_in(mux_seen, k, r.record.opened, to);
-        r.record.dip = first_in(dip_seen, k, r.record.opened, to);
+        if (r.proto == IpProto::Udp)
+            if (auto it = udp.find(k); it != udp.end()) r.record.bytes_delivered = it->second;
+        r.record.mux = first_in(mux_seen, k, r.record.opened);
+        r.record.dip = first_in(dip_seen, k, r.record.opened);
     }
 }
 

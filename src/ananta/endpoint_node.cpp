@@ -209,12 +209,14 @@ void HostNode::take(std::uint32_t) {
 
 void HostNode::on_packet(const IpPacket& p) {
     out_.clear();
+    const std::size_t bindings = agent_.bindings();
     agent_.from_network(p, now(), out_);
     if (out_.to_vm.size() == 1 && p.encapsulated()) {
         IpPacket outside = p;
         while (outside.encapsulated()) outside.decapsulate();
-        if (outside.is_syn() && !outside.has(tcp_flag::kAck))
-            sightings_.push_back(Sighting{outside.inner, now(), out_.to_vm[0].dip});
+        // A new NAT binding is a new inbound connection: what the record merge reads.
+        if (agent_.bindings() > bindings) sightings_.push_back(Sighting{outside.inner, now(), out_.to_vm[0].dip});
+        if (outside.inner.proto == IpProto::Udp) udp_bytes_[outside.inner] += outside.payload_bytes;
     }
     take(kNoSlot);
 }

@@ -28,11 +28,13 @@ void MuxNode::on_packet(const IpPacket& p) {
     if (failed_) return drop(p, DropReason::MuxDown);
     const Time t = now();
     out_.clear();
+    const std::uint64_t before = mux_.counters().new_connections;
     mux_.handle(p, t, out_);
+    // A new connection (a SYN, a UDP flow's first datagram or a flow-table miss): what the record merge reads.
+    if (mux_.counters().new_connections != before) sightings_.push_back(Sighting{p.inner, t, mux_.address()});
     overload_reports_ += out_.reports.size();
     for (const MuxDrop& d : out_.drops) drop(d.packet, d.reason);
     for (const MuxForward& f : out_.forwards) {
-        if (f.packet.is_syn() && !f.packet.has(tcp_flag::kAck)) sightings_.push_back(Sighting{p.inner, t, mux_.address()});
         if (f.depart <= t) {
             send(0, f.packet);
         } else {

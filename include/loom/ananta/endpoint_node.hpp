@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "loom/ananta/dc_node.hpp"
@@ -86,6 +87,8 @@ public:
     const HostAgent& agent() const { return agent_; }
     std::uint64_t pending() const override;
     const std::vector<Sighting>& sightings() const { return sightings_; }
+    // UDP payload bytes received by this host's VMs, by outside tuple (lookups and a sorted merge only).
+    const std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher>& udp_bytes() const { return udp_bytes_; }
     std::uint64_t rejections() const { return agent_.counters().commands_rejected; }
     std::uint64_t snat_requests() const { return snat_requests_; }
     std::size_t bytes_of_state() const;
@@ -99,6 +102,7 @@ private:
     HostAgent agent_;
     HostOutput out_;
     std::vector<Sighting> sightings_;
+    std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher> udp_bytes_;
     std::vector<IpAddr> vms_;
     std::uint64_t snat_requests_ = 0;
     std::uint32_t next_port_ = 0;

@@ -308,3 +308,34 @@ TEST_CASE("Validation names the JSON pointer of a DIP on a missing host, a dupli
     REQUIRE(e2.size() == 1);
     CHECK(e2.messages()[0].find("/scenario/0/target") == 0);
 }
+
+TEST_CASE("UDP pseudo-connections from the Internet and VIP-to-VIP through SNAT reach a DIP, and stop_traffic pauses a source") {
+    Json c = small_config();
+    c["vips"].push_back({{"name", "dns"}, {"port", 53}, {"protocol", "udp"}, {"dip_hosts_first", 0},
+                         {"dip_hosts_count", 4}, {"dip_port", 5353}});
+    c["traffic"] = Json::array(
+        {{{"name", "q"}, {"to_vip", 1}, {"protocol", "udp"}, {"connections_per_s", 200}, {"bytes", 1024},
+          {"udp_datagram_bytes", 512}, {"stop", "1s"}},
+         {{"name", "v2v"}, {"source", "vip"}, {"from_vip", 0}, {"to_vip", 1}, {"protocol", "udp"},
+          {"connections_per_s", 50}, {"bytes", 512}, {"stop", "1s"}}});
+    c["scenario"] = Json::array({{{"at", "400ms"}, {"action", "stop_traffic"}, {"target", "q"}},
+                                 {{"at", "600ms"}, {"action", "start_traffic"}, {"target", "q"}}});
+    Run r(c);
+    std::size_t internet = 0, vip = 0;
+    for (const ConnectionReport& rec : r.model->records()) {
+        CHECK(rec.record.outcome == ConnectionOutcome::Completed);
+        CHECK(rec.record.mux != 0);
+        CHECK(rec.record.dip != 0);
+        if (rec.traffic == 0) {
+            ++internet;
+            CHECK(rec.record.bytes_delivered == 1024);
+            CHECK_FALSE((rec.record.opened >= Time::ms(400) && rec.record.opened < Time::ms(600)));
+        } else {
+            ++vip;
+            CHECK(rec.record.bytes_delivered == 512);
+            CHECK(addr::decode(rec.outside.src).kind == addr::Kind::Vip);  // source-NATed to VIP 0
+        }
+    }
+    CHECK(internet > 80);
+    CHECK(vip > 20);
+}
