@@ -628,6 +628,8 @@ std::optional<std::string> AnantaModel::trace() const {
 std::unique_ptr<AnantaModel> build(const config::Json& root, sim::Simulator& sim, config::Errors& errors) {
     DcConfig config;
     const std::size_t before = errors.size();
+    if (!root.contains("end_time"))
+        errors.add("/end_time", "the ananta model needs an end time (its periodic timers never let the network go quiet)");
     parse_dc_config(root, config, errors);
     if (errors.size() != before) return nullptr;
     auto model = std::make_unique<AnantaModel>(sim, config);

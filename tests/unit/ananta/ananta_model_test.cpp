@@ -307,6 +307,13 @@ TEST_CASE("Validation names the JSON pointer of a DIP on a missing host, a dupli
     CHECK(build(l, sim2, e2) == nullptr);
     REQUIRE(e2.size() == 1);
     CHECK(e2.messages()[0].find("/scenario/0/target") == 0);
+    Json no_end = small_config();
+    no_end.erase("end_time");
+    config::Errors e3;
+    sim::Simulator sim3{sim::SimulatorOptions{}};
+    CHECK(build(no_end, sim3, e3) == nullptr);
+    REQUIRE(e3.size() == 1);
+    CHECK(e3.messages()[0].find("/end_time") == 0);
 }
 
 TEST_CASE("UDP pseudo-connections from the Internet and VIP-to-VIP through SNAT reach a DIP, and stop_traffic pauses a source") {
