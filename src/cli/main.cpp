@@ -223,8 +223,8 @@ spdlog::level::level_enum parse_log_level(const std::string& text, const char* s
 
 int main(int argc, char** argv) {
     install_stop_handlers();
-    CLI::App app{"Loom: cycle-accurate discrete-event simulator for software-scheduled TSP networks and dynamically "
-                 "routed Dragonflies"};
+    CLI::App app{"Loom: cycle-accurate discrete-event simulator for software-scheduled TSP networks, dynamically "
+                 "routed Dragonflies and the Ananta layer-4 load balancer (models: tsp, fabric, ananta, phold)"};
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
     app.fallthrough();  // --log-level may come after the command

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "loom/ananta/ananta_model.hpp"
 #include "loom/base/error.hpp"
 #include "loom/config/document.hpp"
 #include "loom/fabric/fabric.hpp"
@@ -24,6 +25,7 @@ namespace loom::scenario {
 const sim::Registry& registry() {
     static const sim::Registry reg = [] {
         sim::Registry r;
+        ananta::register_components(r);
         fabric::register_components(r);
         phold::register_components(r);
         // The tsp model, plus the "fabric" and "routing" sections its comparison with the dynamic network reads

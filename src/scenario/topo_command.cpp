@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "loom/ananta/dc_config.hpp"
 #include "loom/base/error.hpp"
 #include "loom/config/document.hpp"
 #include "loom/fabric/fabric_config.hpp"
@@ -106,7 +107,7 @@ Report dragonfly_report(const Json& config, const topo::DragonflyConfig& shape, 
 Report topo(const Json& config, std::string* dot) {
     config::Errors errors;
     if (!config.is_object() || !config.contains("model") || !config.at("model").is_string()) {
-        errors.add("/model", "expected the model name, \"tsp\" or \"fabric\"");
+        errors.add("/model", "expected the model name, \"tsp\", \"fabric\" or \"ananta\"");
         errors.throw_if_any();
     }
     const std::string model = config.at("model").get<std::string>();
@@ -132,8 +133,24 @@ Report topo(const Json& config, std::string* dot) {
         const topo::TopologyReport base = topo::make_topology_report(t, links, chip, options);
         if (dot) *dot = topo::to_dot(t);
         return dragonfly_report(config, shape, t, base, f);
+    } else if (model == "ananta") {
+        ananta::DcConfig dc;
+        ananta::parse_dc_config(config, dc, errors);
+        errors.throw_if_any();
+        std::string text;
+        const Json stats = ananta::network_report(dc, text);
+        stats::DocumentHeader header;
+        header.config_hash = config::canonical_hash(config);
+        header.seed = config.value("seed", std::uint64_t{1});
+        Report r;
+        r.document = stats::make_document(header, stats);
+        r.document["model"] = model;
+        r.table = text;
+        r.csv = stats::render_csv(stats);
+        return r;
     } else {
-        errors.add("/model", fmt::format("loom topo describes \"tsp\" and \"fabric\" configs, got \"{}\"", model));
+        errors.add("/model",
+                   fmt::format("loom topo describes \"tsp\", \"fabric\" and \"ananta\" configs, got \"{}\"", model));
         errors.throw_if_any();
     }
     const topo::TopologyReport report = topo::make_topology_report(*frozen, links, chip, options);

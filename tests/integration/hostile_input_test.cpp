@@ -195,5 +195,5 @@ TEST_CASE("loom --version names the git commit, and --help speaks only of models
     CHECK(contains(v.out, " (git "));
     const auto h = loom("--help");
     CHECK(h.code == 0);
-    CHECK_FALSE(contains(h.out, "Ananta"));
+    for (const char* model : {"tsp", "fabric", "ananta", "phold"}) CHECK(contains(h.out, model));
 }

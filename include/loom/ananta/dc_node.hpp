@@ -1,0 +1,202 @@
+// What every component of the data-center run shares: IP packets on net/ ports, the setup data they only read
+// (drop-reason names, ECMP and port parameters), the per-component tally that conservation adds up, the
+// hop record --trace draws, and the connection endpoints that client nodes and host VMs own as plain data.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "loom/ananta/dc_config.hpp"
+#include "loom/ananta/drop_reason.hpp"
+#include "loom/ananta/ip_packet.hpp"
+#include "loom/ananta/tcp_connection.hpp"
+#include "loom/base/link_timing.hpp"
+#include "loom/net/drop_reason.hpp"
+#include "loom/net/input_port.hpp"
+#include "loom/net/output_port.hpp"
+#include "loom/net/port_config.hpp"
+#include "loom/sim/component.hpp"
+#include "loom/sim/timer_set.hpp"
+
+namespace loom::ananta {
+
+using IpOut = net::OutputPort<IpPacket>;
+using IpIn = net::InputPort<IpPacket>;
+
+// Built once before the components and only read afterwards (like a port's DropReasons table, which it holds):
+// it outlives every component of the run.
+struct DcShared {
+    DcConfig config;
+    net::DropReasons reasons;
+    std::array<net::DropReason, kDropReasonCount> reason_of{};  // Ananta's reasons as net ids
+    net::DropReason frozen;                                      // "frozen": reached a frozen component
+    net::PortConfig port;
+    LinkTiming host_link, fabric_link, internet_link;
+    // --trace: the client end (address, port) of the connection to record; 0 when none is chosen yet.
+    IpAddr trace_addr = 0;
+    std::uint16_t trace_port = 0;
+
+    explicit DcShared(const DcConfig& c);
+    net::DropReason net_reason(DropReason r) const { return reason_of[static_cast<std::size_t>(r)]; }
+};
+
+// One hop of the traced connection: a packet arriving at a component, leaving (or refused at) one of its ports,
+// consumed by an endpoint there or dropped there.
+enum class HopEvent : std::uint8_t { Received, Sent, Delivered, Dropped };
+struct HopRecord {
+    Time at;
+    IpPacket packet;
+    HopEvent event = HopEvent::Sent;
+    std::uint16_t reason = 0;  // net drop reason id when Dropped
+    std::uint32_t node = 0;    // index of the component in the model's list
+    std::uint32_t port = 0;    // output port index when Sent
+};
+
+// Packets a component created, consumed (an endpoint took them) and dropped itself (ports count their own);
+// `pending` is what it holds at the end (a Mux's departures, a Host Agent's SNAT holds).
+struct Tally {
+    std::uint64_t received = 0;
+    std::uint64_t created = 0;
+    std::uint64_t consumed = 0;
+    net::DropCounts drops;
+    std::uint64_t drops_total = 0;
+};
+
+// Base of every component of the run: ports, tally, trace. Ports are created by the builder (add_port), in a
+// deterministic order, and live as long as the component.
+class DcNode : public sim::Component {
+public:
+    DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index);
+
+    // Adds output and input port `name` (the input calls on_packet). Returns the port number.
+    std::uint32_t add_port(const std::string& name, const LinkTiming& timing);
+    IpOut& out(std::uint32_t i) { return *outs_[i]; }
+    IpIn& in(std::uint32_t i) { return *ins_[i]; }
+    std::size_t ports() const { return outs_.size(); }
+    const Tally& tally() const { return tally_; }
+    const std::vector<HopRecord>& hops() const { return hops_; }
+    virtual std::uint64_t pending() const { return 0; }
+    std::uint32_t index() const { return index_; }
+    void set_frozen(bool f) { frozen_ = f; }
+    bool frozen() const { return frozen_; }
+
+protected:
+    virtual void on_packet(const IpPacket& p) = 0;
+    // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU.
+    void send(std::uint32_t port, const IpPacket& p);
+    void drop(const IpPacket& p, net::DropReason r);
+    void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
+    void consumed(const IpPacket& p);
+    bool traced(const IpPacket& p) const {
+        return shared_.trace_addr != 0 &&
+               ((p.inner.src == shared_.trace_addr && p.inner.src_port == shared_.trace_port) ||
+                (p.inner.dst == shared_.trace_addr && p.inner.dst_port == shared_.trace_port));
+    }
+
+    const DcShared& shared_;
+    Tally tally_;
+    std::vector<HopRecord> hops_;
+
+private:
+    void arrival(const net::Packet<IpPacket>& p, const net::Delivery& d);
+
+    std::vector<std::unique_ptr<IpOut>> outs_;
+    std::vector<std::unique_ptr<IpIn>> ins_;
+    std::uint32_t index_;
+    bool frozen_ = false;
+};
+
+// Where a connection's packets went, as one component saw them: merged into the connection records at finish.
+struct Sighting {
+    FiveTuple outside;  // client (or SNAT VIP:port) -> VIP:port
+    Time at;
+    IpAddr who = 0;  // the Mux, or the DIP the Host Agent delivered to
+};
+
+// What the report keeps of one connection (built from the opener's record and the sightings).
+struct ConnectionReport {
+    ConnectionRecord record;
+    FiveTuple outside;
+    std::uint32_t traffic = 0;
+    IpProto proto = IpProto::Tcp;
+};
+
+// The opening ends of TCP connections and UDP pseudo-connections of one component, with their timers (ids are
+// slots). A finished connection is retired: its record kept, its slot reused.
+class Openers {
+public:
+    explicit Openers(const TcpConfig& tcp) : tcp_(tcp) {}
+    // Opens a connection; packets to send are appended to `out`. Returns its slot (a timer id).
+    std::uint32_t open(std::uint64_t id, const FiveTuple& tuple, std::uint32_t traffic, const TrafficConfig& t,
+                       Time now, TcpOutput& out);
+    // A packet for one of our connections (its inner tuple is server -> us); false when none matches.
+    bool receive(const IpPacket& p, Time now, TcpOutput& out, std::uint32_t& slot);
+    void on_timer(std::uint32_t slot, Time now, TcpOutput& out);
+    Time next_timer(std::uint32_t slot) const;
+    // Retires the connection in `slot` if it is over; true if it was.
+    bool retire_if_done(std::uint32_t slot);
+    void set_outside(std::uint32_t slot, const FiveTuple& outside) { slots_[slot].report.outside = outside; }
+    const FiveTuple& tuple(std::uint32_t slot) const { return slots_[slot].report.record.tuple; }
+    std::size_t open_count() const { return by_tuple_.size(); }
+    // Records of retired connections, then of open ones (slot order), for the merge.
+    std::vector<ConnectionReport> reports() const;
+    std::size_t bytes_of_state() const;
+
+private:
+    struct Slot {
+        std::optional<TcpConnection> tcp;
+        std::optional<UdpFlow> udp;
+        ConnectionReport report;
+        bool live = false;
+    };
+    TcpConfig tcp_;
+    std::vector<Slot> slots_;
+    std::vector<std::uint32_t> free_;
+    std::unordered_map<FiveTuple, std::uint32_t, FiveTupleHasher> by_tuple_;  // lookups only
+    std::vector<ConnectionReport> retired_;
+};
+
+// The passive ends: TCP servers created on a SYN, UDP receivers created on a first datagram. A finished TCP
+// server lingers (answering a repeated FIN) for kServerLinger before it is removed.
+class Servers {
+public:
+    explicit Servers(const TcpConfig& tcp) : tcp_(tcp) {}
+    // A packet for a server (inner tuple client -> us). Returns the slot touched (a timer id) or nullopt.
+    std::optional<std::uint32_t> receive(const IpPacket& p, Time now, TcpOutput& out);
+    void on_timer(std::uint32_t slot, Time now, TcpOutput& out);
+    Time next_timer(std::uint32_t slot) const;
+    std::uint64_t bytes_received() const { return bytes_received_; }
+    std::size_t open_count() const { return by_tuple_.size(); }
+    std::size_t bytes_of_state() const;
+    // Not published: a finished server is kept 8 initial RTOs (covering a peer's FIN resent three times).
+    Time linger() const { return tcp_.initial_rto * 8; }
+
+private:
+    struct Slot {
+        std::optional<TcpConnection> tcp;
+        FiveTuple tuple;
+        Time done_at = kNever;
+        bool live = false;
+    };
+    TcpConfig tcp_;
+    std::vector<Slot> slots_;
+    std::vector<std::uint32_t> free_;
+    std::unordered_map<FiveTuple, std::uint32_t, FiveTupleHasher> by_tuple_;
+    std::uint64_t bytes_received_ = 0;
+    std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher> udp_;  // datagrams by flow
+};
+
+// The flow hash routers use for ECMP: the wire addresses (outer header when encapsulated), ports and protocol.
+inline std::uint64_t wire_hash(const IpPacket& p, std::uint64_t seed) {
+    FiveTuple t = p.inner;
+    t.src = p.wire_src();
+    t.dst = p.wire_dst();
+    return tuple_hash(t, seed);
+}
+
+}  // namespace loom::ananta

@@ -1,0 +1,111 @@
+// The components that own connection endpoints: Internet client nodes and hosts (whose VMs open VIP-to-VIP
+// connections and serve VIPs). Connections are plain data here (Openers, Servers) with their timers in two
+// TimerSets; traffic sources open new connections at their rate between start and stop.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "loom/ananta/dc_node.hpp"
+#include "loom/ananta/host_agent.hpp"
+
+namespace loom::ananta {
+
+class EndpointNode : public DcNode {
+public:
+    EndpointNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index);
+
+    // A source of traffic `traffic` opening connections from `from` at `rate` per second (builder).
+    void add_source(std::uint32_t traffic, IpAddr from, double rate);
+    // start_traffic / stop_traffic: from now on, the sources of `traffic` open (or stop opening) connections.
+    void set_traffic(std::uint32_t traffic, bool on);
+    void init() override;
+
+    const Openers& openers() const { return openers_; }
+    const Servers& servers() const { return servers_; }
+    std::uint64_t opened() const { return opened_; }
+    std::size_t bytes_of_state() const;
+
+protected:
+    // Sends a packet an endpoint of this component created (`opener`: the slot it came from, or kNoSlot).
+    static constexpr std::uint32_t kNoSlot = 0xffff'ffffU;
+    virtual void emit(const IpPacket& p, std::uint32_t opener) = 0;
+    // The tuple of the next connection of source `s` (from its address; ports chosen by the component).
+    virtual FiveTuple next_tuple(std::uint32_t source) = 0;
+    // Delivers an arriving packet to its endpoint (an opener or a server); consumed either way.
+    void deliver(const IpPacket& p);
+
+    struct Source {
+        std::uint32_t traffic = 0;
+        IpAddr from = 0;
+        std::int64_t gap_ps = 0;  // mean (Poisson) or exact (fixed) spacing
+        bool enabled = false;
+        std::uint64_t opened = 0;
+    };
+    std::vector<Source> sources_;
+    Openers openers_;
+    Servers servers_;
+
+private:
+    void flush(std::uint32_t opener);
+    void rearm_opener(std::uint32_t slot);
+    void rearm_server(std::uint32_t slot);
+    void arm_arrival(std::uint32_t s, bool first);
+    void on_arrival(std::uint32_t s);
+    void on_conn_timer(std::uint32_t id);
+
+    sim::TimerSet arrivals_;
+    sim::TimerSet conn_timers_;  // id 2*slot: opener, 2*slot+1: server
+    TcpOutput tcp_out_;
+    std::uint64_t opened_ = 0;
+};
+
+// An Internet client node: one link to a border router; connection n of node c comes from address
+// 150+c.(n/60000) and port 1024 + n mod 60000.
+class ClientNode final : public EndpointNode {
+public:
+    static constexpr std::string_view kSubsystem = "ananta";
+    ClientNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, std::uint32_t number);
+    static FiveTuple tuple_of(std::uint32_t node, std::uint64_t n, IpAddr vip, std::uint16_t port, IpProto proto);
+
+private:
+    void on_packet(const IpPacket& p) override;
+    void emit(const IpPacket& p, std::uint32_t opener) override;
+    FiveTuple next_tuple(std::uint32_t source) override;
+    std::uint32_t number_;
+};
+
+// A host: a Host Agent in front of its VMs (servers of the VIPs whose DIPs they are, and openers of VIP-to-VIP
+// connections through SNAT), one link to its ToR.
+class HostNode final : public EndpointNode {
+public:
+    static constexpr std::string_view kSubsystem = "ananta";
+    HostNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, IpAddr self);
+
+    void command(const HostCommand& c);
+    const HostAgent& agent() const { return agent_; }
+    std::uint64_t pending() const override;
+    const std::vector<Sighting>& sightings() const { return sightings_; }
+    // UDP payload bytes received by this host's VMs, by outside tuple (lookups and a sorted merge only).
+    const std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher>& udp_bytes() const { return udp_bytes_; }
+    std::uint64_t rejections() const { return agent_.counters().commands_rejected; }
+    std::uint64_t snat_requests() const { return snat_requests_; }
+    std::size_t bytes_of_state() const;
+
+private:
+    void on_packet(const IpPacket& p) override;
+    void emit(const IpPacket& p, std::uint32_t opener) override;
+    FiveTuple next_tuple(std::uint32_t source) override;
+    void take(std::uint32_t opener);
+
+    HostAgent agent_;
+    HostOutput out_;
+    std::vector<Sighting> sightings_;
+    std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher> udp_bytes_;
+    std::vector<IpAddr> vms_;
+    std::uint64_t snat_requests_ = 0;
+    std::uint32_t next_port_ = 0;
+};
+
+}  // namespace loom::ananta

@@ -1,0 +1,60 @@
+// A data-center router (ToR, spine or border) of the Ananta run: forwards IP packets by the wire destination
+// (the outer header when encapsulated) with ECMP at each tier, decrements TTL, and drops what it cannot route.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "loom/ananta/dc_node.hpp"
+#include "loom/ananta/ecmp.hpp"
+
+namespace loom::ananta {
+
+enum class Tier : std::uint8_t { Tor, Spine, Border };
+
+// Routes, by the kind of the wire destination (addr::decode):
+//   ToR r     host or VM of rack r -> its host port; a Mux on this ToR -> its port; a VIP -> ECMP over the live
+//             Muxes on this ToR, or up when it has none; anything else -> ECMP over the spines.
+//   spine     host, VM or Mux -> the ToR of its rack; a VIP -> ECMP over the ToRs holding live Muxes;
+//             an Internet client -> ECMP over the borders.
+//   border    an Internet client -> its client node's port; anything in the data center -> ECMP over spines.
+// ECMP hashes the wire 5-tuple with the tier's seed (ecmp.hash_seed + tier), the same on every router of a tier.
+class RouterNode final : public DcNode {
+public:
+    static constexpr std::string_view kSubsystem = "ananta";
+    RouterNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, Tier tier, std::uint32_t number);
+
+    // Wiring, by the builder (port numbers from add_port).
+    void set_down_port(std::uint32_t key, std::uint32_t port) { set(down_, key, port); }  // rack slot / rack / client node
+    void set_mux_port(std::uint32_t mux, std::uint32_t port) { set(mux_port_, mux, port); }
+    void set_up_ports(std::vector<NextHop> ports);
+    // The ECMP group toward the Muxes (ToR: local Mux ports; spine: ToR ports). Returns the share of sampled
+    // flows that moved (0 on the first call); an empty set means "no Mux": VIP traffic goes up or is dropped.
+    double set_vip_ports(std::vector<NextHop> ports);
+
+    std::size_t vip_ports() const { return vip_->size(); }
+    Tier tier() const { return tier_; }
+    std::uint32_t number() const { return number_; }
+    const std::vector<double>& shares_moved() const { return moved_; }
+    std::uint64_t forwarded() const { return forwarded_; }
+
+private:
+    static void set(std::vector<std::int64_t>& v, std::uint32_t key, std::uint32_t port) {
+        if (key >= v.size()) v.resize(key + std::size_t{1}, -1);
+        v[key] = port;
+    }
+    void on_packet(const IpPacket& p) override;
+    std::int64_t route(const IpPacket& p) const;
+
+    Tier tier_;
+    std::uint32_t number_;  // rack for a ToR
+    std::uint64_t seed_;
+    std::vector<std::int64_t> down_;      // by rack slot (ToR), rack (spine) or client node (border)
+    std::vector<std::int64_t> mux_port_;  // ToR: by Mux number
+    std::unique_ptr<EcmpSelector> up_;
+    std::unique_ptr<EcmpSelector> vip_;
+    std::vector<double> moved_;
+    std::uint64_t forwarded_ = 0;
+};
+
+}  // namespace loom::ananta

@@ -1,0 +1,229 @@
+#include "loom/ananta/dc_node.hpp"
+
+#include <algorithm>
+
+namespace loom::ananta {
+
+namespace {
+
+LinkTiming timing_of(const LinkClassConfig& c, const char* part) {
+    // Packets are counted in bytes: a unit is one byte, so a packet of b bytes (plus framing) is b units and
+    // its serialization is exact from the train's start.
+    LinkTiming t;
+    t.rate = c.rate;
+    t.unit_payload = Bytes(1);
+    t.unit_wire = Bytes(1);
+    t.latency_parts = {{part, c.latency}};
+    return t;
+}
+
+}  // namespace
+
+DcShared::DcShared(const DcConfig& c) : config(c) {
+    for (std::size_t i = 0; i < kDropReasonCount; ++i) {
+        const auto r = static_cast<DropReason>(i);
+        reason_of[i] = r == DropReason::QueueFull ? net::DropReason::QueueFull : reasons.add(drop_reason_name(r));
+    }
+    frozen = reasons.add("frozen");
+    port.queues = {net::QueueConfig{c.network.queue_packets, Bytes(0), 1}};
+    port.packet_overhead = c.network.framing;
+    host_link = timing_of(c.network.host_link, "host_link");
+    fabric_link = timing_of(c.network.fabric_link, "fabric_link");
+    internet_link = timing_of(c.network.internet_link, "internet_link");
+}
+
+DcNode::DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index)
+    : sim::Component(ctx), shared_(shared), index_(index) {}
+
+std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing) {
+    outs_.push_back(std::make_unique<IpOut>(ctx(), name, timing, shared_.port, 0, &shared_.reasons));
+    ins_.push_back(std::make_unique<IpIn>(ctx(), name + "_in", this, sim::handler<&DcNode::arrival>));
+    return static_cast<std::uint32_t>(outs_.size() - 1);
+}
+
+void DcNode::arrival(const net::Packet<IpPacket>& p, const net::Delivery&) {
+    ++tally_.received;
+    if (traced(p.payload)) hops_.push_back(HopRecord{now(), p.payload, HopEvent::Received, 0, index_, 0});
+    if (frozen_) return drop(p.payload, shared_.frozen);
+    on_packet(p.payload);
+}
+
+void DcNode::send(std::uint32_t port, const IpPacket& p) {
+    if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Sent, 0, index_, port});
+    IpOut& o = *outs_[port];
+    if (check_mtu(p, static_cast<std::uint32_t>(shared_.config.network.mtu)) != MtuVerdict::Fits) {
+        o.refuse(shared_.net_reason(DropReason::Mtu));
+        return;
+    }
+    net::Packet<IpPacket> packet;
+    packet.header.bytes = p.size_bytes;
+    packet.header.created = now();
+    packet.payload = p;
+    o.send(packet);
+}
+
+void DcNode::drop(const IpPacket& p, net::DropReason r) {
+    if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Dropped, r.id, index_, 0});
+    tally_.drops.add(r);
+    ++tally_.drops_total;
+}
+
+void DcNode::consumed(const IpPacket& p) {
+    if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Delivered, 0, index_, 0});
+    ++tally_.consumed;
+}
+
+// ---- Openers ----
+
+std::uint32_t Openers::open(std::uint64_t id, const FiveTuple& tuple, std::uint32_t traffic, const TrafficConfig& t,
+                            Time now, TcpOutput& out) {
+    std::uint32_t s;
+    if (free_.empty()) {
+        s = static_cast<std::uint32_t>(slots_.size());
+        slots_.emplace_back();
+    } else {
+        s = free_.back();
+        free_.pop_back();
+    }
+    Slot& slot = slots_[s];
+    slot.live = true;
+    slot.report = ConnectionReport{};
+    slot.report.outside = tuple;
+    slot.report.record.tuple = tuple;
+    slot.report.traffic = traffic;
+    slot.report.proto = tuple.proto;
+    if (tuple.proto == IpProto::Tcp) {
+        slot.udp.reset();
+        slot.tcp.emplace(TcpConnection::client(tcp_, id, tuple, static_cast<std::uint64_t>(t.bytes)));
+        slot.tcp->open(now, out);
+    } else {
+        slot.tcp.reset();
+        UdpFlowSpec spec;
+        spec.bytes = static_cast<std::uint32_t>(t.udp_datagram_bytes);
+        spec.datagrams = std::max<std::uint64_t>(
+            1, static_cast<std::uint64_t>((t.bytes + t.udp_datagram_bytes - 1) / t.udp_datagram_bytes));
+        spec.interval = t.udp_interval;
+        slot.udp.emplace(id, tuple, spec);
+        slot.udp->start(now, out);
+    }
+    by_tuple_[tuple] = s;
+    return s;
+}
+
+bool Openers::receive(const IpPacket& p, Time now, TcpOutput& out, std::uint32_t& slot) {
+    auto it = by_tuple_.find(p.inner.reversed());
+    if (it == by_tuple_.end()) return false;
+    slot = it->second;
+    Slot& s = slots_[slot];
+    if (s.tcp) s.tcp->receive(p, now, out);
+    return true;
+}
+
+void Openers::on_timer(std::uint32_t slot, Time now, TcpOutput& out) {
+    Slot& s = slots_[slot];
+    if (!s.live) return;
+    if (s.tcp) s.tcp->on_timer(now, out);
+    if (s.udp) s.udp->on_timer(now, out);
+}
+
+Time Openers::next_timer(std::uint32_t slot) const {
+    const Slot& s = slots_[slot];
+    if (!s.live) return kNever;
+    return s.tcp ? s.tcp->next_timer() : s.udp->next_timer();
+}
+
+bool Openers::retire_if_done(std::uint32_t slot) {
+    Slot& s = slots_[slot];
+    if (!s.live) return false;
+    const ConnectionRecord& r = s.tcp ? s.tcp->record() : s.udp->record();
+    if (r.outcome == ConnectionOutcome::Open) return false;
+    s.report.record = r;
+    retired_.push_back(s.report);
+    by_tuple_.erase(r.tuple);
+    s.tcp.reset();
+    s.udp.reset();
+    s.live = false;
+    free_.push_back(slot);
+    return true;
+}
+
+std::vector<ConnectionReport> Openers::reports() const {
+    std::vector<ConnectionReport> out = retired_;
+    for (const Slot& s : slots_) {
+        if (!s.live) continue;
+        ConnectionReport r = s.report;
+        r.record = s.tcp ? s.tcp->record() : s.udp->record();
+        out.push_back(r);
+    }
+    return out;
+}
+
+std::size_t Openers::bytes_of_state() const {
+    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) +
+           by_tuple_.size() * (sizeof(FiveTuple) + sizeof(std::uint32_t) + 2 * sizeof(void*)) +
+           by_tuple_.bucket_count() * sizeof(void*);
+}
+
+// ---- Servers ----
+
+std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOutput& out) {
+    if (p.inner.proto == IpProto::Udp) {
+        ++udp_[p.inner];
+        bytes_received_ += p.payload_bytes;
+        return std::nullopt;
+    }
+    auto it = by_tuple_.find(p.inner);
+    std::uint32_t s;
+    if (it == by_tuple_.end()) {
+        if (!p.is_syn() || p.has(tcp_flag::kAck)) return std::nullopt;  // a stray segment: nothing to answer
+        if (free_.empty()) {
+            s = static_cast<std::uint32_t>(slots_.size());
+            slots_.emplace_back();
+        } else {
+            s = free_.back();
+            free_.pop_back();
+        }
+        Slot& slot = slots_[s];
+        slot.live = true;
+        slot.tuple = p.inner;
+        slot.done_at = kNever;
+        slot.tcp.emplace(TcpConnection::server(tcp_, 0, p.inner));
+        by_tuple_[p.inner] = s;
+    } else {
+        s = it->second;
+    }
+    Slot& slot = slots_[s];
+    const std::uint64_t before = slot.tcp->record().bytes_delivered;
+    slot.tcp->receive(p, now, out);
+    bytes_received_ += slot.tcp->record().bytes_delivered - before;
+    if (slot.done_at == kNever && slot.tcp->state() == TcpState::Done) slot.done_at = now;
+    return s;
+}
+
+void Servers::on_timer(std::uint32_t slot, Time now, TcpOutput& out) {
+    Slot& s = slots_[slot];
+    if (!s.live) return;
+    if (s.done_at == kNever) s.tcp->on_timer(now, out);
+    if (s.tcp->state() == TcpState::Failed || (s.done_at != kNever && now >= s.done_at + linger())) {
+        by_tuple_.erase(s.tuple);
+        s.tcp.reset();
+        s.live = false;
+        free_.push_back(slot);
+    }
+}
+
+Time Servers::next_timer(std::uint32_t slot) const {
+    const Slot& s = slots_[slot];
+    if (!s.live) return kNever;
+    if (s.done_at != kNever) return s.done_at + linger();
+    return s.tcp->next_timer();
+}
+
+std::size_t Servers::bytes_of_state() const {
+    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) +
+           by_tuple_.size() * (sizeof(FiveTuple) + sizeof(std::uint32_t) + 2 * sizeof(void*)) +
+           by_tuple_.bucket_count() * sizeof(void*) +
+           udp_.size() * (sizeof(FiveTuple) + 8 + 2 * sizeof(void*)) + udp_.bucket_count() * sizeof(void*);
+}
+
+}  // namespace loom::ananta

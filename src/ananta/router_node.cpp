@@ -1,0 +1,91 @@
+#include "loom/ananta/router_node.hpp"
+
+namespace loom::ananta {
+
+namespace {
+// Hashes sampled to report the share of flows an ECMP change moved.
+constexpr std::uint64_t kMoveSamples = 65'536;
+}  // namespace
+
+RouterNode::RouterNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, Tier tier, std::uint32_t number)
+    : DcNode(ctx, shared, index),
+      tier_(tier),
+      number_(number),
+      seed_(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) + static_cast<std::uint64_t>(tier)),
+      up_(make_ecmp(shared.config.params.ecmp)),
+      vip_(make_ecmp(shared.config.params.ecmp)) {}
+
+void RouterNode::set_up_ports(std::vector<NextHop> ports) { up_->set_next_hops(ports); }
+
+double RouterNode::set_vip_ports(std::vector<NextHop> ports) {
+    if (vip_->size() == 0) {
+        vip_->set_next_hops(ports);
+        return 0.0;
+    }
+    if (ports.empty()) {
+        vip_->set_next_hops(ports);
+        moved_.push_back(1.0);
+        return 1.0;
+    }
+    const double m = change_next_hops(*vip_, ports, kMoveSamples, seed_);
+    moved_.push_back(m);
+    return m;
+}
+
+std::int64_t RouterNode::route(const IpPacket& p) const {
+    const addr::Decoded d = addr::decode(p.wire_dst());
+    const std::uint64_t h = wire_hash(p, seed_);
+    auto at = [](const std::vector<std::int64_t>& v, std::uint32_t k) -> std::int64_t {
+        return k < v.size() ? v[k] : -1;
+    };
+    switch (tier_) {
+        case Tier::Tor:
+            switch (d.kind) {
+                case addr::Kind::Host:
+                case addr::Kind::Vm:
+                    if (d.rack == number_) return at(down_, d.slot);
+                    break;
+                case addr::Kind::Mux:
+                    if (auto port = at(mux_port_, d.index); port >= 0) return port;
+                    break;
+                case addr::Kind::Vip:
+                    if (vip_->size() > 0) return vip_->select(h);
+                    break;
+                case addr::Kind::Client: break;
+                case addr::Kind::Unknown: return -1;
+            }
+            return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h)) : -1;
+        case Tier::Spine:
+            switch (d.kind) {
+                case addr::Kind::Host:
+                case addr::Kind::Vm: return at(down_, d.rack);
+                case addr::Kind::Mux: return -2;  // resolved by the builder's Mux -> rack map below
+                case addr::Kind::Vip: return vip_->size() > 0 ? static_cast<std::int64_t>(vip_->select(h)) : -1;
+                case addr::Kind::Client: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h)) : -1;
+                case addr::Kind::Unknown: return -1;
+            }
+            return -1;
+        case Tier::Border:
+            switch (d.kind) {
+                case addr::Kind::Client: return at(down_, d.index);
+                case addr::Kind::Unknown: return -1;
+                default: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h)) : -1;
+            }
+    }
+    return -1;
+}
+
+void RouterNode::on_packet(const IpPacket& in) {
+    IpPacket p = in;
+    if (!p.decrement_ttl()) return drop(p, DropReason::TtlExpired);
+    std::int64_t port = route(p);
+    if (port == -2) {  // spine toward a Mux: the ToR of its rack
+        const std::uint32_t mux = addr::decode(p.wire_dst()).index;
+        port = mux < mux_port_.size() ? mux_port_[mux] : -1;
+    }
+    if (port < 0) return drop(p, DropReason::NoRoute);
+    ++forwarded_;
+    send(static_cast<std::uint32_t>(port), p);
+}
+
+}  // namespace loom::ananta

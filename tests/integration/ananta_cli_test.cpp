@@ -1,0 +1,52 @@
+// The Ananta model through the `loom` command: the demo's summary, determinism across processes, validation
+// messages with JSON pointers.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_harness.hpp"
+
+using namespace loom_cli;
+
+namespace {
+const std::string kDemo = "configs/ananta/demo.json";
+}
+
+TEST_CASE("loom run of the Ananta demo prints Mux load, VIP throughput, setup latency and drops first") {
+    const Run r = loom("run " + kDemo + " --quiet");
+    REQUIRE(r.code == 0);
+    CHECK(r.out.rfind("ananta: 4 Muxes, 16 hosts, 1 VIPs", 0) == 0);
+    for (const char* s : {"setup latency: p50", "mux load (packets forwarded):", "vip web (100.64.0.1):", "drops:",
+                          "ecmp change at 1500ms: ananta.tor0"})
+        CHECK(r.out.find(s) != std::string::npos);
+}
+
+TEST_CASE("Two processes running the Ananta demo write byte-identical stats.json") {
+    const auto a = scratch("ananta-a"), b = scratch("ananta-b");
+    REQUIRE(loom("run " + kDemo + " --quiet --out " + a.string()).code == 0);
+    REQUIRE(loom("run " + kDemo + " --quiet --out " + b.string()).code == 0);
+    const std::string sa = slurp(a / "stats.json");
+    CHECK(sa == slurp(b / "stats.json"));
+    const auto doc = nlohmann::json::parse(sa);
+    const auto& s = doc.at("stats").at("ananta");
+    for (const char* k : {"muxes", "mux_load", "vips", "connections", "drops", "packets", "ecmp_changes", "epochs"})
+        CHECK(s.contains(k));
+    CHECK(s.at("connections").at("failed") == 0);
+}
+
+TEST_CASE("loom validate rejects an Ananta config with a DIP on a missing host, naming its JSON pointer") {
+    const auto d = scratch("ananta-bad");
+    write(d / "bad.json", R"({"model": "ananta", "end_time": "1s", "network": {"racks": 1, "hosts_per_rack": 2},
+        "vips": [{"dips": [{"host": 2}]}]})");
+    const Run r = loom("validate " + (d / "bad.json").string());
+    CHECK(r.code == 2);
+    CHECK(r.first_err().find("/vips/0/dips/0/host: host 2 does not exist (the network has 2 hosts)") !=
+          std::string::npos);
+}
+
+TEST_CASE("--perf of an Ananta run reports packet hops and their rate") {
+    const Run r = loom("run " + kDemo + " --quiet --perf");
+    REQUIRE(r.code == 0);
+    CHECK(r.err.find("packet_hops=") != std::string::npos);
+    CHECK(r.err.find("packet_hops_per_s=") != std::string::npos);
+}
