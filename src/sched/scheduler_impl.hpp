@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -114,13 +115,17 @@ private:
     Time greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready);
     bool consider_extension(std::int32_t r, std::int64_t c, std::int32_t last, Option& best);
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
-    Time optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready) const;
+    Time optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready);
+    Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
     std::pair<std::int32_t, std::int32_t> split_of(std::int32_t r, std::size_t at);
     void apply(const Option& o, std::vector<std::int32_t>& last);
     void add_entries(std::int32_t train);
     bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
     Fit place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
+    Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
+    std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
+    std::vector<std::int64_t>& shape_key(const Route& route, std::int64_t n);
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
@@ -147,6 +152,18 @@ private:
     std::vector<Route> candidates_;
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
+
+    // What the table alone rules out, by train shape (n, then each hop's channel, parent, kind and leaf flag): no
+    // train of that shape fits the table with its Send in [lo, hi). Bookings are never removed, so this stays true.
+    struct KnownBusy {
+        std::int64_t lo = 0;
+        std::int64_t hi = 0;
+    };
+    std::map<std::vector<std::int64_t>, KnownBusy> busy_;
+    // The same for optimistic_completion(), in picoseconds of the train's start: for a start in [lo, hi], the
+    // table alone leaves no room before hi.
+    std::map<std::vector<std::int64_t>, KnownBusy> free_from_;
+    std::vector<std::int64_t> key_;  // scratch for shape_key()
 
     // Committed.
     std::vector<Route> used_routes_;
