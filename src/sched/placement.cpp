@@ -158,16 +158,22 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
     return std::max(plan.m0 + 1, clock.edge_at_or_before(target) - chip_.issue_cycles - 1);
 }
 
-std::vector<std::int64_t>& Scheduler::shape_key(const Route& route, std::int64_t n) {
-    key_.clear();
-    key_.push_back(n);
-    for (const RouteHop& hop : route.hops) {
-        key_.push_back(hop.channel);
-        key_.push_back(hop.parent);
-        key_.push_back(hop.kind);
-        key_.push_back(hop.leaf ? 1 : 0);
+// Trains of the same shape (route hops: channel, parent, kind, leaf flag) and length see the same table; the key of
+// what is known about them.
+std::pair<std::int32_t, std::int64_t> Scheduler::shape_key(std::int32_t r, std::int64_t n) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
+    if (shape_of_[ri] < 0) {
+        std::vector<std::int64_t> hops;
+        for (const RouteHop& hop : candidates_[ri].hops) {
+            hops.push_back(hop.channel);
+            hops.push_back(hop.parent);
+            hops.push_back(hop.kind);
+            hops.push_back(hop.leaf ? 1 : 0);
+        }
+        shape_of_[ri] = shapes_.emplace(std::move(hops), static_cast<std::int32_t>(shapes_.size())).first->second;
     }
-    return key_;
+    return {shape_of_[ri], n};
 }
 
 // Finds the earliest Send cycle >= m_start (or checks m_start itself when `fixed`) at which the train fits (see
@@ -176,12 +182,14 @@ std::vector<std::int64_t>& Scheduler::shape_key(const Route& route, std::int64_t
 // search first finds the earliest fit in the table alone, starting past what earlier searches of the same shape
 // ruled out (busy_), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
 // without walking again over every gap that many earlier transfers already found too small.
-Fit Scheduler::place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
+Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
                      Plan& plan) {
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
     if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
     if (fixed) return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
     std::int64_t m0 = m_start;
-    KnownBusy& known = busy_[shape_key(route, n)];
+    KnownBusy unused;
+    KnownBusy& known = reuse_ ? busy_[shape_key(r, n)] : unused;
     const bool extends = known.lo <= m_start && m_start <= known.hi;
     if (extends && m0 < known.hi) {
         m0 = known.hi;
@@ -211,7 +219,7 @@ bool Scheduler::consider_extension(std::int32_t r, std::int64_t c, std::int32_t 
     const std::int64_t n = t.plan.n + cr;
     if (n > route.max_train) return false;
     Option o;
-    if (place(route, n, t.plan.m0, last, true, o.plan) != Fit::Ok) return false;
+    if (place(r, n, t.plan.m0, last, true, o.plan) != Fit::Ok) return false;
     o.valid = true;
     o.completion = o.plan.completion;
     o.n = cr;
@@ -227,7 +235,7 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
     std::int64_t cr = std::min(c, route.max_train);
     Option o;
     for (;;) {
-        if (place(route, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+        if (place(r, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
             o.valid = true;
             o.completion = o.plan.completion;
             o.n = cr;
@@ -245,13 +253,13 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
 // the overlay, no earlier than the train's start plus the time its first vector takes to get there; the earliest
 // start meeting all hops at once is a fixed point of their first fits. Real hop offsets exceed these by the clock
 // alignment (at most a cycle, plus crossing cycles and jitter, per hop), which is subtracted as slack.
-Time Scheduler::optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready) {
+Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
     const Time t0 = timing_.clock().edge(m_ready + chip_.issue_cycles);
     // The fixed point in the table alone is a lower bound of the one with the overlay, and only grows with the
     // table: start from where the last search of this shape from a start at or before t0 ended (free_from_).
-    std::vector<std::int64_t>& key = shape_key(route, n);
-    key.push_back(-1);  // apart from busy_'s keys
-    KnownBusy& known = free_from_[key];
+    KnownBusy unused;
+    KnownBusy& known = reuse_ ? free_from_[shape_key(r, n)] : unused;
     const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
     Time start = extends ? Time::ps(known.hi) : t0;
     start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
@@ -309,9 +317,9 @@ void Scheduler::consider_staged(std::int32_t r, std::size_t at, std::int64_t c, 
     if (cr < 1) return;
     Option o;
     for (;;) {
-        if (place(first, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+        if (place(r1, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
             const std::int64_t m2 = timing_.clock().edge_at_or_after(o.plan.write_done);
-            if (place(second, cr, m2, -1, false, o.plan2) == Fit::Ok) break;
+            if (place(r2, cr, m2, -1, false, o.plan2) == Fit::Ok) break;
         }
         if (cr == 1) return;
         cr = (cr + 1) / 2;
@@ -401,7 +409,7 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
             if (t >= 0 && consider_extension(r, c, t, best)) continue;
             const Route& route = candidates_[static_cast<std::size_t>(r)];
             const Time bound = route.leaf_latency.size() == 1
-                                   ? optimistic_completion(route, std::min(c, route.max_train), m_ready)
+                                   ? optimistic_completion(r, std::min(c, route.max_train), m_ready)
                                    : Time::zero();
             fresh.emplace_back(bound, r);
         }
@@ -434,6 +442,7 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     min_consume_cycle_ =
         consume_after_[i] > Time::zero() ? timing_.clock().edge_at_or_after(consume_after_[i]) + 1 : 0;
     candidates_.clear();
+    shape_of_.clear();
     splits_.clear();
     overlay_ = Overlay{};
     stage_ = x.dsts.size() == 1;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -101,6 +102,9 @@ public:
     Scheduler(const topo::FrozenTopology& t, const topo::LinkClassTiming& links, const topo::ChipConfig& chip,
               const workload::TransferSet& set, const SchedulerConfig& cfg);
     Schedule run();
+    // Whether searches start past what earlier searches of the same train shape ruled out (the default); the
+    // schedule is the same either way, only slower without.
+    void reuse_known_busy(bool on) { reuse_ = on; }
 
 private:
     // scheduler.cpp
@@ -115,17 +119,17 @@ private:
     Time greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready);
     bool consider_extension(std::int32_t r, std::int64_t c, std::int32_t last, Option& best);
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
-    Time optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready);
+    Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
     std::pair<std::int32_t, std::int32_t> split_of(std::int32_t r, std::size_t at);
     void apply(const Option& o, std::vector<std::int32_t>& last);
     void add_entries(std::int32_t train);
     bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
-    Fit place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
+    Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
     Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
-    std::vector<std::int64_t>& shape_key(const Route& route, std::int64_t n);
+    std::pair<std::int32_t, std::int64_t> shape_key(std::int32_t r, std::int64_t n);
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
@@ -153,17 +157,25 @@ private:
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
 
-    // What the table alone rules out, by train shape (n, then each hop's channel, parent, kind and leaf flag): no
-    // train of that shape fits the table with its Send in [lo, hi). Bookings are never removed, so this stays true.
+    // What the table alone rules out, by train shape and length (shape_key()): no train of that shape and length
+    // fits the table with its Send in [lo, hi). Bookings are never removed, so this stays true; searches start at hi.
     struct KnownBusy {
         std::int64_t lo = 0;
         std::int64_t hi = 0;
     };
-    std::map<std::vector<std::int64_t>, KnownBusy> busy_;
+    bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
+    std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
+    std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
+    struct Mix {
+        std::size_t operator()(const std::pair<std::int32_t, std::int64_t>& k) const {
+            const auto h = static_cast<std::uint64_t>(k.second) * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.first);
+            return static_cast<std::size_t>(h ^ (h >> 29));
+        }
+    };
+    std::unordered_map<std::pair<std::int32_t, std::int64_t>, KnownBusy, Mix> busy_;
     // The same for optimistic_completion(), in picoseconds of the train's start: for a start in [lo, hi], the
     // table alone leaves no room before hi.
-    std::map<std::vector<std::int64_t>, KnownBusy> free_from_;
-    std::vector<std::int64_t> key_;  // scratch for shape_key()
+    std::unordered_map<std::pair<std::int32_t, std::int64_t>, KnownBusy, Mix> free_from_;
 
     // Committed.
     std::vector<Route> used_routes_;
