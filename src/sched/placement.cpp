@@ -176,38 +176,40 @@ std::pair<std::int32_t, std::int64_t> Scheduler::shape_key(std::int32_t r, std::
     return {shape_of_[ri], n};
 }
 
+// From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
+// proposes; Fifo as soon as one of them overflows a FIFO.
+Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
+                      Plan& plan) {
+    for (;;) {
+        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
+        const Time t = need(route, plan, exclude, table_only);
+        if (t == Time::zero()) return Fit::Ok;
+        m0 = next_send(route, plan, t, exclude, table_only);
+    }
+}
+
 // Finds the earliest Send cycle >= m_start (or checks m_start itself when `fixed`) at which the train fits (see
 // need()). Bookings of train `exclude` of the overlay are ignored (it is the train being extended).
 // Every Send cycle the table alone rules out for a train of this shape stays ruled out as the table grows, so the
 // search first finds the earliest fit in the table alone, starting past what earlier searches of the same shape
 // ruled out (busy_), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
-// without walking again over every gap that many earlier transfers already found too small.
+// without walking again over every gap that many earlier transfers already found too small. Should a FIFO overflow
+// on the way, the search from m_start decides, as it tries other Send cycles.
 Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
                      Plan& plan) {
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
     if (fixed) return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
-    std::int64_t m0 = m_start;
-    KnownBusy unused;
-    KnownBusy& known = reuse_ ? busy_[shape_key(r, n)] : unused;
-    const bool extends = known.lo <= m_start && m_start <= known.hi;
-    if (extends && m0 < known.hi) {
-        m0 = known.hi;
-        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
+    if (reuse_) {
+        KnownBusy& known = busy_[shape_key(r, n)];
+        const bool extends = known.lo <= m_start && m_start <= known.hi;
+        const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
+        if (search(route, n, from, exclude, true, plan) == Fit::Ok) {
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0};
+            if (search(route, n, plan.m0, exclude, false, plan) == Fit::Ok) return Fit::Ok;
+        }
     }
-    for (;;) {
-        const Time t = need(route, plan, exclude, true);
-        if (t == Time::zero()) break;
-        m0 = next_send(route, plan, t, exclude, true);
-        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
-    }
-    known = KnownBusy{extends ? known.lo : m_start, m0};
-    for (;;) {
-        const Time t = need(route, plan, exclude, false);
-        if (t == Time::zero()) return Fit::Ok;
-        m0 = next_send(route, plan, t, exclude, false);
-        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
-    }
+    return search(route, n, m_start, exclude, false, plan);
 }
 
 // Appends c vectors to the train the route already carries, keeping its Send cycle.
@@ -258,12 +260,14 @@ Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64
     const Time t0 = timing_.clock().edge(m_ready + chip_.issue_cycles);
     // The fixed point in the table alone is a lower bound of the one with the overlay, and only grows with the
     // table: start from where the last search of this shape from a start at or before t0 ended (free_from_).
-    KnownBusy unused;
-    KnownBusy& known = reuse_ ? free_from_[shape_key(r, n)] : unused;
-    const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
-    Time start = extends ? Time::ps(known.hi) : t0;
-    start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
-    known = KnownBusy{extends ? known.lo : t0.count(), start.count()};
+    Time start = t0;
+    if (reuse_) {
+        KnownBusy& known = free_from_[shape_key(r, n)];
+        const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
+        if (extends) start = std::max(t0, Time::ps(known.hi));
+        start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
+        known = KnownBusy{extends ? known.lo : t0.count(), start.count()};
+    }
     start = hops_fixed_point(route, n, start, false, 64);
     Time offset;
     for (const RouteHop& hop : route.hops) offset += net_.channel(hop.channel)(1) + net_.channel(hop.channel).latency();

@@ -127,6 +127,7 @@ private:
     void add_entries(std::int32_t train);
     bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
     Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
+    Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan);
     Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
     std::pair<std::int32_t, std::int64_t> shape_key(std::int32_t r, std::int64_t n);
