@@ -158,9 +158,9 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
     return std::max(plan.m0 + 1, clock.edge_at_or_before(target) - chip_.issue_cycles - 1);
 }
 
-// Trains of the same shape (route hops: channel, parent, kind, leaf flag) and length see the same table; the key of
-// what is known about them.
-std::pair<std::int32_t, std::int64_t> Scheduler::shape_key(std::int32_t r, std::int64_t n) {
+// What is known about trains of candidate route r and length n: trains of the same shape (route hops: channel,
+// parent, kind, leaf flag) and length see the same table.
+Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
     const auto ri = static_cast<std::size_t>(r);
     if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
     if (shape_of_[ri] < 0) {
@@ -171,9 +171,21 @@ std::pair<std::int32_t, std::int64_t> Scheduler::shape_key(std::int32_t r, std::
             hops.push_back(hop.kind);
             hops.push_back(hop.leaf ? 1 : 0);
         }
-        shape_of_[ri] = shapes_.emplace(std::move(hops), static_cast<std::int32_t>(shapes_.size())).first->second;
+        const auto id = static_cast<std::int32_t>(shapes_.size());
+        shape_of_[ri] = shapes_.emplace(std::move(hops), id).first->second;
+        if (shape_of_[ri] == id) known_.emplace_back();
     }
-    return {shape_of_[ri], n};
+    // A shape sees few train lengths, the last asked most often: a list, the last found moved to the front.
+    auto& list = known_[static_cast<std::size_t>(shape_of_[ri])];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (list[i].n == n) {
+            std::swap(list[i], list[0]);
+            return list[0];
+        }
+    }
+    list.push_back(KnownRanges{n, {}, {}});
+    std::swap(list.back(), list[0]);
+    return list[0];
 }
 
 // From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
@@ -201,7 +213,7 @@ Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::
     if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
     if (fixed) return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
     if (reuse_) {
-        KnownBusy& known = busy_[shape_key(r, n)];
+        KnownBusy& known = this->known(r, n).send;
         const bool extends = known.lo <= m_start && m_start <= known.hi;
         const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
         if (search(route, n, from, exclude, true, plan) == Fit::Ok) {
@@ -262,7 +274,7 @@ Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64
     // table: start from where the last search of this shape from a start at or before t0 ended (free_from_).
     Time start = t0;
     if (reuse_) {
-        KnownBusy& known = free_from_[shape_key(r, n)];
+        KnownBusy& known = this->known(r, n).start;
         const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
         if (extends) start = std::max(t0, Time::ps(known.hi));
         start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());

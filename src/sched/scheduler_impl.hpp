@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -130,7 +129,18 @@ private:
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan);
     Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
-    std::pair<std::int32_t, std::int64_t> shape_key(std::int32_t r, std::int64_t n);
+    // What the table alone rules out for trains of one shape and length. Bookings are never removed, so it stays
+    // true; searches start past it.
+    struct KnownBusy {
+        std::int64_t lo = 0;
+        std::int64_t hi = 0;
+    };
+    struct KnownRanges {
+        std::int64_t n = 0;
+        KnownBusy send;   // place(): no train fits the table alone with its Send cycle in [lo, hi)
+        KnownBusy start;  // optimistic_completion(), ps of the train's start: from a start in [lo, hi], none before hi
+    };
+    KnownRanges& known(std::int32_t r, std::int64_t n);
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
@@ -158,25 +168,10 @@ private:
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
 
-    // What the table alone rules out, by train shape and length (shape_key()): no train of that shape and length
-    // fits the table with its Send in [lo, hi). Bookings are never removed, so this stays true; searches start at hi.
-    struct KnownBusy {
-        std::int64_t lo = 0;
-        std::int64_t hi = 0;
-    };
     bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
     std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
-    struct Mix {
-        std::size_t operator()(const std::pair<std::int32_t, std::int64_t>& k) const {
-            const auto h = static_cast<std::uint64_t>(k.second) * 0x9E3779B97F4A7C15ULL ^ static_cast<std::uint64_t>(k.first);
-            return static_cast<std::size_t>(h ^ (h >> 29));
-        }
-    };
-    std::unordered_map<std::pair<std::int32_t, std::int64_t>, KnownBusy, Mix> busy_;
-    // The same for optimistic_completion(), in picoseconds of the train's start: for a start in [lo, hi], the
-    // table alone leaves no room before hi.
-    std::unordered_map<std::pair<std::int32_t, std::int64_t>, KnownBusy, Mix> free_from_;
+    std::vector<std::vector<KnownRanges>> known_;               // by shape
 
     // Committed.
     std::vector<Route> used_routes_;
