@@ -216,8 +216,11 @@ Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::
         KnownBusy& known = this->known(r, n).send;
         const bool extends = known.lo <= m_start && m_start <= known.hi;
         const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
-        if (search(route, n, from, exclude, true, plan) == Fit::Ok) {
-            known = KnownBusy{extends ? known.lo : m_start, plan.m0};
+        // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
+        if (extends && known.stamp == table_.size()) {
+            if (search(route, n, from, exclude, false, plan) == Fit::Ok) return Fit::Ok;
+        } else if (search(route, n, from, exclude, true, plan) == Fit::Ok) {
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
             if (search(route, n, plan.m0, exclude, false, plan) == Fit::Ok) return Fit::Ok;
         }
     }
@@ -277,8 +280,10 @@ Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64
         KnownBusy& known = this->known(r, n).start;
         const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
         if (extends) start = std::max(t0, Time::ps(known.hi));
-        start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
-        known = KnownBusy{extends ? known.lo : t0.count(), start.count()};
+        if (!extends || known.stamp != table_.size()) {
+            start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
+            known = KnownBusy{extends ? known.lo : t0.count(), start.count(), table_.size()};
+        }
     }
     start = hops_fixed_point(route, n, start, false, 64);
     Time offset;

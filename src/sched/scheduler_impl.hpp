@@ -134,6 +134,7 @@ private:
     struct KnownBusy {
         std::int64_t lo = 0;
         std::int64_t hi = 0;
+        std::int64_t stamp = -1;  // table_.size() when hi was found to fit: while it is the same, hi still fits
     };
     struct KnownRanges {
         std::int64_t n = 0;
