@@ -204,7 +204,7 @@ Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::
 // need()). Bookings of train `exclude` of the overlay are ignored (it is the train being extended).
 // Every Send cycle the table alone rules out for a train of this shape stays ruled out as the table grows, so the
 // search first finds the earliest fit in the table alone, starting past what earlier searches of the same shape
-// ruled out (busy_), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
+// ruled out (known()), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
 // without walking again over every gap that many earlier transfers already found too small. Should a FIFO overflow
 // on the way, the search from m_start decides, as it tries other Send cycles.
 Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
@@ -274,7 +274,7 @@ Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     const Time t0 = timing_.clock().edge(m_ready + chip_.issue_cycles);
     // The fixed point in the table alone is a lower bound of the one with the overlay, and only grows with the
-    // table: start from where the last search of this shape from a start at or before t0 ended (free_from_).
+    // table: start from where the last search of this shape from a start at or before t0 ended (known()).
     Time start = t0;
     if (reuse_) {
         KnownBusy& known = this->known(r, n).start;
