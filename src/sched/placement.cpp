@@ -2,6 +2,7 @@
 // train, a new train, or a staged pair), each train timed hop by hop and fitted between the bookings of the table
 // and of the transfer's own overlay.
 #include <algorithm>
+#include <limits>
 #include <tuple>
 #include <utility>
 
@@ -79,23 +80,21 @@ Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_
     return fit;
 }
 
-// Finds the earliest Send cycle >= m_start (or checks m_start itself when `fixed`) at which the train fits: every
-// channel free over its interval, the far end's consumers in arrival order, FIFO spans disjoint. Bookings of train
-// `exclude` of the overlay are ignored (it is the train being extended).
-Fit Scheduler::place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
-                     Plan& plan) {
+// How much later than `plan` (the train timed at its Send cycle) its hops must start for each to fit: zero when the
+// train fits. Every channel free over its interval, the far end's consumers in arrival order, FIFO spans disjoint.
+// `table_only`: the table's bookings alone (neither the overlay nor the transfer's `after` ordering), a subset of the
+// constraints; otherwise bookings of train `exclude` of the overlay are ignored (it is the train being extended).
+Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const {
     const ClockDomain& clock = timing_.clock();
-    std::int64_t m0 = m_start;
-    for (;;) {
-        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
-        Time need;
-        for (std::size_t h = 0; h < route.hops.size(); ++h) {
-            const topo::ChannelId c = route.hops[h].channel;
-            const HopPlan& hp = plan.hops[h];
-            // The earliest this hop could start without crossing a block of the table.
-            Time hneed = table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
-            const Booking* before = nullptr;
-            const Booking* after = nullptr;
+    Time need;
+    for (std::size_t h = 0; h < route.hops.size(); ++h) {
+        const topo::ChannelId c = route.hops[h].channel;
+        const HopPlan& hp = plan.hops[h];
+        // The earliest this hop could start without crossing a block of the table.
+        Time hneed = table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
+        const Booking* before = nullptr;
+        const Booking* after = nullptr;
+        if (!table_only) {
             const auto range = std::equal_range(overlay_.entries.begin(), overlay_.entries.end(), c, ByChannel{});
             for (auto it = range.first; it != range.second; ++it) {
                 const OverlayEntry& o = *it;
@@ -108,49 +107,124 @@ Fit Scheduler::place(const Route& route, std::int64_t n, std::int64_t m_start, s
                     after = &o.booking;
                 }
             }
-            if (hneed == Time::zero()) {
-                const Booking* tb = table_.before(c, hp.start);
-                const Booking* ta = table_.after(c, hp.start);
-                if (tb && (!before || tb->start > before->start)) before = tb;
-                if (ta && (!after || ta->start < after->start)) after = ta;
-                if (before) {
-                    if (before->consumer_cycle > hp.cycle)
-                        hneed = std::max(hneed, clock.period_floor() * (before->consumer_cycle - hp.cycle));
-                    if (before->last_leave > hp.first_arrival)
-                        hneed = std::max(hneed, before->last_leave - hp.first_arrival);
-                }
-                if (after && (after->consumer_cycle < hp.cycle || hp.last_leave > after->first_arrival))
-                    hneed = std::max(hneed, after->end - hp.start);
-            }
-            // Ordered after other transfers' writes (workload::Transfer::after): the consumer waits for them, and
-            // its vectors must not wait in the FIFO, so the whole train moves later.
-            if (route.hops[h].leaf && hp.cycle < min_consume_cycle_)
-                hneed = std::max(hneed, clock.period_floor() * (min_consume_cycle_ - hp.cycle));
-            need = std::max(need, hneed);
         }
-        if (need == Time::zero()) return Fit::Ok;
-        if (fixed) return Fit::Busy;
-        // Moving the Send moves every hop by about as much (a hop's offset from the train's start varies by a cycle
-        // with the clock phase). Before timing the train again, find the earliest train start at which every hop,
-        // at this plan's offsets, fits between the bookings: a fixed point over the hops' first fits.
-        const Time t0 = clock.edge(m0 + chip_.issue_cycles);
-        Time target = t0 + need;
-        for (int round = 0; round < 64; ++round) {
-            Time next = target;
-            for (std::size_t h = 0; h < route.hops.size(); ++h) {
-                const topo::ChannelId c = route.hops[h].channel;
-                const HopPlan& hp = plan.hops[h];
-                const Time offset = hp.start - t0;
-                const Time length = hp.end - hp.start;
-                const Time fit = first_fit(c, target + offset, length, exclude);
-                next = std::max(next, fit - offset);
+        if (hneed == Time::zero()) {
+            const Booking* tb = table_.before(c, hp.start);
+            const Booking* ta = table_.after(c, hp.start);
+            if (tb && (!before || tb->start > before->start)) before = tb;
+            if (ta && (!after || ta->start < after->start)) after = ta;
+            if (before) {
+                if (before->consumer_cycle > hp.cycle)
+                    hneed = std::max(hneed, clock.period_floor() * (before->consumer_cycle - hp.cycle));
+                if (before->last_leave > hp.first_arrival)
+                    hneed = std::max(hneed, before->last_leave - hp.first_arrival);
             }
-            if (next == target) break;
-            target = next;
+            if (after && (after->consumer_cycle < hp.cycle || hp.last_leave > after->first_arrival))
+                hneed = std::max(hneed, after->end - hp.start);
         }
-        // One cycle of slack for the offsets' variation; the loop confirms.
-        m0 = std::max(m0 + 1, clock.edge_at_or_before(target) - chip_.issue_cycles - 1);
+        // Ordered after other transfers' writes (workload::Transfer::after): the consumer waits for them, and
+        // its vectors must not wait in the FIFO, so the whole train moves later.
+        if (!table_only && route.hops[h].leaf && hp.cycle < min_consume_cycle_)
+            hneed = std::max(hneed, clock.period_floor() * (min_consume_cycle_ - hp.cycle));
+        need = std::max(need, hneed);
     }
+    return need;
+}
+
+// The next Send cycle to try after `plan` (timed at its Send cycle) was found to need `need` more.
+std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude,
+                                  bool table_only) const {
+    const ClockDomain& clock = timing_.clock();
+    // Moving the Send moves every hop by about as much (a hop's offset from the train's start varies by a cycle
+    // with the clock phase). Before timing the train again, find the earliest train start at which every hop,
+    // at this plan's offsets, fits between the bookings: a fixed point over the hops' first fits.
+    const Time t0 = clock.edge(plan.m0 + chip_.issue_cycles);
+    Time target = t0 + need;
+    for (int round = 0; round < 64; ++round) {
+        Time next = target;
+        for (std::size_t h = 0; h < route.hops.size(); ++h) {
+            const topo::ChannelId c = route.hops[h].channel;
+            const HopPlan& hp = plan.hops[h];
+            const Time offset = hp.start - t0;
+            const Time length = hp.end - hp.start;
+            const Time fit = table_only ? table_.first_fit(c, target + offset, length)
+                                        : first_fit(c, target + offset, length, exclude);
+            next = std::max(next, fit - offset);
+        }
+        if (next == target) break;
+        target = next;
+    }
+    // One cycle of slack for the offsets' variation; the loop confirms.
+    return std::max(plan.m0 + 1, clock.edge_at_or_before(target) - chip_.issue_cycles - 1);
+}
+
+// What is known about trains of candidate route r and length n: trains of the same shape (route hops: channel,
+// parent, kind, leaf flag) and length see the same table.
+Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
+    if (shape_of_[ri] < 0) {
+        std::vector<std::int64_t> hops;
+        for (const RouteHop& hop : candidates_[ri].hops) {
+            hops.push_back(hop.channel);
+            hops.push_back(hop.parent);
+            hops.push_back(hop.kind);
+            hops.push_back(hop.leaf ? 1 : 0);
+        }
+        const auto id = static_cast<std::int32_t>(shapes_.size());
+        shape_of_[ri] = shapes_.emplace(std::move(hops), id).first->second;
+        if (shape_of_[ri] == id) known_.emplace_back();
+    }
+    // A shape sees few train lengths, the last asked most often: a list, the last found moved to the front.
+    auto& list = known_[static_cast<std::size_t>(shape_of_[ri])];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (list[i].n == n) {
+            std::swap(list[i], list[0]);
+            return list[0];
+        }
+    }
+    list.push_back(KnownRanges{n, {}, {}});
+    std::swap(list.back(), list[0]);
+    return list[0];
+}
+
+// From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
+// proposes; Fifo as soon as one of them overflows a FIFO.
+Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
+                      Plan& plan) {
+    for (;;) {
+        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
+        const Time t = need(route, plan, exclude, table_only);
+        if (t == Time::zero()) return Fit::Ok;
+        m0 = next_send(route, plan, t, exclude, table_only);
+    }
+}
+
+// Finds the earliest Send cycle >= m_start (or checks m_start itself when `fixed`) at which the train fits (see
+// need()). Bookings of train `exclude` of the overlay are ignored (it is the train being extended).
+// Every Send cycle the table alone rules out for a train of this shape stays ruled out as the table grows, so the
+// search first finds the earliest fit in the table alone, starting past what earlier searches of the same shape
+// ruled out (known()), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
+// without walking again over every gap that many earlier transfers already found too small. Should a FIFO overflow
+// on the way, the search from m_start decides, as it tries other Send cycles.
+Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
+                     Plan& plan) {
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
+    if (fixed) return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
+    if (reuse_) {
+        KnownBusy& known = this->known(r, n).send;
+        const bool extends = known.lo <= m_start && m_start <= known.hi;
+        const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
+        // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
+        if (extends && known.stamp == table_.size()) {
+            if (search(route, n, from, exclude, false, plan) == Fit::Ok) return Fit::Ok;
+        } else if (search(route, n, from, exclude, true, plan) == Fit::Ok) {
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
+            if (search(route, n, plan.m0, exclude, false, plan) == Fit::Ok) return Fit::Ok;
+        }
+    }
+    return search(route, n, m_start, exclude, false, plan);
 }
 
 // Appends c vectors to the train the route already carries, keeping its Send cycle.
@@ -162,7 +236,7 @@ bool Scheduler::consider_extension(std::int32_t r, std::int64_t c, std::int32_t 
     const std::int64_t n = t.plan.n + cr;
     if (n > route.max_train) return false;
     Option o;
-    if (place(route, n, t.plan.m0, last, true, o.plan) != Fit::Ok) return false;
+    if (place(r, n, t.plan.m0, last, true, o.plan) != Fit::Ok) return false;
     o.valid = true;
     o.completion = o.plan.completion;
     o.n = cr;
@@ -178,7 +252,7 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
     std::int64_t cr = std::min(c, route.max_train);
     Option o;
     for (;;) {
-        if (place(route, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+        if (place(r, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
             o.valid = true;
             o.completion = o.plan.completion;
             o.n = cr;
@@ -196,28 +270,49 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
 // the overlay, no earlier than the train's start plus the time its first vector takes to get there; the earliest
 // start meeting all hops at once is a fixed point of their first fits. Real hop offsets exceed these by the clock
 // alignment (at most a cycle, plus crossing cycles and jitter, per hop), which is subtracted as slack.
-Time Scheduler::optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready) const {
+Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
     const Time t0 = timing_.clock().edge(m_ready + chip_.issue_cycles);
+    // The fixed point in the table alone is a lower bound of the one with the overlay, and only grows with the
+    // table: start from where the last search of this shape from a start at or before t0 ended (known()).
     Time start = t0;
-    for (int round = 0; round < 64; ++round) {
-        Time next = start;
-        Time offset;
-        for (const RouteHop& hop : route.hops) {
-            const Serializer& s = net_.channel(hop.channel);
-            const Time length = s(n);
-            const Time fit = first_fit(hop.channel, start + offset, length, -1);
-            next = std::max(next, fit - offset);
-            offset += s(1) + s.latency();
+    if (reuse_) {
+        KnownBusy& known = this->known(r, n).start;
+        const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
+        if (extends) start = std::max(t0, Time::ps(known.hi));
+        if (!extends || known.stamp != table_.size()) {
+            start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
+            known = KnownBusy{extends ? known.lo : t0.count(), start.count(), table_.size()};
         }
-        if (next == start) break;
-        start = next;
     }
+    start = hops_fixed_point(route, n, start, false, 64);
     Time offset;
     for (const RouteHop& hop : route.hops) offset += net_.channel(hop.channel)(1) + net_.channel(hop.channel).latency();
     const Serializer& s = net_.channel(route.hops.back().channel);
     const Time per_hop =
         timing_.clock().period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
     return start + offset - s(1) + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
+}
+
+// The earliest train start at or after `start` at which every hop of a new train of n vectors has an interval of its
+// length free, no earlier than the start plus the time its first vector takes to get there (in the table alone, or
+// also in the overlay), or the estimate after `rounds` rounds.
+Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const {
+    for (int round = 0; round < rounds; ++round) {
+        Time next = start;
+        Time offset;
+        for (const RouteHop& hop : route.hops) {
+            const Serializer& s = net_.channel(hop.channel);
+            const Time length = s(n);
+            const Time fit = table_only ? table_.first_fit(hop.channel, start + offset, length)
+                                        : first_fit(hop.channel, start + offset, length, -1);
+            next = std::max(next, fit - offset);
+            offset += s(1) + s.latency();
+        }
+        if (next == start) break;
+        start = next;
+    }
+    return start;
 }
 
 std::pair<std::int32_t, std::int32_t> Scheduler::split_of(std::int32_t r, std::size_t at) {
@@ -243,9 +338,9 @@ void Scheduler::consider_staged(std::int32_t r, std::size_t at, std::int64_t c, 
     if (cr < 1) return;
     Option o;
     for (;;) {
-        if (place(first, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+        if (place(r1, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
             const std::int64_t m2 = timing_.clock().edge_at_or_after(o.plan.write_done);
-            if (place(second, cr, m2, -1, false, o.plan2) == Fit::Ok) break;
+            if (place(r2, cr, m2, -1, false, o.plan2) == Fit::Ok) break;
         }
         if (cr == 1) return;
         cr = (cr + 1) / 2;
@@ -335,7 +430,7 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
             if (t >= 0 && consider_extension(r, c, t, best)) continue;
             const Route& route = candidates_[static_cast<std::size_t>(r)];
             const Time bound = route.leaf_latency.size() == 1
-                                   ? optimistic_completion(route, std::min(c, route.max_train), m_ready)
+                                   ? optimistic_completion(r, std::min(c, route.max_train), m_ready)
                                    : Time::zero();
             fresh.emplace_back(bound, r);
         }
@@ -368,6 +463,7 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     min_consume_cycle_ =
         consume_after_[i] > Time::zero() ? timing_.clock().edge_at_or_after(consume_after_[i]) + 1 : 0;
     candidates_.clear();
+    shape_of_.clear();
     splits_.clear();
     overlay_ = Overlay{};
     stage_ = x.dsts.size() == 1;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -100,6 +101,9 @@ public:
     Scheduler(const topo::FrozenTopology& t, const topo::LinkClassTiming& links, const topo::ChipConfig& chip,
               const workload::TransferSet& set, const SchedulerConfig& cfg);
     Schedule run();
+    // Whether searches start past what earlier searches of the same train shape ruled out (the default); the
+    // schedule is the same either way, only slower without.
+    void reuse_known_busy(bool on) { reuse_ = on; }
 
 private:
     // scheduler.cpp
@@ -114,13 +118,30 @@ private:
     Time greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready);
     bool consider_extension(std::int32_t r, std::int64_t c, std::int32_t last, Option& best);
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
-    Time optimistic_completion(const Route& route, std::int64_t n, std::int64_t m_ready) const;
+    Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
+    Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
     std::pair<std::int32_t, std::int32_t> split_of(std::int32_t r, std::size_t at);
     void apply(const Option& o, std::vector<std::int32_t>& last);
     void add_entries(std::int32_t train);
     bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
-    Fit place(const Route& route, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
+    Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
+    Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan);
+    Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
+    std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
+    // What the table alone rules out for trains of one shape and length. Bookings are never removed, so it stays
+    // true; searches start past it.
+    struct KnownBusy {
+        std::int64_t lo = 0;
+        std::int64_t hi = 0;
+        std::int64_t stamp = -1;  // table_.size() when hi was found to fit: while it is the same, hi still fits
+    };
+    struct KnownRanges {
+        std::int64_t n = 0;
+        KnownBusy send;   // place(): no train fits the table alone with its Send cycle in [lo, hi)
+        KnownBusy start;  // optimistic_completion(), ps of the train's start: from a start in [lo, hi], none before hi
+    };
+    KnownRanges& known(std::int32_t r, std::int64_t n);
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
@@ -147,6 +168,11 @@ private:
     std::vector<Route> candidates_;
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
+
+    bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
+    std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
+    std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
+    std::vector<std::vector<KnownRanges>> known_;               // by shape
 
     // Committed.
     std::vector<Route> used_routes_;

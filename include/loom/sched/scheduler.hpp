@@ -37,6 +37,10 @@ namespace loom::sched {
 //  - Each train is timed as the contract says: the Send's train starts at edge(cycle + issue_cycles); every
 //    Forward issues at the earliest cycle at which each vector is available (jitter allowance included) by its
 //    slot; every Receive at the earliest cycle its vectors allow.
+//  - Cost: reservations are never moved or removed, so a Send cycle at which the reservations alone leave no room
+//    for a train of some route and length stays ruled out. The scheduler remembers, per route and train length,
+//    the range of Send cycles found so, and the next search for such a train starts past it: the cost per transfer
+//    stays nearly flat as thousands of earlier transfers fragment the links (bench/README.md).
 //
 // Throws ConfigError (pointers under "/workload") for an invalid transfer set, InputError for parameters that
 // cannot work (staging area overlapping transfers, ports beyond 16), ModelError when a transfer has no path.

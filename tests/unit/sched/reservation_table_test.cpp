@@ -1,5 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <utility>
+#include <vector>
+
 #include "reservation_table.hpp"
 
 using loom::Time;
@@ -71,4 +77,100 @@ TEST_CASE("Queries past every booking and bookings inserted out of order keep th
     t.insert(0, {Time::ps(405), Time::ps(450), 4, Time::ps(415), Time::ps(460)});
     CHECK(t.blocks() == 2);
     CHECK(t.first_fit(0, Time::ps(400), Time::ps(10)) == Time::ps(450));
+}
+
+namespace {
+
+// The table's answers worked out from its bookings alone, one by one.
+struct Reference {
+    std::int64_t gap;
+    std::vector<std::pair<std::int64_t, std::int64_t>> bookings;  // [start, end), sorted by start
+
+    // Maximal runs of bookings whose gaps are shorter than `gap`.
+    std::vector<std::pair<std::int64_t, std::int64_t>> blocks() const {
+        std::vector<std::pair<std::int64_t, std::int64_t>> out;
+        for (const auto& b : bookings) {
+            if (!out.empty() && b.first < out.back().second + gap) {
+                out.back().second = std::max(out.back().second, b.second);
+            } else {
+                out.push_back(b);
+            }
+        }
+        return out;
+    }
+    std::optional<std::int64_t> conflict_end(std::int64_t s, std::int64_t e) const {
+        for (const auto& [bs, be] : blocks()) {
+            if (bs < e && be > s) return be;
+        }
+        return std::nullopt;
+    }
+    std::int64_t first_fit(std::int64_t s, std::int64_t length) const {
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const auto& [bs, be] : blocks()) {
+                if (bs < s + length && be > s) {
+                    s = be;
+                    moved = true;
+                }
+            }
+        }
+        return s;
+    }
+    std::optional<std::int64_t> before(std::int64_t s) const {
+        std::optional<std::int64_t> r;
+        for (const auto& b : bookings) {
+            if (b.first < s) r = b.first;
+        }
+        return r;
+    }
+    std::optional<std::int64_t> after(std::int64_t s) const {
+        for (const auto& b : bookings) {
+            if (b.first >= s) return b.first;
+        }
+        return std::nullopt;
+    }
+};
+
+std::optional<std::int64_t> start_of(const Booking* b) {
+    return b ? std::optional<std::int64_t>(b->start.count()) : std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("Random tables answer every query as the bookings worked through one by one do, at and beside each edge") {
+    std::mt19937_64 rng(11);
+    for (int round = 0; round < 60; ++round) {
+        const std::int64_t gap = std::uniform_int_distribution<std::int64_t>(1, 8)(rng);
+        ReservationTable table({Time::ps(gap)});
+        Reference ref{gap, {}};
+        const int inserts = std::uniform_int_distribution<int>(0, 70)(rng);
+        for (int i = 0; i < inserts; ++i) {
+            // A random free interval of [0, 600): out of order, adjacent to others, or in a gap shorter than `gap`.
+            const std::int64_t s = std::uniform_int_distribution<std::int64_t>(0, 590)(rng);
+            const std::int64_t e = s + std::uniform_int_distribution<std::int64_t>(gap, gap + 12)(rng);
+            bool free = true;
+            for (const auto& [bs, be] : ref.bookings) free = free && (e <= bs || s >= be);
+            if (!free) continue;
+            table.insert(0, booking(s, e));
+            ref.bookings.emplace_back(s, e);
+            std::sort(ref.bookings.begin(), ref.bookings.end());
+        }
+        REQUIRE(table.blocks() == static_cast<std::int64_t>(ref.blocks().size()));
+        // Every edge of every block and booking, one either side, and random times.
+        std::vector<std::int64_t> times;
+        for (const auto& [bs, be] : ref.bookings) {
+            for (std::int64_t d = -1; d <= 1; ++d) times.insert(times.end(), {bs + d, be + d});
+        }
+        for (int i = 0; i < 20; ++i) times.push_back(std::uniform_int_distribution<std::int64_t>(-5, 620)(rng));
+        for (const std::int64_t t : times) {
+            INFO("round " << round << " time " << t << " gap " << gap);
+            CHECK(start_of(table.before(0, Time::ps(t))) == ref.before(t));
+            CHECK(start_of(table.after(0, Time::ps(t))) == ref.after(t));
+            for (const std::int64_t length : {gap, gap + 1, gap + 5, gap + 20}) {
+                CHECK(table.first_fit(0, Time::ps(t), Time::ps(length)).count() == ref.first_fit(t, length));
+                const auto c = table.conflict_end(0, Time::ps(t), Time::ps(t + length));
+                CHECK((c ? std::optional<std::int64_t>(c->count()) : std::nullopt) == ref.conflict_end(t, t + length));
+            }
+        }
+    }
 }
