@@ -175,7 +175,7 @@ TEST_CASE("finish writes the kernel's statistics") {
     CHECK(doc.at("kernel").at("events_handled") == 10);
     CHECK(doc.at("kernel").at("pending_at_end") == 1);
     CHECK(doc.at("kernel").at("peak_pending") == 1);
-    CHECK(sim.perf_fields().find("queue=calendar") != std::string::npos);
+    CHECK(sim.perf_fields().find("queue=two_level") != std::string::npos);
 }
 
 namespace {
@@ -201,11 +201,13 @@ std::vector<std::string> run_pattern(QueueKind kind) {
 
 }  // namespace
 
-TEST_CASE("Heap and calendar queues run a model identically") {
-    const auto a = run_pattern(QueueKind::Calendar);
-    const auto b = run_pattern(QueueKind::Heap);
+TEST_CASE("Heap, calendar and two-level queues run a model identically") {
+    const auto a = run_pattern(QueueKind::Heap);
+    const auto b = run_pattern(QueueKind::Calendar);
+    const auto c = run_pattern(QueueKind::TwoLevel);
     CHECK(a.size() > 1000);
     CHECK(a == b);
+    CHECK(a == c);
 }
 
 TEST_CASE("Two simulators in one process do not share state") {
