@@ -7,6 +7,12 @@ namespace loom::sim {
 
 namespace {
 
+// Events drained into the run at once when the window has them: lets the run loop see (and prefetch for)
+// the next events.
+constexpr std::size_t kBatch = 4;
+// Wanted events per fine bucket, as a fraction.
+constexpr std::uint64_t kTargetNum = 1, kTargetDen = 1;
+
 std::size_t floor_pow2(std::size_t n) { return n == 0 ? 1 : std::bit_floor(n); }
 
 // Sorts one drained bucket. Buckets are tuned to hold about one event, so a run of two or three is the
@@ -235,10 +241,11 @@ void TwoLevelQueue::maybe_retune() {
     win_start_ = cur_end_;
     if (events == 0 || elapsed <= 0) return;
 
-    // Fine width: kTargetPerBucket events per bucket at the observed pop rate, rounded to the nearest power
-    // of two in log scale (w rounds up when w^2 >= 2^(2s+1)).
+    // Fine width: kTargetNum / kTargetDen events per bucket at the observed pop rate, rounded to the nearest
+    // power of two in log scale (w rounds up when w^2 >= 2^(2s+1)).
     __extension__ using U128 = unsigned __int128;
-    const U128 w = static_cast<U128>(static_cast<std::uint64_t>(elapsed)) * kTargetPerBucket / events;
+    const U128 w =
+        static_cast<U128>(static_cast<std::uint64_t>(elapsed)) * kTargetNum / (U128{events} * kTargetDen);
     int want = 0;
     if (w > 1) {
         const auto w64 = static_cast<std::uint64_t>(std::min<U128>(w, U128{1} << 40));

@@ -27,27 +27,25 @@ namespace loom::sim {
 // the offset inside its window, which is the same at both levels: moving a coarse window into the fine array
 // only relinks its nodes (bucket = offset >> fine_shift), it never rewrites them.
 // Popping. When `current` runs out, the next non-empty fine buckets are drained into it (each bucket's chain
-// copied out and, only if it holds more than one event, sorted) until it holds kBatch events or the window
+// copied out and, only if it holds more than one event, sorted) until it holds a few events or the window
 // ends, so the run loop can see the next events ahead (peek). When the fine array is empty the next
 // non-empty coarse window is spread over it.
 // Memory: 24 bytes per ring event plus 4 bytes per fine bucket and per coarse window; the coarse ring is
 // kept at most max(kMinCoarse, pending) windows long.
 //
-// Tuning. After kTuneEvents drained events the queue sets fine_shift so that a fine bucket holds about
-// kTargetPerBucket events at the observed pop rate, and doubles the ring while more than 1/kOverflowRatio of
+// Tuning. After kTuneEvents drained events the queue sets fine_shift so that a fine bucket holds about one
+// event at the observed pop rate (two_level_queue.cpp has the bench-tuned figures), and doubles the ring while more than 1/kOverflowRatio of
 // the drained events came through the overflow heap; if either changes it rebuilds itself (O(pending), rare).
 // Pop order never depends on tuning: it is fixed by (time, key) alone.
 class TwoLevelQueue {
 public:
-    static constexpr int kFineLog2 = 10;
+    static constexpr int kFineLog2 = 8;  // small windows: a window's nodes stay in L1 from relink to pop
     static constexpr std::size_t kFine = std::size_t{1} << kFineLog2;  // fine buckets per window
     static constexpr int kMaxFineShift = 32 - kFineLog2;                // offsets inside a window are 32-bit
     static constexpr int kDefaultFineShift = 6;    // 64 ps buckets: a guess the tuner corrects at once
     static constexpr std::size_t kMinCoarse = 64;  // one occupancy word
     static constexpr std::size_t kMaxCoarse = std::size_t{1} << 22;
-    static constexpr std::size_t kBatch = 4;               // events drained at once, when the window has them
     static constexpr std::size_t kMinRun = 64;             // initial length of the drained run's buffer
-    static constexpr std::uint64_t kTargetPerBucket = 1;   // events per fine bucket (bench-tuned: 1 < 2 < 4)
     static constexpr std::uint64_t kTuneEvents = 1 << 14;  // drained events between tuning checks
     static constexpr std::uint64_t kOverflowRatio = 256;
 
