@@ -5,10 +5,10 @@ namespace loom::sim {
 config::Schema<KernelConfig> kernel_schema() {
     config::Schema<KernelConfig> s("Discrete-event kernel: event queue implementation and event budget.");
     s.choice("queue", &KernelConfig::queue,
-             {{"two_level", QueueKind::TwoLevel}, {"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}},
-             "Pending-event queue: \"two_level\" (self-tuning two-level buckets, the fastest), \"calendar\" "
-             "(self-tuning bucket ring) or \"heap\" (4-ary heap, the reference). Results are identical; only speed "
-             "and memory differ.");
+             {{"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}, {"two_level", QueueKind::TwoLevel}},
+             "Pending-event queue: \"calendar\" (self-tuning bucket ring, the fastest), \"heap\" (4-ary heap, the "
+             "reference) or \"two_level\" (self-tuning two-level buckets: fewer instructions, more CPU time on "
+             "PHOLD). Results are identical; only speed and memory differ.");
     s.field("max_events", &KernelConfig::max_events,
             "Stop after this many events even if end_time is not reached (0: no limit).")
         .at_least(0);

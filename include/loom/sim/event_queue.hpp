@@ -43,10 +43,11 @@ concept EventQueue = requires(Q q, const Q cq, const Event& e) {
 };
 
 // Which implementation a Simulator uses ("kernel": {"queue": ...}).
-//   TwoLevel — coarse ring of unsorted windows in front of narrow buckets that mostly hold one event, with an
-//              overflow heap; adapts bucket width and ring length. The default (bench/README.md).
 //   Calendar — sliding bucket ring with sort-on-activation and an overflow heap; adapts its bucket width and
-//              ring size to the workload.
+//              ring size to the workload. The default: fastest in CPU time on every measured workload.
+//   TwoLevel — coarse ring of unsorted windows in front of narrow buckets that mostly hold one event, with an
+//              overflow heap; adapts bucket width and ring length. Fewer instructions than the calendar on
+//              PHOLD but more CPU time (bench/README.md), so not the default.
 //   Heap     — 4-ary implicit heap: simple, no tuning, O(log n); the reference the others are checked against.
 enum class QueueKind { Calendar, Heap, TwoLevel };
 

@@ -11,7 +11,7 @@
 namespace loom::sim {
 
 struct KernelConfig {
-    QueueKind queue = QueueKind::TwoLevel;  // the fastest implementation on the measured workloads
+    QueueKind queue = QueueKind::Calendar;  // the fastest implementation on every measured workload
     std::int64_t max_events = 0;            // 0: no budget
 };
 

@@ -50,7 +50,7 @@ struct Slot {
 
 struct SimulatorOptions {
     std::uint64_t seed = 1;                    // run seed: every RNG stream is derive(seed, component path)
-    QueueKind queue = QueueKind::TwoLevel;
+    QueueKind queue = QueueKind::Calendar;
     std::shared_ptr<spdlog::sinks::sink> log_sink;  // null: stderr
     spdlog::level::level_enum log_level = spdlog::level::info;
     // Set from outside (a signal handler): run() polls it every 2^stop_poll_log2 events and returns with
@@ -184,10 +184,10 @@ public:
     void push(const Event& e) {
         LOOM_DEBUG_ASSERT(e.time >= now_, "event scheduled in the past: " + to_string(e));
         LOOM_DEBUG_ASSERT(e.target < slots_.size(), "event for an unknown slot: " + to_string(e));
-        if (kind_ == QueueKind::TwoLevel) [[likely]] {
-            two_level_.push(e);
-        } else if (kind_ == QueueKind::Calendar) {
+        if (kind_ == QueueKind::Calendar) [[likely]] {
             calendar_.push(e);
+        } else if (kind_ == QueueKind::TwoLevel) {
+            two_level_.push(e);
         } else {
             heap_.push(e);
         }

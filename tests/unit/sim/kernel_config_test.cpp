@@ -22,14 +22,14 @@ TEST_CASE("The kernel section selects the queue and an event budget") {
     CHECK(l.max_events == 1000);
 }
 
-TEST_CASE("The kernel section defaults to the two-level queue and no budget") {
+TEST_CASE("The kernel section defaults to the calendar queue and no budget") {
     KernelConfig k;
     config::Errors errors;
     kernel_schema().parse(config::Json::object(), "/kernel", k, errors);
     CHECK(errors.empty());
-    CHECK(k.queue == QueueKind::TwoLevel);
+    CHECK(k.queue == QueueKind::Calendar);
     CHECK(k.max_events == 0);
-    CHECK(kernel_schema().defaults() == config::Json{{"queue", "two_level"}, {"max_events", 0}});
+    CHECK(kernel_schema().defaults() == config::Json{{"queue", "calendar"}, {"max_events", 0}});
 }
 
 TEST_CASE("Bad kernel values are reported at their JSON Pointer") {

@@ -175,7 +175,7 @@ TEST_CASE("finish writes the kernel's statistics") {
     CHECK(doc.at("kernel").at("events_handled") == 10);
     CHECK(doc.at("kernel").at("pending_at_end") == 1);
     CHECK(doc.at("kernel").at("peak_pending") == 1);
-    CHECK(sim.perf_fields().find("queue=two_level") != std::string::npos);
+    CHECK(sim.perf_fields().find("queue=calendar") != std::string::npos);
 }
 
 namespace {
