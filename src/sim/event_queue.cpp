@@ -6,6 +6,7 @@ const char* to_string(QueueKind kind) {
     switch (kind) {
         case QueueKind::Calendar: return "calendar";
         case QueueKind::Heap: return "heap";
+        case QueueKind::TwoLevel: return "two_level";
     }
     return "?";
 }
@@ -13,6 +14,7 @@ const char* to_string(QueueKind kind) {
 std::optional<QueueKind> parse_queue_kind(std::string_view text) {
     if (text == "calendar") return QueueKind::Calendar;
     if (text == "heap") return QueueKind::Heap;
+    if (text == "two_level") return QueueKind::TwoLevel;
     return std::nullopt;
 }
 

@@ -4,9 +4,11 @@ namespace loom::sim {
 
 config::Schema<KernelConfig> kernel_schema() {
     config::Schema<KernelConfig> s("Discrete-event kernel: event queue implementation and event budget.");
-    s.choice("queue", &KernelConfig::queue, {{"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}},
-             "Pending-event queue: \"calendar\" (self-tuning bucket ring, the faster) or \"heap\" (4-ary heap). "
-             "Results are identical; only speed and memory differ.");
+    s.choice("queue", &KernelConfig::queue,
+             {{"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}, {"two_level", QueueKind::TwoLevel}},
+             "Pending-event queue: \"calendar\" (self-tuning bucket ring, the fastest), \"heap\" (4-ary heap, the "
+             "reference) or \"two_level\" (self-tuning two-level buckets: fewer instructions, more CPU time on "
+             "PHOLD). Results are identical; only speed and memory differ.");
     s.field("max_events", &KernelConfig::max_events,
             "Stop after this many events even if end_time is not reached (0: no limit).")
         .at_least(0);

@@ -182,8 +182,10 @@ RunResult Simulator::run(const RunLimits& limits) {
             break;
         }
         stop_at_ = std::min({budget_end, next_progress, next_poll});
-        const LoopExit exit = kind_ == QueueKind::Calendar ? loop(calendar_, limits.end.count())
-                                                           : loop(heap_, limits.end.count());
+        const std::int64_t end = limits.end.count();
+        const LoopExit exit = kind_ == QueueKind::TwoLevel   ? loop(two_level_, end)
+                              : kind_ == QueueKind::Calendar ? loop(calendar_, end)
+                                                             : loop(heap_, end);
         if (exit == LoopExit::Empty) {
             result.reason = StopReason::Quiescent;
             break;
@@ -229,7 +231,12 @@ void Simulator::finish() {
 }
 
 std::size_t Simulator::queue_bytes() const {
-    return kind_ == QueueKind::Calendar ? calendar_.peak_bytes() : heap_.bytes_held();
+    switch (kind_) {
+        case QueueKind::TwoLevel: return two_level_.peak_bytes();
+        case QueueKind::Calendar: return calendar_.peak_bytes();
+        case QueueKind::Heap: break;
+    }
+    return heap_.bytes_held();
 }
 
 std::string Simulator::perf_fields() const {
@@ -240,6 +247,11 @@ std::string Simulator::perf_fields() const {
     if (kind_ == QueueKind::Calendar) {
         out += fmt::format(" calendar_bucket_ps={} calendar_buckets={} calendar_rebuilds={}",
                            std::int64_t{1} << calendar_.shift(), calendar_.buckets(), calendar_.rebuilds());
+    }
+    if (kind_ == QueueKind::TwoLevel) {
+        out += fmt::format(" two_level_bucket_ps={} two_level_windows={} two_level_rebuilds={}",
+                           std::int64_t{1} << two_level_.fine_shift(), two_level_.coarse_windows(),
+                           two_level_.rebuilds());
     }
     return out;
 }

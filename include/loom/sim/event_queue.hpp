@@ -44,11 +44,14 @@ concept EventQueue = requires(Q q, const Q cq, const Event& e) {
 
 // Which implementation a Simulator uses ("kernel": {"queue": ...}).
 //   Calendar — sliding bucket ring with sort-on-activation and an overflow heap; adapts its bucket width and
-//              ring size to the workload. The default: fastest on every measured workload (bench/README.md).
-//   Heap     — 4-ary implicit heap: simple, no tuning, O(log n); the reference the calendar is checked against.
-enum class QueueKind { Calendar, Heap };
+//              ring size to the workload. The default: fastest in CPU time on every measured workload.
+//   TwoLevel — coarse ring of unsorted windows in front of narrow buckets that mostly hold one event, with an
+//              overflow heap; adapts bucket width and ring length. Fewer instructions than the calendar on
+//              PHOLD but more CPU time (bench/README.md), so not the default.
+//   Heap     — 4-ary implicit heap: simple, no tuning, O(log n); the reference the others are checked against.
+enum class QueueKind { Calendar, Heap, TwoLevel };
 
-const char* to_string(QueueKind kind);                              // "calendar" | "heap"
+const char* to_string(QueueKind kind);                              // "calendar" | "heap" | "two_level"
 std::optional<QueueKind> parse_queue_kind(std::string_view text);  // inverse of to_string
 
 }  // namespace loom::sim

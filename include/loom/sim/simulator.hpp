@@ -24,6 +24,7 @@
 #include "loom/sim/event.hpp"
 #include "loom/sim/event_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/two_level_queue.hpp"
 #include "loom/stats/registry.hpp"
 
 namespace spdlog::sinks {
@@ -138,7 +139,14 @@ public:
     std::uint64_t seed() const { return options_.seed; }
     std::uint64_t events_handled() const { return events_; }
     std::uint64_t timer_events_discarded() const { return stale_timer_events_; }
-    std::size_t pending() const { return kind_ == QueueKind::Calendar ? calendar_.size() : heap_.size(); }
+    std::size_t pending() const {
+        switch (kind_) {
+            case QueueKind::TwoLevel: return two_level_.size();
+            case QueueKind::Calendar: return calendar_.size();
+            case QueueKind::Heap: break;
+        }
+        return heap_.size();
+    }
     // Most events pending at once (sampled after each event and after init).
     std::size_t peak_pending() const { return peak_pending_; }
     QueueKind queue_kind() const { return kind_; }
@@ -165,10 +173,10 @@ public:
     // Visits every pending event (unspecified order); for end-of-run accounting and tests.
     template <class F>
     void for_each_pending(F&& f) const {
-        if (kind_ == QueueKind::Calendar) {
-            calendar_.for_each(f);
-        } else {
-            heap_.for_each(f);
+        switch (kind_) {
+            case QueueKind::TwoLevel: two_level_.for_each(f); return;
+            case QueueKind::Calendar: calendar_.for_each(f); return;
+            case QueueKind::Heap: heap_.for_each(f); return;
         }
     }
 
@@ -186,6 +194,8 @@ public:
         LOOM_DEBUG_ASSERT(e.target < slots_.size(), "event for an unknown slot: " + to_string(e));
         if (kind_ == QueueKind::Calendar) [[likely]] {
             calendar_.push(e);
+        } else if (kind_ == QueueKind::TwoLevel) {
+            two_level_.push(e);
         } else {
             heap_.push(e);
         }
@@ -224,6 +234,7 @@ private:
     std::size_t peak_pending_ = 0;
     Time lookahead_ = Time::max();
     std::vector<Slot> slots_;
+    TwoLevelQueue two_level_;
     CalendarQueue calendar_;
     HeapQueue heap_;
     std::function<void(const Progress&)> progress_;

@@ -8,6 +8,7 @@
 #include "loom/sim/calendar_queue.hpp"
 #include "loom/sim/event_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/two_level_queue.hpp"
 
 using namespace loom::sim;
 
@@ -50,7 +51,7 @@ std::vector<Event> simultaneous(std::int64_t t) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("Simultaneous events pop by phase then source then counter in any insertion order", "[queue]",
-                   CalendarQueue, HeapQueue) {
+                   CalendarQueue, HeapQueue, TwoLevelQueue) {
     std::vector<Event> events = simultaneous(5000);
     std::vector<Event> expected = events;
     std::sort(expected.begin(), expected.end(), [](const Event& a, const Event& b) { return before(a, b); });
@@ -67,7 +68,7 @@ TEMPLATE_TEST_CASE("Simultaneous events pop by phase then source then counter in
     }
 }
 
-TEMPLATE_TEST_CASE("A queue pops in time order and reports its size", "[queue]", CalendarQueue, HeapQueue) {
+TEMPLATE_TEST_CASE("A queue pops in time order and reports its size", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue) {
     TestType q;
     CHECK(q.empty());
     q.push(Event{30, 1, 0, 0});
@@ -88,7 +89,7 @@ TEMPLATE_TEST_CASE("A queue pops in time order and reports its size", "[queue]",
     CHECK(q.bytes_held() > 0);
 }
 
-TEMPLATE_TEST_CASE("for_each visits every pending event once", "[queue]", CalendarQueue, HeapQueue) {
+TEMPLATE_TEST_CASE("for_each visits every pending event once", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue) {
     TestType q;
     for (std::uint32_t i = 0; i < 1000; ++i) q.push(Event{static_cast<std::int64_t>(i % 37) * 1000, i, 0, i});
     q.top();
@@ -100,7 +101,7 @@ TEMPLATE_TEST_CASE("for_each visits every pending event once", "[queue]", Calend
     CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
 }
 
-TEMPLATE_TEST_CASE("clear empties a queue that can then be reused", "[queue]", CalendarQueue, HeapQueue) {
+TEMPLATE_TEST_CASE("clear empties a queue that can then be reused", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue) {
     TestType q;
     for (std::uint64_t i = 0; i < 100; ++i) q.push(Event{static_cast<std::int64_t>(i) * 77, i, 0, 0});
     q.top();
@@ -148,17 +149,24 @@ std::vector<Event> random_workload(Q& q, std::uint64_t seed, int steps) {
 
 }  // namespace
 
-TEST_CASE("Calendar and heap pop identical sequences on random workloads") {
+TEST_CASE("Every queue pops the sequence the heap pops on random workloads") {
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
         HeapQueue heap;
         CalendarQueue calendar;
         CalendarQueue small_ring(2, 64, false);  // tiny fixed ring: constant wrap-around and overflow
+        TwoLevelQueue two_level;
+        TwoLevelQueue small_two_level(0, 64, false);  // 1 ps buckets, 64 ns ring: constant overflow
         const auto a = random_workload(heap, seed, 200'000);
         const auto b = random_workload(calendar, seed, 200'000);
         const auto c = random_workload(small_ring, seed, 200'000);
+        const auto d = random_workload(two_level, seed, 200'000);
+        const auto e = random_workload(small_two_level, seed, 200'000);
         CHECK(same(a, b));
         CHECK(same(a, c));
+        CHECK(same(a, d));
+        CHECK(same(a, e));
         CHECK(heap.size() == calendar.size());
+        CHECK(heap.size() == two_level.size());
     }
 }
 
@@ -167,5 +175,7 @@ TEST_CASE("Queue kinds have config names that parse back") {
     CHECK(std::string(to_string(QueueKind::Heap)) == "heap");
     CHECK(parse_queue_kind("calendar") == QueueKind::Calendar);
     CHECK(parse_queue_kind("heap") == QueueKind::Heap);
+    CHECK(std::string(to_string(QueueKind::TwoLevel)) == "two_level");
+    CHECK(parse_queue_kind("two_level") == QueueKind::TwoLevel);
     CHECK_FALSE(parse_queue_kind("ladder").has_value());
 }

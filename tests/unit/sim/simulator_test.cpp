@@ -201,11 +201,13 @@ std::vector<std::string> run_pattern(QueueKind kind) {
 
 }  // namespace
 
-TEST_CASE("Heap and calendar queues run a model identically") {
-    const auto a = run_pattern(QueueKind::Calendar);
-    const auto b = run_pattern(QueueKind::Heap);
+TEST_CASE("Heap, calendar and two-level queues run a model identically") {
+    const auto a = run_pattern(QueueKind::Heap);
+    const auto b = run_pattern(QueueKind::Calendar);
+    const auto c = run_pattern(QueueKind::TwoLevel);
     CHECK(a.size() > 1000);
     CHECK(a == b);
+    CHECK(a == c);
 }
 
 TEST_CASE("Two simulators in one process do not share state") {
