@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "loom/base/assert.hpp"
+#include "round_robin.hpp"
 
 namespace loom::fabric {
 
@@ -89,20 +90,6 @@ void Allocator::allocate() {
     }
     std::sort(granted_.begin(), granted_.end());
 }
-
-namespace {
-
-// The first set bit of `mask` at or after `ptr` going round (mask != 0, ptr < 64).
-inline std::int32_t first_from(std::uint64_t mask, std::int32_t ptr) {
-    const std::uint64_t hi = mask & (~std::uint64_t{0} << ptr);
-    return std::countr_zero(hi != 0 ? hi : mask);
-}
-inline std::int32_t first_from(std::uint32_t mask, std::int32_t ptr) {
-    const std::uint32_t hi = mask & (~std::uint32_t{0} << ptr);
-    return std::countr_zero(hi != 0 ? hi : mask);
-}
-
-}  // namespace
 
 std::uint64_t Allocator::allocate_lines(const std::uint32_t* lines, std::uint64_t active) {
     LOOM_DEBUG_ASSERT(masks_, "Allocator::allocate_lines needs the mask implementation");

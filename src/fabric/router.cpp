@@ -8,6 +8,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/fabric/flit.hpp"
+#include "round_robin.hpp"
 
 namespace loom::fabric {
 
@@ -15,16 +16,6 @@ namespace {
 constexpr std::uint64_t bit64(std::int32_t i) { return std::uint64_t{1} << i; }
 constexpr std::uint32_t bit32(std::int32_t i) { return std::uint32_t{1} << i; }
 constexpr std::size_t kBlockAlign = 64;
-
-// The first set bit of `mask` at or after `ptr` going round (mask != 0): Allocator's round-robin choice.
-inline std::int32_t first_from(std::uint64_t mask, std::int32_t ptr) {
-    const std::uint64_t hi = mask & (~std::uint64_t{0} << ptr);
-    return std::countr_zero(hi != 0 ? hi : mask);
-}
-inline std::int32_t first_from(std::uint32_t mask, std::int32_t ptr) {
-    const std::uint32_t hi = mask & (~std::uint32_t{0} << ptr);
-    return std::countr_zero(hi != 0 ? hi : mask);
-}
 
 // Lays arrays out one after another in a block: a first pass with base == nullptr sizes it.
 struct Carver {
