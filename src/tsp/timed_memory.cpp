@@ -1,86 +1,284 @@
 #include "loom/tsp/timed_memory.hpp"
 
-#include <iterator>
-#include <limits>
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
 
 namespace loom::tsp {
 namespace {
 // Initial contents are "written" before time 0, so every read (at time >= 0) sees them.
 constexpr AccessKey kInitial{Time::ps(-1), 0};
-// Below every key a read or write uses.
-constexpr AccessKey kLowest{Time::ps(std::numeric_limits<std::int64_t>::min()), 0};
+
+std::size_t hash_slot(std::uint32_t slot) {
+    // Fibonacci hashing: consecutive slots (a train's) spread over the table.
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(slot) * 0x9e3779b97f4a7c15ULL) >> 20);
+}
 }  // namespace
 
-TimedMemory::Versions::const_iterator TimedMemory::before(std::int64_t slot, AccessKey key) const {
-    auto it = versions_.lower_bound({slot, key});
-    if (it == versions_.begin()) return versions_.end();
-    --it;
-    return it->first.slot == slot ? it : versions_.end();
+std::uint32_t TimedMemory::checked_slot(std::int64_t slot) {
+    if (slot < 0 || slot > std::int64_t{0x7fffffff})
+        throw std::out_of_range("TimedMemory: slot " + std::to_string(slot) + " is outside [0, 2^31)");
+    return static_cast<std::uint32_t>(slot);
 }
 
-void TimedMemory::prune(std::int64_t slot, Time now) {
-    // Every future read is at a time >= now, so of the versions before `now` only the latest can still be seen.
-    auto latest = before(slot, {now, 0});
-    if (latest == versions_.end()) return;
-    versions_.erase(versions_.lower_bound({slot, kLowest}), latest);
+TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) {
+    const std::size_t n = slot >> kPageBits;
+    return n < directory_.size() && directory_[n] != 0 ? &pages_[directory_[n] - 1] : nullptr;
 }
 
-void TimedMemory::init(std::int64_t slot, std::int64_t value) {
-    auto first = versions_.lower_bound({slot, kLowest});
-    auto last = versions_.lower_bound({slot + 1, kLowest});
-    if (first == last) ++cells_;
-    versions_.erase(first, last);
-    versions_.emplace(VersionKey{slot, kInitial}, value);
+const TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) const {
+    const std::size_t n = slot >> kPageBits;
+    return n < directory_.size() && directory_[n] != 0 ? &pages_[directory_[n] - 1] : nullptr;
 }
 
-void TimedMemory::write(std::int64_t slot, AccessKey key, std::int64_t value, Time now) {
-    if (untouched(slot, 1)) {
-        if (value == 0) return;  // a never-touched slot already reads 0 at every key
-        ++cells_;
-    } else {
-        prune(slot, now);
+TimedMemory::Page& TimedMemory::page_for(std::uint32_t slot) {
+    const std::size_t n = slot >> kPageBits;
+    if (n >= directory_.size()) directory_.resize(n + 1, 0);
+    if (directory_[n] == 0) {
+        pages_.emplace_back();
+        directory_[n] = static_cast<std::uint32_t>(pages_.size());
     }
-    versions_.insert_or_assign(VersionKey{slot, key}, value);
+    return pages_[directory_[n] - 1];
 }
 
-std::int64_t TimedMemory::read(std::int64_t slot, AccessKey key, Time now) {
-    prune(slot, now);
-    auto it = before(slot, key);
-    return it == versions_.end() ? 0 : it->second;
+std::size_t TimedMemory::head_pos(std::uint32_t slot) const {
+    const std::size_t mask = heads_.size() - 1;
+    std::size_t i = hash_slot(slot) & mask;
+    while (heads_[i].slot != kNone && heads_[i].slot != slot) i = (i + 1) & mask;
+    return i;
+}
+
+std::uint32_t TimedMemory::first_version(std::uint32_t slot) const {
+    if (heads_.empty()) return kNone;
+    const Head& h = heads_[head_pos(slot)];
+    return h.slot == slot ? h.first : kNone;
+}
+
+void TimedMemory::grow_heads() {
+    std::vector<Head> old = std::move(heads_);
+    heads_.assign(old.empty() ? 64 : old.size() * 2, Head{});
+    for (const Head& h : old)
+        if (h.slot != kNone) heads_[head_pos(h.slot)] = h;
+}
+
+void TimedMemory::set_first_version(std::uint32_t slot, std::uint32_t first) {
+    if (first == kNone) {
+        if (heads_.empty()) return;
+        const std::size_t pos = head_pos(slot);
+        if (heads_[pos].slot == slot) erase_head(pos);
+        return;
+    }
+    if (2 * (head_count_ + 1) > heads_.size()) grow_heads();
+    Head& h = heads_[head_pos(slot)];
+    if (h.slot == kNone) ++head_count_;
+    h = {slot, first};
+}
+
+void TimedMemory::erase_head(std::size_t pos) {
+    // Backward-shift deletion keeps every probe sequence unbroken without tombstones.
+    const std::size_t mask = heads_.size() - 1;
+    std::size_t hole = pos;
+    for (std::size_t i = (pos + 1) & mask; heads_[i].slot != kNone; i = (i + 1) & mask) {
+        const std::size_t home = hash_slot(heads_[i].slot) & mask;
+        // Move entry i into the hole unless its home lies cyclically in (hole, i].
+        const bool stays = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
+        if (stays) continue;
+        heads_[hole] = heads_[i];
+        hole = i;
+    }
+    heads_[hole] = Head{};
+    --head_count_;
+}
+
+std::uint32_t TimedMemory::new_version(AccessKey key, std::int64_t value) {
+    ++live_versions_;
+    if (free_ != kNone) {
+        const std::uint32_t v = free_;
+        free_ = pool_[v].next;
+        pool_[v] = {key, value, kNone};
+        return v;
+    }
+    if (pool_.size() >= kNone) throw std::length_error("TimedMemory: too many unsettled versions");
+    pool_.push_back({key, value, kNone});
+    return static_cast<std::uint32_t>(pool_.size() - 1);
+}
+
+void TimedMemory::free_version(std::uint32_t v) {
+    --live_versions_;
+    pool_[v].next = free_;
+    free_ = v;
+}
+
+void TimedMemory::settle(Time now) {
+    if (max_lag_ == Time::max()) return;
+    if (now - max_lag_ <= horizon_) return;
+    horizon_ = now - max_lag_;
+    // Versions leave the heap in key order, so each is its slot's earliest unsettled one and, once in the page,
+    // the latest settled: exactly the version every read at or after now sees when no later one precedes it.
+    while (!due_.empty() && due_.front().time < horizon_) {
+        const Due d = due_.front();
+        std::pop_heap(due_.begin(), due_.end(), std::greater<>());
+        due_.pop_back();
+        const std::uint32_t v = first_version(d.slot);
+        // A version replaced in place keeps its key; one dropped by init() leaves a stale entry.
+        if (v == kNone || pool_[v].key != AccessKey{d.time, d.order}) continue;
+        Page& p = *page_of(d.slot);
+        const std::uint32_t i = d.slot & (kPageSlots - 1);
+        p.value[i] = pool_[v].value;
+        const std::uint32_t next = pool_[v].next;
+        free_version(v);
+        set_first_version(d.slot, next);
+        if (next == kNone) set_bit(p.unsettled, i, false);
+    }
+}
+
+void TimedMemory::drop_versions(std::uint32_t slot) {
+    std::uint32_t v = first_version(slot);
+    if (v == kNone) return;
+    set_first_version(slot, kNone);
+    while (v != kNone) {
+        const std::uint32_t next = pool_[v].next;
+        free_version(v);
+        v = next;
+    }
+}
+
+void TimedMemory::init(std::int64_t slot64, std::int64_t value) {
+    const std::uint32_t slot = checked_slot(slot64);
+    Page& p = page_for(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!bit(p.cell, i)) ++cells_;
+    set_bit(p.cell, i, true);
+    if (bit(p.unsettled, i)) drop_versions(slot);
+    set_bit(p.unsettled, i, false);
+    p.value[i] = value;
+    (void)kInitial;  // the settled value stands for a version at kInitial: before every read
+}
+
+void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, Time now) {
+    const std::uint32_t slot = checked_slot(slot64);
+    settle(now);
+    if (key.time < horizon_)
+        throw std::logic_error("TimedMemory: a write at " + std::to_string(key.time.count()) +
+                               " ps is logged after versions up to " + std::to_string(horizon_.count()) +
+                               " ps were settled (max_lag too small)");
+    Page* pp = page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!pp || !bit(pp->cell, i)) {
+        if (value == 0) return;  // a never-touched slot already reads 0 at every key
+        pp = &page_for(slot);
+        set_bit(pp->cell, i, true);
+        pp->value[i] = 0;
+        ++cells_;
+    }
+    // Insert into the slot's list, kept in key order; the same key replaces.
+    std::uint32_t prev = kNone;
+    std::uint32_t at = bit(pp->unsettled, i) ? first_version(slot) : kNone;
+    while (at != kNone && pool_[at].key < key) {
+        prev = at;
+        at = pool_[at].next;
+    }
+    if (at != kNone && pool_[at].key == key) {
+        pool_[at].value = value;
+        return;
+    }
+    const std::uint32_t v = new_version(key, value);
+    pool_[v].next = at;
+    if (prev == kNone)
+        set_first_version(slot, v);
+    else
+        pool_[prev].next = v;
+    set_bit(pp->unsettled, i, true);
+    if (max_lag_ != Time::max()) {
+        due_.push_back({key.time, key.order, slot});
+        std::push_heap(due_.begin(), due_.end(), std::greater<>());
+    }
+}
+
+std::int64_t TimedMemory::value_at(const Page& p, std::uint32_t slot, AccessKey key) const {
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    std::int64_t value = p.value[i];
+    if (bit(p.unsettled, i))
+        for (std::uint32_t v = first_version(slot); v != kNone && pool_[v].key < key; v = pool_[v].next)
+            value = pool_[v].value;
+    return value;
+}
+
+std::int64_t TimedMemory::read(std::int64_t slot64, AccessKey key, Time now) {
+    const std::uint32_t slot = checked_slot(slot64);
+    settle(now);
+    const Page* p = page_of(slot);
+    return p && bit(p->cell, slot & (kPageSlots - 1)) ? value_at(*p, slot, key) : 0;
 }
 
 void TimedMemory::read_range(std::int64_t first, std::int64_t count, AccessKey key, Time now, SparseValues& out) {
     out.clear();
-    for (auto it = versions_.lower_bound({first, kLowest}); it != versions_.end() && it->first.slot < first + count;) {
-        const std::int64_t slot = it->first.slot;
-        prune(slot, now);
-        auto b = before(slot, key);
-        if (b != versions_.end() && b->second != 0)
-            out.emplace_back(static_cast<std::uint32_t>(slot - first), b->second);
-        it = versions_.lower_bound({slot + 1, kLowest});
+    settle(now);
+    if (count <= 0) return;
+    const std::uint32_t lo = checked_slot(first);
+    const std::uint32_t hi = checked_slot(first + count - 1);
+    for (std::uint32_t s = lo; s <= hi;) {
+        const Page* p = page_of(s);
+        const std::uint32_t page_end = std::min<std::uint32_t>(hi, (s | static_cast<std::uint32_t>(kPageSlots - 1)));
+        if (p) {
+            for (std::uint32_t t = s; t <= page_end; ++t) {
+                const std::uint32_t i = t & (kPageSlots - 1);
+                if (!bit(p->cell, i)) continue;
+                const std::int64_t v = value_at(*p, t, key);
+                if (v != 0) out.emplace_back(t - lo, v);
+            }
+        }
+        if (page_end == hi) break;
+        s = page_end + 1;
     }
 }
 
 bool TimedMemory::untouched(std::int64_t first, std::int64_t count) const {
-    auto it = versions_.lower_bound({first, kLowest});
-    return it == versions_.end() || it->first.slot >= first + count;
+    if (count <= 0) return true;
+    if (first < 0) first = 0;
+    const std::int64_t last = std::min<std::int64_t>(first + count - 1, 0x7fffffff);
+    for (std::int64_t s = first; s <= last;) {
+        const Page* p = page_of(static_cast<std::uint32_t>(s));
+        const std::int64_t page_end = std::min(last, s | (kPageSlots - 1));
+        if (p)
+            for (std::int64_t t = s; t <= page_end; ++t)
+                if (bit(p->cell, static_cast<std::uint32_t>(t) & (kPageSlots - 1))) return false;
+        s = page_end + 1;
+    }
+    return true;
 }
 
-std::int64_t TimedMemory::final_value(std::int64_t slot) const {
-    auto it = versions_.lower_bound({slot + 1, kLowest});
-    if (it == versions_.begin()) return 0;
-    --it;
-    return it->first.slot == slot ? it->second : 0;
+std::int64_t TimedMemory::final_value(std::int64_t slot64) const {
+    if (slot64 < 0 || slot64 > std::int64_t{0x7fffffff}) return 0;
+    const auto slot = static_cast<std::uint32_t>(slot64);
+    const Page* p = page_of(slot);
+    if (!p) return 0;
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    std::int64_t value = p->value[i];
+    if (bit(p->unsettled, i))
+        for (std::uint32_t v = first_version(slot); v != kNone; v = pool_[v].next) value = pool_[v].value;
+    return value;
 }
 
 std::vector<std::pair<std::int64_t, std::int64_t>> TimedMemory::final_contents() const {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
     out.reserve(cells_);
-    for (auto it = versions_.begin(); it != versions_.end(); ++it) {
-        auto next = std::next(it);
-        if (next == versions_.end() || next->first.slot != it->first.slot) out.emplace_back(it->first.slot, it->second);
+    for (std::size_t n = 0; n < directory_.size(); ++n) {
+        if (directory_[n] == 0) continue;
+        const Page& p = pages_[directory_[n] - 1];
+        for (std::uint32_t i = 0; i < kPageSlots; ++i) {
+            if (!bit(p.cell, i)) continue;
+            const auto slot = static_cast<std::int64_t>((n << kPageBits) | i);
+            out.emplace_back(slot, final_value(slot));
+        }
     }
     return out;
+}
+
+std::size_t TimedMemory::bytes() const {
+    return directory_.capacity() * sizeof(std::uint32_t) + pages_.capacity() * sizeof(Page) +
+           pool_.capacity() * sizeof(Version) + heads_.capacity() * sizeof(Head) + due_.capacity() * sizeof(Due);
 }
 
 }  // namespace loom::tsp

@@ -390,8 +390,8 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
     if (program.data_check) {
         for (const DataCheck::Region& r : program.data_check->initial) {
             ChipProgram& cp = chip_of(r.tsp, "the data check");
-            for (std::int64_t k = 0; k < r.count; ++k)
-                cp.memory.emplace_back(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
+            cp.seeded.push_back(r);
+            cp.data_check = &*program.data_check;
         }
         for (const DataCheck::Expect& e : program.data_check->expected) chip_of(e.region.tsp, "the data check");
     }
