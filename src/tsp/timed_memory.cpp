@@ -7,9 +7,6 @@
 
 namespace loom::tsp {
 namespace {
-// Initial contents are "written" before time 0, so every read (at time >= 0) sees them.
-constexpr AccessKey kInitial{Time::ps(-1), 0};
-
 std::size_t hash_slot(std::uint32_t slot) {
     // Fibonacci hashing: consecutive slots (a train's) spread over the table.
     return static_cast<std::size_t>((static_cast<std::uint64_t>(slot) * 0x9e3779b97f4a7c15ULL) >> 20);
@@ -110,26 +107,45 @@ void TimedMemory::free_version(std::uint32_t v) {
     free_ = v;
 }
 
+void TimedMemory::settle_slot(std::uint32_t slot) {
+    Page* p = page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!p || !bit(p->unsettled, i)) return;
+    // The slot's versions are in key order: each one settled is the latest settled so far, which is what every
+    // read at or after now sees unless a later unsettled version precedes its key.
+    std::uint32_t v = first_version(slot);
+    const std::uint32_t first = v;
+    while (v != kNone && pool_[v].key.time < horizon_) {
+        p->value[i] = pool_[v].value;
+        const std::uint32_t next = pool_[v].next;
+        free_version(v);
+        v = next;
+    }
+    if (v == first) return;
+    set_first_version(slot, v);
+    if (v == kNone) set_bit(p->unsettled, i, false);
+}
+
+void TimedMemory::flush_batch() {
+    if (!batching_) return;
+    due_.push_back(batch_);
+    std::push_heap(due_.begin(), due_.end(), std::greater<>());
+    batching_ = false;
+}
+
 void TimedMemory::settle(Time now) {
     if (max_lag_ == Time::max()) return;
     if (now - max_lag_ <= horizon_) return;
     horizon_ = now - max_lag_;
-    // Versions leave the heap in key order, so each is its slot's earliest unsettled one and, once in the page,
-    // the latest settled: exactly the version every read at or after now sees when no later one precedes it.
+    flush_batch();
     while (!due_.empty() && due_.front().time < horizon_) {
         const Due d = due_.front();
         std::pop_heap(due_.begin(), due_.end(), std::greater<>());
         due_.pop_back();
-        const std::uint32_t v = first_version(d.slot);
-        // A version replaced in place keeps its key; one dropped by init() leaves a stale entry.
-        if (v == kNone || pool_[v].key != AccessKey{d.time, d.order}) continue;
-        Page& p = *page_of(d.slot);
-        const std::uint32_t i = d.slot & (kPageSlots - 1);
-        p.value[i] = pool_[v].value;
-        const std::uint32_t next = pool_[v].next;
-        free_version(v);
-        set_first_version(d.slot, next);
-        if (next == kNone) set_bit(p.unsettled, i, false);
+        for (std::uint32_t s = d.first;; ++s) {
+            settle_slot(s);
+            if (s == d.last) break;
+        }
     }
 }
 
@@ -153,7 +169,7 @@ void TimedMemory::init(std::int64_t slot64, std::int64_t value) {
     if (bit(p.unsettled, i)) drop_versions(slot);
     set_bit(p.unsettled, i, false);
     p.value[i] = value;
-    (void)kInitial;  // the settled value stands for a version at kInitial: before every read
+    // Initial contents count as written before everything: the settled value, under every version.
 }
 
 void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, Time now) {
@@ -191,8 +207,14 @@ void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, 
         pool_[prev].next = v;
     set_bit(pp->unsettled, i, true);
     if (max_lag_ != Time::max()) {
-        due_.push_back({key.time, key.order, slot});
-        std::push_heap(due_.begin(), due_.end(), std::greater<>());
+        if (batching_ && slot == batch_.last + 1) {
+            batch_.last = slot;
+            batch_.time = std::max(batch_.time, key.time);
+        } else {
+            flush_batch();
+            batch_ = {key.time, slot, slot};
+            batching_ = true;
+        }
     }
 }
 

@@ -81,10 +81,13 @@ private:
         std::int64_t value = 0;
         std::uint32_t next = kNone;  // the slot's next version by key, or the free list
     };
-    struct Due {  // heap entry: a version to settle once its key time falls below now - max_lag
+    // Heap entry: slots [first, last] hold versions to settle once `time` (their latest key time) falls below
+    // now - max_lag. A train's writes to consecutive slots share one entry; settling later than possible is
+    // always allowed, so an entry may outlive the versions it was made for.
+    struct Due {
         Time time;
-        std::uint32_t order = 0;
-        std::uint32_t slot = 0;
+        std::uint32_t first = 0;
+        std::uint32_t last = 0;
         friend auto operator<=>(const Due&, const Due&) = default;
     };
     struct Head {  // open-addressing entry: slot -> its first unsettled version
@@ -113,6 +116,9 @@ private:
     void free_version(std::uint32_t v);
     // Moves versions with key time < now - max_lag into their pages.
     void settle(Time now);
+    // Settles the versions of `slot` with key time < horizon_.
+    void settle_slot(std::uint32_t slot);
+    void flush_batch();
     // Drops every unsettled version of `slot`.
     void drop_versions(std::uint32_t slot);
     // Value of a slot that has a cell, seen at `key`.
@@ -127,6 +133,8 @@ private:
     std::vector<Head> heads_;  // power-of-two size, linear probing, at most half full
     std::size_t head_count_ = 0;
     std::vector<Due> due_;  // min-heap
+    Due batch_;             // the entry being extended by consecutive writes, not yet in due_
+    bool batching_ = false;
     std::size_t cells_ = 0;
     std::size_t live_versions_ = 0;
 };
