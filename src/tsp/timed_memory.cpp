@@ -6,13 +6,6 @@
 #include <string>
 
 namespace loom::tsp {
-namespace {
-std::size_t hash_slot(std::uint32_t slot) {
-    // Fibonacci hashing: consecutive slots (a train's) spread over the table.
-    return static_cast<std::size_t>((static_cast<std::uint64_t>(slot) * 0x9e3779b97f4a7c15ULL) >> 20);
-}
-}  // namespace
-
 std::uint32_t TimedMemory::checked_slot(std::int64_t slot) {
     if (slot < 0 || slot > std::int64_t{0x7fffffff})
         throw std::out_of_range("TimedMemory: slot " + std::to_string(slot) + " is outside [0, 2^31)");
@@ -39,71 +32,23 @@ TimedMemory::Page& TimedMemory::page_for(std::uint32_t slot) {
     return pages_[directory_[n] - 1];
 }
 
-std::size_t TimedMemory::head_pos(std::uint32_t slot) const {
-    const std::size_t mask = heads_.size() - 1;
-    std::size_t i = hash_slot(slot) & mask;
-    while (heads_[i].slot != kNone && heads_[i].slot != slot) i = (i + 1) & mask;
-    return i;
-}
-
-std::uint32_t TimedMemory::first_version(std::uint32_t slot) const {
-    if (heads_.empty()) return kNone;
-    const Head& h = heads_[head_pos(slot)];
-    return h.slot == slot ? h.first : kNone;
-}
-
-void TimedMemory::grow_heads() {
-    std::vector<Head> old = std::move(heads_);
-    heads_.assign(old.empty() ? 64 : old.size() * 2, Head{});
-    for (const Head& h : old)
-        if (h.slot != kNone) heads_[head_pos(h.slot)] = h;
-}
-
-void TimedMemory::set_first_version(std::uint32_t slot, std::uint32_t first) {
-    if (first == kNone) {
-        if (heads_.empty()) return;
-        const std::size_t pos = head_pos(slot);
-        if (heads_[pos].slot == slot) erase_head(pos);
-        return;
-    }
-    if (2 * (head_count_ + 1) > heads_.size()) grow_heads();
-    Head& h = heads_[head_pos(slot)];
-    if (h.slot == kNone) ++head_count_;
-    h = {slot, first};
-}
-
-void TimedMemory::erase_head(std::size_t pos) {
-    // Backward-shift deletion keeps every probe sequence unbroken without tombstones.
-    const std::size_t mask = heads_.size() - 1;
-    std::size_t hole = pos;
-    for (std::size_t i = (pos + 1) & mask; heads_[i].slot != kNone; i = (i + 1) & mask) {
-        const std::size_t home = hash_slot(heads_[i].slot) & mask;
-        // Move entry i into the hole unless its home lies cyclically in (hole, i].
-        const bool stays = hole <= i ? (hole < home && home <= i) : (hole < home || home <= i);
-        if (stays) continue;
-        heads_[hole] = heads_[i];
-        hole = i;
-    }
-    heads_[hole] = Head{};
-    --head_count_;
-}
-
 std::uint32_t TimedMemory::new_version(AccessKey key, std::int64_t value) {
     ++live_versions_;
-    if (free_ != kNone) {
-        const std::uint32_t v = free_;
-        free_ = pool_[v].next;
-        pool_[v] = {key, value, kNone};
-        return v;
+    std::uint32_t v = free_;
+    if (v != kNone) {
+        free_ = version(v).next;
+    } else {
+        if (pool_size_ == kNone) throw std::length_error("TimedMemory: too many unsettled versions");
+        v = pool_size_++;
+        if ((v >> kChunkBits) >= chunks_.size()) chunks_.push_back(std::make_unique<Version[]>(1u << kChunkBits));
     }
-    if (pool_.size() >= kNone) throw std::length_error("TimedMemory: too many unsettled versions");
-    pool_.push_back({key, value, kNone});
-    return static_cast<std::uint32_t>(pool_.size() - 1);
+    version(v) = {key.time, value, key.order, kNone};
+    return v;
 }
 
 void TimedMemory::free_version(std::uint32_t v) {
     --live_versions_;
-    pool_[v].next = free_;
+    version(v).next = free_;
     free_ = v;
 }
 
@@ -113,16 +58,14 @@ void TimedMemory::settle_slot(std::uint32_t slot) {
     if (!p || !bit(p->unsettled, i)) return;
     // The slot's versions are in key order: each one settled is the latest settled so far, which is what every
     // read at or after now sees unless a later unsettled version precedes its key.
-    std::uint32_t v = first_version(slot);
-    const std::uint32_t first = v;
-    while (v != kNone && pool_[v].key.time < horizon_) {
-        p->value[i] = pool_[v].value;
-        const std::uint32_t next = pool_[v].next;
+    std::uint32_t v = p->first[i];
+    while (v != kNone && version(v).time < horizon_) {
+        p->value[i] = version(v).value;
+        const std::uint32_t next = version(v).next;
         free_version(v);
         v = next;
     }
-    if (v == first) return;
-    set_first_version(slot, v);
+    p->first[i] = v;
     if (v == kNone) set_bit(p->unsettled, i, false);
 }
 
@@ -150,14 +93,15 @@ void TimedMemory::settle(Time now) {
 }
 
 void TimedMemory::drop_versions(std::uint32_t slot) {
-    std::uint32_t v = first_version(slot);
-    if (v == kNone) return;
-    set_first_version(slot, kNone);
-    while (v != kNone) {
-        const std::uint32_t next = pool_[v].next;
+    Page& p = *page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!bit(p.unsettled, i)) return;
+    for (std::uint32_t v = p.first[i]; v != kNone;) {
+        const std::uint32_t next = version(v).next;
         free_version(v);
         v = next;
     }
+    set_bit(p.unsettled, i, false);
 }
 
 void TimedMemory::init(std::int64_t slot64, std::int64_t value) {
@@ -166,8 +110,7 @@ void TimedMemory::init(std::int64_t slot64, std::int64_t value) {
     const std::uint32_t i = slot & (kPageSlots - 1);
     if (!bit(p.cell, i)) ++cells_;
     set_bit(p.cell, i, true);
-    if (bit(p.unsettled, i)) drop_versions(slot);
-    set_bit(p.unsettled, i, false);
+    drop_versions(slot);
     p.value[i] = value;
     // Initial contents count as written before everything: the settled value, under every version.
 }
@@ -190,21 +133,21 @@ void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, 
     }
     // Insert into the slot's list, kept in key order; the same key replaces.
     std::uint32_t prev = kNone;
-    std::uint32_t at = bit(pp->unsettled, i) ? first_version(slot) : kNone;
-    while (at != kNone && pool_[at].key < key) {
+    std::uint32_t at = bit(pp->unsettled, i) ? pp->first[i] : kNone;
+    while (at != kNone && version(at).key() < key) {
         prev = at;
-        at = pool_[at].next;
+        at = version(at).next;
     }
-    if (at != kNone && pool_[at].key == key) {
-        pool_[at].value = value;
+    if (at != kNone && version(at).key() == key) {
+        version(at).value = value;
         return;
     }
     const std::uint32_t v = new_version(key, value);
-    pool_[v].next = at;
+    version(v).next = at;
     if (prev == kNone)
-        set_first_version(slot, v);
+        pp->first[i] = v;
     else
-        pool_[prev].next = v;
+        version(prev).next = v;
     set_bit(pp->unsettled, i, true);
     if (max_lag_ != Time::max()) {
         if (batching_ && slot == batch_.last + 1) {
@@ -222,8 +165,8 @@ std::int64_t TimedMemory::value_at(const Page& p, std::uint32_t slot, AccessKey 
     const std::uint32_t i = slot & (kPageSlots - 1);
     std::int64_t value = p.value[i];
     if (bit(p.unsettled, i))
-        for (std::uint32_t v = first_version(slot); v != kNone && pool_[v].key < key; v = pool_[v].next)
-            value = pool_[v].value;
+        for (std::uint32_t v = p.first[i]; v != kNone && version(v).key() < key; v = version(v).next)
+            value = version(v).value;
     return value;
 }
 
@@ -279,7 +222,7 @@ std::int64_t TimedMemory::final_value(std::int64_t slot64) const {
     const std::uint32_t i = slot & (kPageSlots - 1);
     std::int64_t value = p->value[i];
     if (bit(p->unsettled, i))
-        for (std::uint32_t v = first_version(slot); v != kNone; v = pool_[v].next) value = pool_[v].value;
+        for (std::uint32_t v = p->first[i]; v != kNone; v = version(v).next) value = version(v).value;
     return value;
 }
 
@@ -300,7 +243,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> TimedMemory::final_contents()
 
 std::size_t TimedMemory::bytes() const {
     return directory_.capacity() * sizeof(std::uint32_t) + pages_.capacity() * sizeof(Page) +
-           pool_.capacity() * sizeof(Version) + heads_.capacity() * sizeof(Head) + due_.capacity() * sizeof(Due);
+           chunks_.size() * (sizeof(Version) << kChunkBits) + due_.capacity() * sizeof(Due);
 }
 
 }  // namespace loom::tsp

@@ -7,6 +7,7 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -35,11 +36,11 @@ struct AccessKey {
 // the memory settle versions no read can see any more: reads are never made at a time before `now`, and writes
 // are never logged with a key time before `now - max_lag` (a write that is throws std::logic_error).
 //
-// Layout (sized for tens of millions of slots): slots live in pages of 256, each a flat array of settled values
-// and two bit masks (slot has a cell; slot has unsettled versions); a directory indexed by page number finds a
-// page. Versions not yet settled (key time at or after now - max_lag) sit in a pool, linked per slot in key order
-// and found through a small open-addressing table; a heap by key settles them into the page as time passes, so
-// memory holds about 8 bytes per slot plus the writes in flight.
+// Layout (sized for tens of millions of slots): slots live in pages of 256, each a flat array of settled values,
+// the index of each slot's first unsettled version and two bit masks (slot has a cell; slot has unsettled
+// versions); a directory indexed by page number finds a page. Versions not yet settled (key time at or after
+// now - max_lag) sit in a pool of 24-byte entries allocated in chunks, linked per slot in key order; a heap by key
+// settles them into the page as time passes, so memory holds 12 bytes per slot plus the writes in flight.
 class TimedMemory {
 public:
     // max_lag: how far before `now` a write's key may lie; Time::max() keeps every version unsettled (exact for
@@ -72,15 +73,19 @@ private:
     static constexpr std::int64_t kPageSlots = std::int64_t{1} << kPageBits;
     static constexpr std::uint32_t kNone = 0xffffffffu;
     struct Page {
-        std::array<std::int64_t, kPageSlots> value{};  // the settled value (0 for a slot without a cell)
+        std::array<std::int64_t, kPageSlots> value{};   // the settled value (0 for a slot without a cell)
+        std::array<std::uint32_t, kPageSlots> first{};  // first unsettled version (valid where `unsettled`)
         std::array<std::uint64_t, kPageSlots / 64> cell{};
         std::array<std::uint64_t, kPageSlots / 64> unsettled{};
     };
-    struct Version {
-        AccessKey key;
+    struct Version {  // an AccessKey's fields laid out flat: 24 bytes, not 32
+        Time time;
         std::int64_t value = 0;
+        std::uint32_t order = 0;
         std::uint32_t next = kNone;  // the slot's next version by key, or the free list
+        AccessKey key() const { return {time, order}; }
     };
+    static constexpr std::uint32_t kChunkBits = 10;  // versions per pool chunk: 2^10 (24 KiB)
     // Heap entry: slots [first, last] hold versions to settle once `time` (their latest key time) falls below
     // now - max_lag. A train's writes to consecutive slots share one entry; settling later than possible is
     // always allowed, so an entry may outlive the versions it was made for.
@@ -89,10 +94,6 @@ private:
         std::uint32_t first = 0;
         std::uint32_t last = 0;
         friend auto operator<=>(const Due&, const Due&) = default;
-    };
-    struct Head {  // open-addressing entry: slot -> its first unsettled version
-        std::uint32_t slot = kNone;
-        std::uint32_t first = kNone;
     };
 
     static std::uint32_t checked_slot(std::int64_t slot);
@@ -106,12 +107,10 @@ private:
     Page* page_of(std::uint32_t slot);
     const Page* page_of(std::uint32_t slot) const;
     Page& page_for(std::uint32_t slot);
-    // Index of `slot`'s entry in heads_, or where it would go (heads_[i].slot == kNone).
-    std::size_t head_pos(std::uint32_t slot) const;
-    std::uint32_t first_version(std::uint32_t slot) const;
-    void set_first_version(std::uint32_t slot, std::uint32_t first);
-    void erase_head(std::size_t pos);
-    void grow_heads();
+    Version& version(std::uint32_t v) { return chunks_[v >> kChunkBits][v & ((1u << kChunkBits) - 1)]; }
+    const Version& version(std::uint32_t v) const {
+        return chunks_[v >> kChunkBits][v & ((1u << kChunkBits) - 1)];
+    }
     std::uint32_t new_version(AccessKey key, std::int64_t value);
     void free_version(std::uint32_t v);
     // Moves versions with key time < now - max_lag into their pages.
@@ -128,10 +127,9 @@ private:
     Time horizon_ = Time::ps(std::numeric_limits<std::int64_t>::min());  // every version with key time < horizon_ is settled
     std::vector<std::uint32_t> directory_;  // page number -> 1 + index into pages_ (0: no page)
     std::vector<Page> pages_;
-    std::vector<Version> pool_;
+    std::vector<std::unique_ptr<Version[]>> chunks_;  // the version pool
+    std::uint32_t pool_size_ = 0;                       // versions ever allocated (free ones are listed in free_)
     std::uint32_t free_ = kNone;
-    std::vector<Head> heads_;  // power-of-two size, linear probing, at most half full
-    std::size_t head_count_ = 0;
     std::vector<Due> due_;  // min-heap
     Due batch_;             // the entry being extended by consecutive writes, not yet in due_
     bool batching_ = false;
