@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <functional>
-#include <map>
 #include <optional>
-#include <queue>
 #include <tuple>
 
 #include <fmt/format.h>
 
 #include "loom/base/clock_domain.hpp"
 #include "loom/base/link_timing.hpp"
+#include "loom/base/serializer.hpp"
 
 namespace loom::sched {
 namespace {
@@ -50,9 +49,57 @@ struct Train {
     std::size_t instruction = 0;
 };
 
-struct Ref {
-    std::size_t program;
-    std::size_t instruction;
+// A consuming instruction (Forward, Receive, Reduce) at its TSP's in port; sorted by (tsp, port, program,
+// instruction), each port's list is in issue order.
+struct Consumer {
+    std::uint32_t tsp = 0;
+    std::int32_t port = 0;
+    std::uint32_t program = 0;
+    std::uint32_t instruction = 0;
+    friend auto operator<=>(const Consumer&, const Consumer&) = default;
+};
+
+// (transfer, tsp) and a time: last writes and first consumptions, sorted and searched instead of a map.
+struct TransferAt {
+    std::uint32_t transfer = 0;
+    std::uint32_t tsp = 0;
+    Time time;
+    friend auto operator<=>(const TransferAt&, const TransferAt&) = default;
+};
+
+// (transfer, tsp) and a run of vectors claimed there by a Receive or storing Reduce.
+struct Claimed {
+    std::uint32_t transfer = 0;
+    std::uint32_t tsp = 0;
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+    friend auto operator<=>(const Claimed&, const Claimed&) = default;
+};
+
+// Leave times of the vectors held in a clock-crossing FIFO, ascending: vectors mostly leave in arrival order,
+// so an insertion from the back costs O(1) where a heap would cost O(log n) per vector.
+class LeaveTimes {
+public:
+    void clear() {
+        t_.clear();
+        head_ = 0;
+    }
+    void pop_through(Time a) {
+        while (head_ < t_.size() && t_[head_] <= a) ++head_;
+        if (head_ > 64 && 2 * head_ > t_.size()) {
+            t_.erase(t_.begin(), t_.begin() + static_cast<std::ptrdiff_t>(head_));
+            head_ = 0;
+        }
+    }
+    void push(Time t) {
+        t_.push_back(t);
+        for (std::size_t k = t_.size() - 1; k > head_ && t_[k - 1] > t_[k]; --k) std::swap(t_[k - 1], t_[k]);
+    }
+    std::size_t size() const { return t_.size() - head_; }
+
+private:
+    std::vector<Time> t_;
+    std::size_t head_ = 0;
 };
 
 class Verifier {
@@ -137,9 +184,9 @@ private:
             for (std::size_t i = 0; i < prog.instructions.size(); ++i) {
                 const Instruction& ins = prog.instructions[i];
                 if (ins.count < 1) continue;
-                if (ins.op != Op::Send && wired(prog.tsp, ins.in_port)) {
-                    consumers_[{prog.tsp, ins.in_port}].push_back({p, i});
-                }
+                if (ins.op != Op::Send && wired(prog.tsp, ins.in_port))
+                    consumers_.push_back({prog.tsp, ins.in_port, static_cast<std::uint32_t>(p),
+                                          static_cast<std::uint32_t>(i)});
                 const auto start = train_start(ins);
                 if (!start) continue;
                 for (std::int32_t port = 0; port < 16; ++port) {
@@ -149,6 +196,7 @@ private:
                 }
             }
         }
+        std::sort(consumers_.begin(), consumers_.end());
         std::sort(trains_.begin(), trains_.end(), [](const Train& a, const Train& b) {
             return std::tie(a.channel, a.start, a.program, a.instruction) <
                    std::tie(b.channel, b.start, b.program, b.instruction);
@@ -313,70 +361,89 @@ private:
         }
     }
 
-    // Rules 3-8 at every port that receives anything.
+    // Rules 3-8 at every port that receives anything, in (tsp, port) order.
     void check_consumers() {
-        std::map<std::pair<std::uint32_t, std::int32_t>, bool> ports;
-        for (const auto& [key, list] : consumers_) ports[key] = true;
+        std::vector<std::pair<std::uint32_t, std::int32_t>> ports;
+        for (const Consumer& c : consumers_)
+            if (ports.empty() || ports.back() != std::make_pair(c.tsp, c.port)) ports.emplace_back(c.tsp, c.port);
         for (topo::ChannelId c = 0; c < t_.num_channels(); ++c) {
             if (first_train_[static_cast<std::size_t>(c)] == first_train_[static_cast<std::size_t>(c) + 1]) continue;
             const topo::Channel& ch = t_.channel(c);
-            ports[{static_cast<std::uint32_t>(ch.dst), ch.dst_port}] = true;
+            ports.emplace_back(static_cast<std::uint32_t>(ch.dst), ch.dst_port);
         }
-        for (const auto& [key, unused] : ports) {
-            (void)unused;
-            check_port(key.first, key.second);
+        std::sort(ports.begin(), ports.end());
+        ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+        std::size_t next = 0;  // first consumer of the port being checked
+        for (const auto& [tsp, port] : ports) {
+            while (next < consumers_.size() &&
+                   std::make_pair(consumers_[next].tsp, consumers_[next].port) < std::make_pair(tsp, port))
+                ++next;
+            std::size_t end = next;
+            while (end < consumers_.size() && consumers_[end].tsp == tsp && consumers_[end].port == port) ++end;
+            check_port(tsp, port, next, end);
+            next = end;
         }
     }
 
-    void check_port(std::uint32_t tsp, std::int32_t port) {
+    void check_port(std::uint32_t tsp, std::int32_t port, std::size_t c_begin, std::size_t c_end) {
         const auto v = static_cast<topo::VertexId>(tsp);
         const topo::ChannelId in = topo::FrozenTopology::reverse(t_.channel_at(v, port));
         const LinkTiming& lt = timing(in);
+        const Serializer in_ser(lt);
         const Time lat = lt.latency();
         const std::size_t t_end = first_train_[static_cast<std::size_t>(in) + 1];
         std::size_t ti = first_train_[static_cast<std::size_t>(in)];
         std::uint32_t vi = 0;  // vectors of trains_[ti] already claimed
-        static const std::vector<Ref> kNone;
-        const auto found = consumers_.find({tsp, port});
-        const std::vector<Ref>& consumers = found == consumers_.end() ? kNone : found->second;
-        std::priority_queue<Time, std::vector<Time>, std::greater<>> fifo;  // leave times of resident vectors
+        // Arrivals are tr.start + S(vi) + lat: S stepped along the train, restarted at each train.
+        SerialStepper arrive;
+        if (ti < t_end) arrive = SerialStepper(in_ser, 0);
+        fifo_.clear();
         bool overflow_reported = false;
-        const std::string where = fmt::format("{} port {}", tsp_name(tsp), port);
-        for (const Ref& ref : consumers) {
+        auto where = [&] { return fmt::format("{} port {}", tsp_name(tsp), port); };
+        for (std::size_t c = c_begin; c < c_end; ++c) {
+            const Consumer& ref = consumers_[c];
             const Instruction& ins = s_.programs[ref.program].instructions[ref.instruction];
             const Time t_issue = issue_time(clock_, ins);
             bool forwards = false;
-            std::vector<const LinkTiming*> outs;
+            // Slots t_issue + S(u - 1) on every out port (forwarding) or on the in port (storing), stepped in u.
+            slots_.clear();
             if (ins.op == Op::Forward || (ins.op == Op::Reduce && ins.out_ports != 0)) {
                 forwards = true;
                 for (std::int32_t p = 0; p < 16; ++p) {
-                    if (((ins.out_ports >> p) & 1u) && wired(tsp, p)) outs.push_back(&timing(t_.channel_at(v, p)));
+                    if (((ins.out_ports >> p) & 1u) && wired(tsp, p))
+                        slots_.emplace_back(Serializer(timing(t_.channel_at(v, p))), 0);
                 }
+            } else {
+                slots_.emplace_back(in_ser, 0);
             }
             bool identity_reported = false;
             std::uint32_t late = 0;
             Time first_late_at;
             Time first_late_avail;
             std::uint32_t first_late_vector = 0;
+            Time last_write;
+            bool wrote = false;
             for (std::uint32_t u = 1; u <= ins.count; ++u) {
                 while (ti < t_end && vi >= trains_[ti].count) {
                     ++ti;
                     vi = 0;
+                    arrive = SerialStepper(in_ser, 0);
                 }
                 if (ti >= t_end) {
-                    problems_.add(fmt::format("{}: {} waits for {} vectors that never arrive on this port", where,
+                    problems_.add(fmt::format("{}: {} waits for {} vectors that never arrive on this port", where(),
                                               instr_name(ref.program, ref.instruction), ins.count - u + 1));
                     break;
                 }
                 const Train& tr = trains_[ti];
                 ++vi;
-                const Time a = tr.start + lt.serialization(vi) + lat;
+                arrive.next();
+                const Time a = tr.start + arrive.value() + lat;
                 const Time avail = available(a);
                 const std::uint32_t vector = tr.first_vector + vi - 1;
                 if (!identity_reported && (tr.transfer != ins.transfer || vector != ins.first_vector + u - 1)) {
                     problems_.add(fmt::format("{}: {} claims transfer {} vector {} (arrival order) where it names "
                                               "transfer {} vector {}",
-                                              where, instr_name(ref.program, ref.instruction), tr.transfer, vector,
+                                              where(), instr_name(ref.program, ref.instruction), tr.transfer, vector,
                                               ins.transfer, ins.first_vector + u - 1));
                     identity_reported = true;
                 }
@@ -387,18 +454,22 @@ private:
                     // FIFO once its slot has come on every port. The train itself starts forward_cycles later.
                     Time first = Time::max();
                     Time last = t_issue;
-                    for (const LinkTiming* o : outs) {
-                        first = std::min(first, forward_slot(t_issue, *o, u));
-                        last = std::max(last, forward_slot(t_issue, *o, u));
+                    for (SerialStepper& o : slots_) {
+                        const Time slot = t_issue + o.value();
+                        o.next();
+                        first = std::min(first, slot);
+                        last = std::max(last, slot);
                     }
-                    if (outs.empty()) first = t_issue;
+                    if (slots_.empty()) first = t_issue;
                     deadline = first;
                     leave = last;
                 } else {
                     // Rules 6 and 7: available by t_issue + serialization of (u - 1) vectors on the in-port's link.
-                    deadline = forward_slot(t_issue, lt, u);
+                    deadline = t_issue + slots_.front().value();
+                    slots_.front().next();
                     leave = std::max(avail, t_issue);
-                    if (transfers_) note_write(ins.transfer, tsp, leave);
+                    last_write = wrote ? std::max(last_write, leave) : leave;
+                    wrote = true;
                 }
                 if (avail > deadline) {
                     if (late++ == 0) {
@@ -408,19 +479,20 @@ private:
                     }
                 }
                 // The arriving vector counts, with every earlier one that has not left yet.
-                while (!fifo.empty() && fifo.top() <= a) fifo.pop();
-                fifo.push(std::max(leave, a));
-                if (!overflow_reported && fifo.size() > static_cast<std::size_t>(chip_.fifo_depth)) {
+                fifo_.pop_through(a);
+                fifo_.push(std::max(leave, a));
+                if (!overflow_reported && fifo_.size() > static_cast<std::size_t>(chip_.fifo_depth)) {
                     problems_.add(fmt::format("{}: clock-crossing FIFO overflow at {}: {} vectors held, depth {} "
                                               "(transfer {} vector {} arriving)",
-                                              where, ps(a), fifo.size(), chip_.fifo_depth, tr.transfer, vector));
+                                              where(), ps(a), fifo_.size(), chip_.fifo_depth, tr.transfer, vector));
                     overflow_reported = true;
                 }
             }
+            if (transfers_ && wrote) writes_.push_back({ins.transfer, tsp, last_write});
             if (late > 0)
                 problems_.add(fmt::format("{}: {} is late: transfer {} vector {} is available at {} but needed by {} "
                                           "({} vectors late in all)",
-                                          where, instr_name(ref.program, ref.instruction), ins.transfer,
+                                          where(), instr_name(ref.program, ref.instruction), ins.transfer,
                                           first_late_vector, ps(first_late_avail), ps(first_late_at), late));
         }
         while (ti < t_end && vi >= trains_[ti].count) {
@@ -433,92 +505,113 @@ private:
             const Train& tr = trains_[ti];
             problems_.add(fmt::format("{}: {} vectors arrive where no instruction expects them, the first transfer {} "
                                       "vector {} at {}",
-                                      where, left, tr.transfer, tr.first_vector + vi,
+                                      where(), left, tr.transfer, tr.first_vector + vi,
                                       ps(tr.start + lt.serialization(vi + 1) + lat)));
         }
     }
 
-    void note_write(std::uint32_t transfer, std::uint32_t tsp, Time t) {
-        Time& w = writes_[{transfer, tsp}];
-        w = std::max(w, t);
-    }
-
     void check_transfers() {
         const workload::TransferSet& set = *transfers_;
+        const std::size_t n = set.transfers.size();
+        // Transfer id -> position in the set (ids are usually 0..n-1 in order: then no search).
+        std::vector<std::pair<std::uint32_t, std::uint32_t>> ids(n);
+        bool dense = true;
+        for (std::size_t k = 0; k < n; ++k) {
+            ids[k] = {set.transfers[k].id, static_cast<std::uint32_t>(k)};
+            dense = dense && set.transfers[k].id == k;
+        }
+        std::sort(ids.begin(), ids.end());
+        constexpr std::uint32_t kAbsent = 0xffffffffu;
+        auto position = [&](std::uint32_t id) -> std::uint32_t {
+            if (dense) return id < n ? id : kAbsent;
+            const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(id, std::uint32_t{0}));
+            return it != ids.end() && it->first == id ? it->second : kAbsent;
+        };
         // Every destination receives every vector exactly once (Receive claims at the destination).
-        std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<std::pair<std::uint32_t, std::uint32_t>>> got;
-        std::map<std::uint32_t, Time> first_send;  // transfer -> first Send issue at its source
+        std::vector<Claimed> got;
+        std::vector<Time> first_send(n, Time::max());  // by position: first Send issue at its source
         // (transfer, tsp) -> first Receive or Reduce issue there
-        std::map<std::pair<std::uint32_t, std::uint32_t>, Time> first_consume;
-        std::map<std::uint32_t, topo::VertexId> source;
-        for (const workload::Transfer& x : set.transfers) source[x.id] = x.src;
+        std::vector<TransferAt> first_consume;
         for (std::size_t p = 0; p < s_.programs.size(); ++p) {
             if (bad_program_[p]) continue;
             const TspProgram& prog = s_.programs[p];
             for (const Instruction& ins : prog.instructions) {
                 if (ins.op == Op::Receive || (ins.op == Op::Reduce && ins.out_ports == 0))
-                    got[{ins.transfer, prog.tsp}].emplace_back(ins.first_vector, ins.count);
-                if (ins.op == Op::Receive || ins.op == Op::Reduce) {
-                    const Time t = clock_.edge(ins.cycle);
-                    auto [it, inserted] = first_consume.emplace(std::make_pair(ins.transfer, prog.tsp), t);
-                    if (!inserted) it->second = std::min(it->second, t);
-                }
-                auto src = source.find(ins.transfer);
-                if (ins.op == Op::Send && src != source.end() && static_cast<std::uint32_t>(src->second) == prog.tsp) {
-                    const Time t = clock_.edge(ins.cycle);
-                    auto [it, inserted] = first_send.emplace(ins.transfer, t);
-                    if (!inserted) it->second = std::min(it->second, t);
+                    got.push_back({ins.transfer, prog.tsp, ins.first_vector, ins.count});
+                if (ins.op == Op::Receive || ins.op == Op::Reduce)
+                    first_consume.push_back({ins.transfer, prog.tsp, clock_.edge(ins.cycle)});
+                if (ins.op == Op::Send) {
+                    const std::uint32_t at = position(ins.transfer);
+                    if (at != kAbsent && static_cast<std::uint32_t>(set.transfers[at].src) == prog.tsp)
+                        first_send[at] = std::min(first_send[at], clock_.edge(ins.cycle));
                 }
             }
         }
-        std::map<std::uint32_t, Time> complete;
-        for (const workload::Transfer& x : set.transfers) {
-            const auto n = static_cast<std::uint32_t>(x.vectors(unit_));
+        std::sort(got.begin(), got.end());
+        std::sort(first_consume.begin(), first_consume.end());  // the first of each (transfer, tsp) is the earliest
+        std::sort(writes_.begin(), writes_.end());              // the last of each (transfer, tsp) is the latest
+        auto range_of = [](const auto& list, std::uint32_t transfer, std::uint32_t tsp) {
+            using T = typename std::decay_t<decltype(list)>::value_type;
+            T lo{};
+            lo.transfer = transfer;
+            lo.tsp = tsp;
+            const auto first = std::lower_bound(list.begin(), list.end(), lo, [](const T& a, const T& b) {
+                return std::tie(a.transfer, a.tsp) < std::tie(b.transfer, b.tsp);
+            });
+            auto last = first;
+            while (last != list.end() && last->transfer == transfer && last->tsp == tsp) ++last;
+            return std::make_pair(first, last);
+        };
+        std::vector<Time> complete(n);
+        for (std::size_t k = 0; k < n; ++k) {
+            const workload::Transfer& x = set.transfers[k];
+            const auto count = static_cast<std::uint32_t>(x.vectors(unit_));
             Time done;
             for (topo::VertexId d : x.dsts) {
-                auto& runs = got[{x.id, static_cast<std::uint32_t>(d)}];
-                std::sort(runs.begin(), runs.end());
+                const auto dst = static_cast<std::uint32_t>(d);
+                const auto [first, last] = range_of(got, x.id, dst);
                 std::uint32_t next = 0;
                 bool ok = true;
-                for (const auto& [first, count] : runs) {
-                    ok = ok && first == next;
-                    next = first + count;
+                for (auto it = first; it != last; ++it) {
+                    ok = ok && it->first == next;
+                    next = it->first + it->count;
                 }
-                if (!ok || next != n)
+                if (!ok || next != count)
                     problems_.add(fmt::format("transfer {}: {} does not receive each of its {} vectors exactly once",
-                                              x.id, tsp_name(static_cast<std::uint32_t>(d)), n));
-                done = std::max(done, writes_[{x.id, static_cast<std::uint32_t>(d)}]);
+                                              x.id, tsp_name(dst), count));
+                const auto [w0, w1] = range_of(writes_, x.id, dst);
+                if (w0 != w1) done = std::max(done, std::prev(w1)->time);
             }
-            complete[x.id] = done;
+            complete[k] = done;
         }
-        for (const workload::Transfer& x : set.transfers) {
-            auto it = first_send.find(x.id);
-            if (it == first_send.end()) {
+        for (std::size_t k = 0; k < n; ++k) {
+            const workload::Transfer& x = set.transfers[k];
+            if (first_send[k] == Time::max()) {
                 problems_.add(fmt::format("transfer {}: no Send at its source {}", x.id,
                                           tsp_name(static_cast<std::uint32_t>(x.src))));
                 continue;
             }
             Time ready = x.earliest;
             for (workload::TransferId d : x.deps) {
-                auto c = complete.find(d);
-                if (c != complete.end()) ready = std::max(ready, c->second + x.compute_before);
+                const std::uint32_t c = position(d);
+                if (c != kAbsent) ready = std::max(ready, complete[c] + x.compute_before);
             }
-            if (it->second < ready)
+            if (first_send[k] < ready)
                 problems_.add(fmt::format("transfer {}: first Send issues at {} before it is ready at {} (earliest "
                                           "time, dependencies in memory, compute_before)",
-                                          x.id, ps(it->second), ps(ready)));
+                                          x.id, ps(first_send[k]), ps(ready)));
             // Ordered `after` others (sums chained into one region): every destination consumes its first vector
             // strictly after their last write anywhere, since a Reduce reads its operand from memory at issue.
             for (workload::TransferId a : x.after) {
-                const auto c = complete.find(a);
-                if (c == complete.end()) continue;
+                const std::uint32_t c = position(a);
+                if (c == kAbsent) continue;
                 for (topo::VertexId d : x.dsts) {
-                    const auto f = first_consume.find({x.id, static_cast<std::uint32_t>(d)});
-                    if (f != first_consume.end() && f->second <= c->second) {
+                    const auto [f, f_end] = range_of(first_consume, x.id, static_cast<std::uint32_t>(d));
+                    if (f != f_end && f->time <= complete[c]) {
                         problems_.add(fmt::format("transfer {}: {} consumes its first vector at {}, not after transfer "
                                                   "{} (which it is ordered after) completes at {}",
-                                                  x.id, tsp_name(static_cast<std::uint32_t>(d)), ps(f->second), a,
-                                                  ps(c->second)));
+                                                  x.id, tsp_name(static_cast<std::uint32_t>(d)), ps(f->time), a,
+                                                  ps(complete[c])));
                         break;
                     }
                 }
@@ -537,8 +630,10 @@ private:
     std::vector<bool> bad_program_;
     std::vector<Train> trains_;
     std::vector<std::size_t> first_train_;  // by channel: first index into trains_
-    std::map<std::pair<std::uint32_t, std::int32_t>, std::vector<Ref>> consumers_;  // (tsp, port) -> issue order
-    std::map<std::pair<std::uint32_t, std::uint32_t>, Time> writes_;               // (transfer, tsp) -> last write
+    std::vector<Consumer> consumers_;  // sorted: each (tsp, port)'s consumers in issue order
+    std::vector<TransferAt> writes_;   // (transfer, tsp, last write of one instruction there)
+    LeaveTimes fifo_;                  // check_port's FIFO, reused
+    std::vector<SerialStepper> slots_;  // check_port's per-instruction slot steppers, reused
 };
 
 }  // namespace

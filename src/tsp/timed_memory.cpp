@@ -1,86 +1,249 @@
 #include "loom/tsp/timed_memory.hpp"
 
-#include <iterator>
-#include <limits>
+#include <algorithm>
+#include <functional>
+#include <stdexcept>
+#include <string>
 
 namespace loom::tsp {
-namespace {
-// Initial contents are "written" before time 0, so every read (at time >= 0) sees them.
-constexpr AccessKey kInitial{Time::ps(-1), 0};
-// Below every key a read or write uses.
-constexpr AccessKey kLowest{Time::ps(std::numeric_limits<std::int64_t>::min()), 0};
-}  // namespace
-
-TimedMemory::Versions::const_iterator TimedMemory::before(std::int64_t slot, AccessKey key) const {
-    auto it = versions_.lower_bound({slot, key});
-    if (it == versions_.begin()) return versions_.end();
-    --it;
-    return it->first.slot == slot ? it : versions_.end();
+std::uint32_t TimedMemory::checked_slot(std::int64_t slot) {
+    if (slot < 0 || slot > std::int64_t{0x7fffffff})
+        throw std::out_of_range("TimedMemory: slot " + std::to_string(slot) + " is outside [0, 2^31)");
+    return static_cast<std::uint32_t>(slot);
 }
 
-void TimedMemory::prune(std::int64_t slot, Time now) {
-    // Every future read is at a time >= now, so of the versions before `now` only the latest can still be seen.
-    auto latest = before(slot, {now, 0});
-    if (latest == versions_.end()) return;
-    versions_.erase(versions_.lower_bound({slot, kLowest}), latest);
+TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) {
+    const std::size_t n = slot >> kPageBits;
+    return n < directory_.size() && directory_[n] != 0 ? &pages_[directory_[n] - 1] : nullptr;
 }
 
-void TimedMemory::init(std::int64_t slot, std::int64_t value) {
-    auto first = versions_.lower_bound({slot, kLowest});
-    auto last = versions_.lower_bound({slot + 1, kLowest});
-    if (first == last) ++cells_;
-    versions_.erase(first, last);
-    versions_.emplace(VersionKey{slot, kInitial}, value);
+const TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) const {
+    const std::size_t n = slot >> kPageBits;
+    return n < directory_.size() && directory_[n] != 0 ? &pages_[directory_[n] - 1] : nullptr;
 }
 
-void TimedMemory::write(std::int64_t slot, AccessKey key, std::int64_t value, Time now) {
-    if (untouched(slot, 1)) {
-        if (value == 0) return;  // a never-touched slot already reads 0 at every key
-        ++cells_;
-    } else {
-        prune(slot, now);
+TimedMemory::Page& TimedMemory::page_for(std::uint32_t slot) {
+    const std::size_t n = slot >> kPageBits;
+    if (n >= directory_.size()) directory_.resize(n + 1, 0);
+    if (directory_[n] == 0) {
+        pages_.emplace_back();
+        directory_[n] = static_cast<std::uint32_t>(pages_.size());
     }
-    versions_.insert_or_assign(VersionKey{slot, key}, value);
+    return pages_[directory_[n] - 1];
 }
 
-std::int64_t TimedMemory::read(std::int64_t slot, AccessKey key, Time now) {
-    prune(slot, now);
-    auto it = before(slot, key);
-    return it == versions_.end() ? 0 : it->second;
+std::uint32_t TimedMemory::new_version(AccessKey key, std::int64_t value) {
+    ++live_versions_;
+    std::uint32_t v = free_;
+    if (v != kNone) {
+        free_ = version(v).next;
+    } else {
+        if (pool_size_ == kNone) throw std::length_error("TimedMemory: too many unsettled versions");
+        v = pool_size_++;
+        if ((v >> kChunkBits) >= chunks_.size()) chunks_.push_back(std::make_unique<Version[]>(1u << kChunkBits));
+    }
+    version(v) = {key.time, value, key.order, kNone};
+    return v;
+}
+
+void TimedMemory::free_version(std::uint32_t v) {
+    --live_versions_;
+    version(v).next = free_;
+    free_ = v;
+}
+
+void TimedMemory::settle_slot(std::uint32_t slot) {
+    Page* p = page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!p || !bit(p->unsettled, i)) return;
+    // The slot's versions are in key order: each one settled is the latest settled so far, which is what every
+    // read at or after now sees unless a later unsettled version precedes its key.
+    std::uint32_t v = p->first[i];
+    while (v != kNone && version(v).time < horizon_) {
+        p->value[i] = version(v).value;
+        const std::uint32_t next = version(v).next;
+        free_version(v);
+        v = next;
+    }
+    p->first[i] = v;
+    if (v == kNone) set_bit(p->unsettled, i, false);
+}
+
+void TimedMemory::flush_batch() {
+    if (!batching_) return;
+    due_.push_back(batch_);
+    std::push_heap(due_.begin(), due_.end(), std::greater<>());
+    batching_ = false;
+}
+
+void TimedMemory::settle(Time now) {
+    if (max_lag_ == Time::max()) return;
+    if (now - max_lag_ <= horizon_) return;
+    horizon_ = now - max_lag_;
+    flush_batch();
+    while (!due_.empty() && due_.front().time < horizon_) {
+        const Due d = due_.front();
+        std::pop_heap(due_.begin(), due_.end(), std::greater<>());
+        due_.pop_back();
+        for (std::uint32_t s = d.first;; ++s) {
+            settle_slot(s);
+            if (s == d.last) break;
+        }
+    }
+}
+
+void TimedMemory::drop_versions(std::uint32_t slot) {
+    Page& p = *page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!bit(p.unsettled, i)) return;
+    for (std::uint32_t v = p.first[i]; v != kNone;) {
+        const std::uint32_t next = version(v).next;
+        free_version(v);
+        v = next;
+    }
+    set_bit(p.unsettled, i, false);
+}
+
+void TimedMemory::init(std::int64_t slot64, std::int64_t value) {
+    const std::uint32_t slot = checked_slot(slot64);
+    Page& p = page_for(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!bit(p.cell, i)) ++cells_;
+    set_bit(p.cell, i, true);
+    drop_versions(slot);
+    p.value[i] = value;
+    // Initial contents count as written before everything: the settled value, under every version.
+}
+
+void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, Time now) {
+    const std::uint32_t slot = checked_slot(slot64);
+    settle(now);
+    if (key.time < horizon_)
+        throw std::logic_error("TimedMemory: a write at " + std::to_string(key.time.count()) +
+                               " ps is logged after versions up to " + std::to_string(horizon_.count()) +
+                               " ps were settled (max_lag too small)");
+    Page* pp = page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!pp || !bit(pp->cell, i)) {
+        if (value == 0) return;  // a never-touched slot already reads 0 at every key
+        pp = &page_for(slot);
+        set_bit(pp->cell, i, true);
+        pp->value[i] = 0;
+        ++cells_;
+    }
+    // Insert into the slot's list, kept in key order; the same key replaces.
+    std::uint32_t prev = kNone;
+    std::uint32_t at = bit(pp->unsettled, i) ? pp->first[i] : kNone;
+    while (at != kNone && version(at).key() < key) {
+        prev = at;
+        at = version(at).next;
+    }
+    if (at != kNone && version(at).key() == key) {
+        version(at).value = value;
+        return;
+    }
+    const std::uint32_t v = new_version(key, value);
+    version(v).next = at;
+    if (prev == kNone)
+        pp->first[i] = v;
+    else
+        version(prev).next = v;
+    set_bit(pp->unsettled, i, true);
+    if (max_lag_ != Time::max()) {
+        if (batching_ && slot == batch_.last + 1) {
+            batch_.last = slot;
+            batch_.time = std::max(batch_.time, key.time);
+        } else {
+            flush_batch();
+            batch_ = {key.time, slot, slot};
+            batching_ = true;
+        }
+    }
+}
+
+std::int64_t TimedMemory::value_at(const Page& p, std::uint32_t slot, AccessKey key) const {
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    std::int64_t value = p.value[i];
+    if (bit(p.unsettled, i))
+        for (std::uint32_t v = p.first[i]; v != kNone && version(v).key() < key; v = version(v).next)
+            value = version(v).value;
+    return value;
+}
+
+std::int64_t TimedMemory::read(std::int64_t slot64, AccessKey key, Time now) {
+    const std::uint32_t slot = checked_slot(slot64);
+    settle(now);
+    const Page* p = page_of(slot);
+    return p && bit(p->cell, slot & (kPageSlots - 1)) ? value_at(*p, slot, key) : 0;
 }
 
 void TimedMemory::read_range(std::int64_t first, std::int64_t count, AccessKey key, Time now, SparseValues& out) {
     out.clear();
-    for (auto it = versions_.lower_bound({first, kLowest}); it != versions_.end() && it->first.slot < first + count;) {
-        const std::int64_t slot = it->first.slot;
-        prune(slot, now);
-        auto b = before(slot, key);
-        if (b != versions_.end() && b->second != 0)
-            out.emplace_back(static_cast<std::uint32_t>(slot - first), b->second);
-        it = versions_.lower_bound({slot + 1, kLowest});
+    settle(now);
+    if (count <= 0) return;
+    const std::uint32_t lo = checked_slot(first);
+    const std::uint32_t hi = checked_slot(first + count - 1);
+    for (std::uint32_t s = lo; s <= hi;) {
+        const Page* p = page_of(s);
+        const std::uint32_t page_end = std::min<std::uint32_t>(hi, (s | static_cast<std::uint32_t>(kPageSlots - 1)));
+        if (p) {
+            for (std::uint32_t t = s; t <= page_end; ++t) {
+                const std::uint32_t i = t & (kPageSlots - 1);
+                if (!bit(p->cell, i)) continue;
+                const std::int64_t v = value_at(*p, t, key);
+                if (v != 0) out.emplace_back(t - lo, v);
+            }
+        }
+        if (page_end == hi) break;
+        s = page_end + 1;
     }
 }
 
 bool TimedMemory::untouched(std::int64_t first, std::int64_t count) const {
-    auto it = versions_.lower_bound({first, kLowest});
-    return it == versions_.end() || it->first.slot >= first + count;
+    if (count <= 0) return true;
+    if (first < 0) first = 0;
+    const std::int64_t last = std::min<std::int64_t>(first + count - 1, 0x7fffffff);
+    for (std::int64_t s = first; s <= last;) {
+        const Page* p = page_of(static_cast<std::uint32_t>(s));
+        const std::int64_t page_end = std::min(last, s | (kPageSlots - 1));
+        if (p)
+            for (std::int64_t t = s; t <= page_end; ++t)
+                if (bit(p->cell, static_cast<std::uint32_t>(t) & (kPageSlots - 1))) return false;
+        s = page_end + 1;
+    }
+    return true;
 }
 
-std::int64_t TimedMemory::final_value(std::int64_t slot) const {
-    auto it = versions_.lower_bound({slot + 1, kLowest});
-    if (it == versions_.begin()) return 0;
-    --it;
-    return it->first.slot == slot ? it->second : 0;
+std::int64_t TimedMemory::final_value(std::int64_t slot64) const {
+    if (slot64 < 0 || slot64 > std::int64_t{0x7fffffff}) return 0;
+    const auto slot = static_cast<std::uint32_t>(slot64);
+    const Page* p = page_of(slot);
+    if (!p) return 0;
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    std::int64_t value = p->value[i];
+    if (bit(p->unsettled, i))
+        for (std::uint32_t v = p->first[i]; v != kNone; v = version(v).next) value = version(v).value;
+    return value;
 }
 
 std::vector<std::pair<std::int64_t, std::int64_t>> TimedMemory::final_contents() const {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
     out.reserve(cells_);
-    for (auto it = versions_.begin(); it != versions_.end(); ++it) {
-        auto next = std::next(it);
-        if (next == versions_.end() || next->first.slot != it->first.slot) out.emplace_back(it->first.slot, it->second);
+    for (std::size_t n = 0; n < directory_.size(); ++n) {
+        if (directory_[n] == 0) continue;
+        const Page& p = pages_[directory_[n] - 1];
+        for (std::uint32_t i = 0; i < kPageSlots; ++i) {
+            if (!bit(p.cell, i)) continue;
+            const auto slot = static_cast<std::int64_t>((n << kPageBits) | i);
+            out.emplace_back(slot, final_value(slot));
+        }
     }
     return out;
+}
+
+std::size_t TimedMemory::bytes() const {
+    return directory_.capacity() * sizeof(std::uint32_t) + pages_.capacity() * sizeof(Page) +
+           chunks_.size() * (sizeof(Version) << kChunkBits) + due_.capacity() * sizeof(Due);
 }
 
 }  // namespace loom::tsp

@@ -167,11 +167,20 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
     std::stable_sort(actions_.begin(), actions_.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return instrs_[a].action < instrs_[b].action; });
 
-    for (const auto& [slot, value] : program.memory) {
+    // A write lands at most this long before the instant it is logged (a pending part consumed when its
+    // instruction acts, at issue time or later): versions older than that can be settled.
+    Time lag = Time::zero();
+    for (const InstrState& I : instrs_) lag = std::max(lag, I.action - I.issue);
+    memory_ = TimedMemory(lag);
+    auto seed = [&](std::int64_t slot, std::int64_t value) {
         if (slot < 0 || slot * vector_bytes_ >= chip.memory.count())
             throw InputError(fmt::format("{}: initial memory slot {} is outside the TSP's memory", path(), slot));
         memory_.init(slot, value);
-    }
+    };
+    for (const auto& [slot, value] : program.memory) seed(slot, value);
+    for (const DataCheck::Region& r : program.seeded)
+        for (std::int64_t k = 0; k < r.count; ++k)
+            seed(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
     for (const sched::PredictedRun& run : program.predicted) {
         if (run.channel >= static_cast<std::uint32_t>(t.num_channels()) ||
             t.channel(static_cast<topo::ChannelId>(run.channel)).dst != vertex)

@@ -317,10 +317,11 @@ void TspModel::write_stats(bool complete) {
     }
 
     const sched::Schedule& s = program_.schedule;
-    if (!s.predicted.empty() || s.lower_bound > Time::zero()) {
+    const bool predicted = program_.had_predictions || !s.predicted.empty();
+    if (predicted || s.lower_bound > Time::zero()) {
         stats::Json sj{{"jitter_allowance_ps", s.jitter_allowance.count()}, {"vectors_checked", checked}};
         if (program_.from_workload) sj["verified"] = program_.verified;
-        if (!s.predicted.empty()) sj["prediction_error_ps"] = max_error.count();
+        if (predicted) sj["prediction_error_ps"] = max_error.count();
         if (s.makespan > Time::zero()) sj["predicted_makespan_ps"] = s.makespan.count();
         // Figures from a partial run would flatter it: only a complete run has a makespan to measure.
         if (s.lower_bound > Time::zero() && complete) {
@@ -390,8 +391,8 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
     if (program.data_check) {
         for (const DataCheck::Region& r : program.data_check->initial) {
             ChipProgram& cp = chip_of(r.tsp, "the data check");
-            for (std::int64_t k = 0; k < r.count; ++k)
-                cp.memory.emplace_back(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
+            cp.seeded.push_back(r);
+            cp.data_check = &*program.data_check;
         }
         for (const DataCheck::Expect& e : program.data_check->expected) chip_of(e.region.tsp, "the data check");
     }
@@ -401,6 +402,11 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
                                          r.transfer, r.channel, t.num_channels()));
         per[static_cast<std::size_t>(t.channel(static_cast<topo::ChannelId>(r.channel)).dst)].predicted.push_back(r);
     }
+    // The chips hold their predictions now; the schedule's copies and its reservations are read by nothing after
+    // this (the trace draws trains from the instructions), so they go before the run allocates its memory.
+    program.had_predictions = check;
+    std::vector<sched::PredictedRun>().swap(program.schedule.predicted);
+    std::vector<sched::Reservation>().swap(program.schedule.reservations);
 
     // Every vector hop is claimed by one receiving instruction, so the program says how many there will be: list
     // them only if they fit (a chip would otherwise record up to the limit for nothing).

@@ -217,16 +217,22 @@ TransferSet random_transfers(const RandomTransfers& r, const topo::FrozenTopolog
     }
     const std::int64_t unit = unit_payload.count();
     const std::int64_t size = ((r.bytes.count() + unit - 1) / unit) * unit;  // whole vectors
-    if (size > chip.memory.count()) {
+    // Sources live in the lower half of each TSP's memory and destinations in the upper half, each destination
+    // region written once: no transfer writes where another reads or writes, so every slot's final value follows
+    // from the workload alone (the data check leaves nothing ambiguous). Reads may share a region.
+    const std::int64_t half = chip.memory.count() / 2 / unit * unit;
+    if (size > half) {
         errors.add(config::child_pointer(pointer, "bytes"),
-                   fmt::format("{} does not fit in the TSP's {} of memory", to_string(r.bytes), to_string(chip.memory)));
+                   fmt::format("{} does not fit in half the TSP's {} of memory (sources and destinations are kept "
+                               "apart)",
+                               to_string(r.bytes), to_string(chip.memory)));
         return out;
     }
-    // Next free offset of each TSP's memory, for reads and for writes (laid out one after another, wrapping).
+    // Next offset of each TSP's memory for reads (laid out one after another, wrapping) and for writes.
     std::vector<std::int64_t> next_read(static_cast<std::size_t>(t.num_vertices()), 0);
-    std::vector<std::int64_t> next_write(static_cast<std::size_t>(t.num_vertices()), 0);
+    std::vector<std::int64_t> next_write(static_cast<std::size_t>(t.num_vertices()), half);
     auto take = [&](std::int64_t& next) {
-        if (next + size > chip.memory.count()) next = 0;
+        if (next + size > half) next = 0;
         const std::int64_t a = next;
         next += size;
         return a;
@@ -247,9 +253,16 @@ TransferSet random_transfers(const RandomTransfers& r, const topo::FrozenTopolog
         x.bytes = r.bytes;
         x.src_address = take(next_read[static_cast<std::size_t>(x.src)]);
         // One address for every destination: the furthest of their next free offsets.
-        std::int64_t w = 0;
+        std::int64_t w = half;
         for (topo::VertexId d : x.dsts) w = std::max(w, next_write[static_cast<std::size_t>(d)]);
-        if (w + size > chip.memory.count()) w = 0;
+        if (w + size > chip.memory.count()) {
+            errors.add(config::child_pointer(pointer, "count"),
+                       fmt::format("transfer {} of {} would write past the end of a destination's memory: {} random "
+                                   "transfers of {} need more than the upper half of a TSP's {} (each destination "
+                                   "region is written once)",
+                                   i, r.count, r.count, to_string(r.bytes), to_string(chip.memory)));
+            return TransferSet{};
+        }
         for (topo::VertexId d : x.dsts) next_write[static_cast<std::size_t>(d)] = w + size;
         x.dst_address = w;
         if (i > 0 && r.dependency_probability > 0.0 && rng.bernoulli(r.dependency_probability))

@@ -97,6 +97,9 @@ struct Program {
     std::optional<DataCheck> data_check;
     bool verified = false;
     double verify_wall_s = 0;
+    // Set by build() once the schedule's predicted runs went to the chips and were released with its
+    // reservations (neither is read after that; the largest compile outputs): whether there were any.
+    bool had_predictions = false;
 };
 
 // Resolves TSP ids and names, ports and addresses against `system`. Every problem goes to `errors` at its JSON

@@ -1,11 +1,13 @@
-// A TSP's local memory as the executor sees it: a sparse map from vector slot to one int64 value per vector, each
-// write carrying the logical instant it takes effect, so that reads see exactly the writes before them in
-// whichever order the two execution modes (per vector, per train) happen to log them.
+// A TSP's local memory as the executor sees it: one int64 value per vector slot, each write carrying the logical
+// instant it takes effect, so that reads see exactly the writes before them in whichever order the two execution
+// modes (per vector, per train) happen to log them.
 #pragma once
 
-#include <cstdint>
+#include <array>
 #include <compare>
-#include <map>
+#include <cstdint>
+#include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -27,13 +29,24 @@ struct AccessKey {
 };
 
 // Slots are byte address / vector size, rounded down (a vector at an unaligned address is kept in the slot it
-// starts in). Contract: a read at key r returns the value of the latest write with key < r (initial contents
-// count as written before everything). Writes may be logged before their key's time (a train's later vectors
-// are known early) but every write with key < r must have been logged before the read is made; the executor
-// guarantees that by reading only at the instant an instruction acts. `now` (the simulator's time) lets a slot
-// forget versions no read can see any more: reads are never made at a time before `now`.
+// starts in), from 0 to 2^31 - 1. Contract: a read at key r returns the value of the latest write with key < r
+// (initial contents count as written before everything). Writes may be logged before their key's time (a train's
+// later vectors are known early) but every write with key < r must have been logged before the read is made; the
+// executor guarantees that by reading only at the instant an instruction acts. `now` (the simulator's time) lets
+// the memory settle versions no read can see any more: reads are never made at a time before `now`, and writes
+// are never logged with a key time before `now - max_lag` (a write that is throws std::logic_error).
+//
+// Layout (sized for tens of millions of slots): slots live in pages of 256, each a flat array of settled values,
+// the index of each slot's first unsettled version and two bit masks (slot has a cell; slot has unsettled
+// versions); a directory indexed by page number finds a page. Versions not yet settled (key time at or after
+// now - max_lag) sit in a pool of 24-byte entries allocated in chunks, linked per slot in key order; a heap by key
+// settles them into the page as time passes, so memory holds 12 bytes per slot plus the writes in flight.
 class TimedMemory {
 public:
+    // max_lag: how far before `now` a write's key may lie; Time::max() keeps every version unsettled (exact for
+    // any order of calls, memory grows with every write).
+    explicit TimedMemory(Time max_lag = Time::max()) : max_lag_(max_lag) {}
+
     // Initial contents of vector slot `slot` (address / vector size).
     void init(std::int64_t slot, std::int64_t value);
     // Logs a write of `value` to `slot` taking effect at `key`. A second write at the same key replaces it.
@@ -50,22 +63,78 @@ public:
     // Slots with a cell, in slot order, and their final values (zeros included where a cell was written 0).
     std::vector<std::pair<std::int64_t, std::int64_t>> final_contents() const;
     std::size_t cells() const { return cells_; }
+    // Versions not yet settled (for tests: they are bounded by the writes in flight, not by the run's length).
+    std::size_t unsettled() const { return live_versions_; }
+    // Bytes held (pages, directory, version pool, tables).
+    std::size_t bytes() const;
 
 private:
-    // One version of one slot; versions order by (slot, key), so a slot's history is contiguous. One map node per
-    // version (almost always one or two per slot).
-    struct VersionKey {
-        std::int64_t slot = 0;
-        AccessKey key;
-        friend auto operator<=>(const VersionKey&, const VersionKey&) = default;
+    static constexpr int kPageBits = 8;
+    static constexpr std::int64_t kPageSlots = std::int64_t{1} << kPageBits;
+    static constexpr std::uint32_t kNone = 0xffffffffu;
+    struct Page {
+        std::array<std::int64_t, kPageSlots> value{};   // the settled value (0 for a slot without a cell)
+        std::array<std::uint32_t, kPageSlots> first{};  // first unsettled version (valid where `unsettled`)
+        std::array<std::uint64_t, kPageSlots / 64> cell{};
+        std::array<std::uint64_t, kPageSlots / 64> unsettled{};
     };
-    using Versions = std::map<VersionKey, std::int64_t>;
-    // The latest version of `slot` with key < `key` (end() if none).
-    Versions::const_iterator before(std::int64_t slot, AccessKey key) const;
-    void prune(std::int64_t slot, Time now);
+    struct Version {  // an AccessKey's fields laid out flat: 24 bytes, not 32
+        Time time;
+        std::int64_t value = 0;
+        std::uint32_t order = 0;
+        std::uint32_t next = kNone;  // the slot's next version by key, or the free list
+        AccessKey key() const { return {time, order}; }
+    };
+    static constexpr std::uint32_t kChunkBits = 10;  // versions per pool chunk: 2^10 (24 KiB)
+    // Heap entry: slots [first, last] hold versions to settle once `time` (their latest key time) falls below
+    // now - max_lag. A train's writes to consecutive slots share one entry; settling later than possible is
+    // always allowed, so an entry may outlive the versions it was made for.
+    struct Due {
+        Time time;
+        std::uint32_t first = 0;
+        std::uint32_t last = 0;
+        friend auto operator<=>(const Due&, const Due&) = default;
+    };
 
-    Versions versions_;
+    static std::uint32_t checked_slot(std::int64_t slot);
+    static bool bit(const std::array<std::uint64_t, kPageSlots / 64>& m, std::uint32_t i) {
+        return (m[i >> 6] >> (i & 63)) & 1u;
+    }
+    static void set_bit(std::array<std::uint64_t, kPageSlots / 64>& m, std::uint32_t i, bool on) {
+        const std::uint64_t b = std::uint64_t{1} << (i & 63);
+        m[i >> 6] = on ? (m[i >> 6] | b) : (m[i >> 6] & ~b);
+    }
+    Page* page_of(std::uint32_t slot);
+    const Page* page_of(std::uint32_t slot) const;
+    Page& page_for(std::uint32_t slot);
+    Version& version(std::uint32_t v) { return chunks_[v >> kChunkBits][v & ((1u << kChunkBits) - 1)]; }
+    const Version& version(std::uint32_t v) const {
+        return chunks_[v >> kChunkBits][v & ((1u << kChunkBits) - 1)];
+    }
+    std::uint32_t new_version(AccessKey key, std::int64_t value);
+    void free_version(std::uint32_t v);
+    // Moves versions with key time < now - max_lag into their pages.
+    void settle(Time now);
+    // Settles the versions of `slot` with key time < horizon_.
+    void settle_slot(std::uint32_t slot);
+    void flush_batch();
+    // Drops every unsettled version of `slot`.
+    void drop_versions(std::uint32_t slot);
+    // Value of a slot that has a cell, seen at `key`.
+    std::int64_t value_at(const Page& p, std::uint32_t slot, AccessKey key) const;
+
+    Time max_lag_;
+    Time horizon_ = Time::ps(std::numeric_limits<std::int64_t>::min());  // every version with key time < horizon_ is settled
+    std::vector<std::uint32_t> directory_;  // page number -> 1 + index into pages_ (0: no page)
+    std::vector<Page> pages_;
+    std::vector<std::unique_ptr<Version[]>> chunks_;  // the version pool
+    std::uint32_t pool_size_ = 0;                       // versions ever allocated (free ones are listed in free_)
+    std::uint32_t free_ = kNone;
+    std::vector<Due> due_;  // min-heap
+    Due batch_;             // the entry being extended by consecutive writes, not yet in due_
+    bool batching_ = false;
     std::size_t cells_ = 0;
+    std::size_t live_versions_ = 0;
 };
 
 }  // namespace loom::tsp

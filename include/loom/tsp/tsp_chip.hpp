@@ -24,6 +24,7 @@
 #include "loom/sim/timer.hpp"
 #include "loom/stats/group.hpp"
 #include "loom/stats/histogram.hpp"
+#include "loom/tsp/data_check.hpp"
 #include "loom/tsp/executor_config.hpp"
 #include "loom/tsp/prediction_index.hpp"
 #include "loom/tsp/timed_memory.hpp"
@@ -37,6 +38,10 @@ namespace loom::tsp {
 struct ChipProgram {
     std::vector<sched::Instruction> instructions;               // any order of cycles: sorted stably by cycle
     std::vector<std::pair<std::int64_t, std::int64_t>> memory;  // initial (vector slot, value)
+    // Slots seeded by the data check, after `memory`: their values are data_check->initial_value(tsp, slot),
+    // computed at construction rather than listed (tens of millions of slots in the largest runs).
+    std::vector<DataCheck::Region> seeded;
+    const DataCheck* data_check = nullptr;
     std::vector<sched::PredictedRun> predicted;                 // runs arriving at this TSP (checked when any)
     Time jitter_allowance;                                      // arrivals may be this much after the prediction
     bool check_predictions = false;                             // every arriving vector must have a prediction

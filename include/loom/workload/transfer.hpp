@@ -83,9 +83,10 @@ struct TransferSpec {
 
 // Random point-to-point (or fan-out) traffic between compute TSPs: `count` transfers of `bytes` each, sources and
 // destinations uniform over distinct compute TSPs, all ready at time 0. Each transfer after the first depends on
-// one uniformly chosen earlier random transfer with probability `dependency_probability`. Addresses are laid out
-// one after another in each TSP's memory (wrapping to 0 when the memory is full), so that no two transfers write
-// the same bytes while memory lasts.
+// one uniformly chosen earlier random transfer with probability `dependency_probability`. Sources are laid out
+// one after another in the lower half of each TSP's memory (wrapping), destinations one after another in the
+// upper half, never reused: no transfer writes bytes another reads or writes, so a run's final memory follows
+// from the workload alone (a workload needing more than the upper half is an error at `count`).
 struct RandomTransfers {
     std::int64_t count = 0;  // 0: no random transfers
     // 32 KiB = 103 vectors (102.4, the last one padded): a mid-sized tensor; any size may be set.

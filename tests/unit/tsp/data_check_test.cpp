@@ -128,3 +128,28 @@ TEST_CASE("With the data check off a workload run says so") {
     CHECK(r.stats.at("tsp").at("data_check").at("on") == false);
     CHECK(r.stats.at("tsp").at("data_check").at("slots") == 0);
 }
+
+TEST_CASE("One wrong bit in one slot of an all-reduce's result fails the run, naming the TSP and address") {
+    auto m = node_machine(8);
+    loom::tsp::TspSystem system(m, 1);
+    wl::CollectiveConfig c;
+    c.kind = wl::CollectiveKind::AllReduce;
+    c.bytes = Bytes(320 * 40);
+    const wl::TransferSet s = wl::make_collective(c, system.topology(), system.chip());
+    loom::tsp::Program good = loom::tsp::workload_program(s, system, {}, true, 1);
+    REQUIRE(good.data_check);
+    const std::int64_t slots = good.data_check->slots();
+    CHECK(slots == 8 * 40);
+    loom::tsp::Program bad = good;
+    // Every slot's value is checked: flip one bit of the expected sum of the last vector.
+    bad.data_check->pool.back() ^= 1;
+    const auto ok = run_program(m, std::move(good), loom::tsp::ExecutionMode::Train);
+    INFO(ok.error);
+    CHECK(ok.ok);
+    CHECK(ok.stats.at("tsp").at("data_check").at("slots") == slots);
+    for (auto mode : {loom::tsp::ExecutionMode::Train, loom::tsp::ExecutionMode::Vector}) {
+        const auto r = run_program(m, bad, mode);
+        CHECK_FALSE(r.ok);
+        CHECK_THAT(r.error, Catch::StartsWith("data error at sys.node0.tsp0 address "));
+    }
+}

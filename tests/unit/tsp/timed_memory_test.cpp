@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <stdexcept>
+
+#include "loom/base/rng.hpp"
 #include "loom/tsp/timed_memory.hpp"
 
 using namespace loom;
@@ -53,4 +57,134 @@ TEST_CASE("Range reads return the non-zero values as offsets, and zeros over unt
     m.write(50, {1_ns, 0}, 0, Time::zero());
     CHECK(m.untouched(50, 1));
     CHECK(m.final_contents() == std::vector<std::pair<std::int64_t, std::int64_t>>{{10, 4}, {12, 0}, {13, 6}});
+}
+
+namespace {
+
+// The contract written out plainly: every version kept, a read sees the latest with a smaller key.
+class ReferenceMemory {
+public:
+    void init(std::int64_t slot, std::int64_t value) {
+        versions_[slot].clear();
+        versions_[slot][{Time::ps(-1), 0}] = value;
+    }
+    void write(std::int64_t slot, AccessKey key, std::int64_t value) {
+        auto& v = versions_[slot];
+        if (v.empty() && value == 0) {
+            versions_.erase(slot);
+            return;
+        }
+        v[key] = value;
+    }
+    std::int64_t read(std::int64_t slot, AccessKey key) const {
+        const auto it = versions_.find(slot);
+        if (it == versions_.end()) return 0;
+        auto b = it->second.lower_bound(key);
+        if (b == it->second.begin()) return 0;
+        return std::prev(b)->second;
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> final_contents() const {
+        std::vector<std::pair<std::int64_t, std::int64_t>> out;
+        for (const auto& [slot, v] : versions_) out.emplace_back(slot, v.rbegin()->second);
+        return out;
+    }
+
+private:
+    std::map<std::int64_t, std::map<AccessKey, std::int64_t>> versions_;
+};
+
+}  // namespace
+
+TEST_CASE("Settled memory answers every read as the full version history does, over pages and slot reuse") {
+    // Writes land up to `lag` before now and up to 2 us after it, as a train's later vectors do; slots span
+    // several pages and are rewritten many times, some with zeros, some re-initialised.
+    const Time lag = 3_ns;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+        loom::Rng rng(seed);
+        TimedMemory m(lag);
+        ReferenceMemory ref;
+        Time now = 10_ns;  // writes may land up to `lag` earlier: all after the initial contents
+        for (std::int64_t s = 0; s < 40; ++s) {
+            const auto v = static_cast<std::int64_t>(rng.uniform(5));
+            m.init(s * 37, v);
+            ref.init(s * 37, v);
+        }
+        SparseValues got;
+        for (int step = 0; step < 3000; ++step) {
+            now = now + Time::ps(static_cast<std::int64_t>(rng.uniform(400)));
+            const auto slot = static_cast<std::int64_t>(rng.uniform(1500));
+            const auto order = static_cast<std::uint32_t>(rng.uniform(4));
+            switch (rng.uniform(4)) {
+                case 0:
+                case 1: {
+                    const Time t = now - lag + Time::ps(static_cast<std::int64_t>(rng.uniform(2003000)));
+                    const auto value = static_cast<std::int64_t>(rng.uniform(3));  // zeros included
+                    // A train's writes: consecutive slots, rising times.
+                    const auto n = static_cast<std::int64_t>(1 + rng.uniform(5));
+                    for (std::int64_t k = 0; k < n; ++k) {
+                        m.write(slot + k, {t + Time::ps(k * 100), order}, value + k, now);
+                        ref.write(slot + k, {t + Time::ps(k * 100), order}, value + k);
+                    }
+                    break;
+                }
+                case 2: {
+                    const AccessKey key{now + Time::ps(static_cast<std::int64_t>(rng.uniform(3000))), order};
+                    REQUIRE(m.read(slot, key, now) == ref.read(slot, key));
+                    break;
+                }
+                default: {
+                    const AccessKey key{now, order};
+                    m.read_range(slot, 300, key, now, got);
+                    SparseValues want;
+                    for (std::int64_t k = 0; k < 300; ++k)
+                        if (const std::int64_t v = ref.read(slot + k, key); v != 0)
+                            want.emplace_back(static_cast<std::uint32_t>(k), v);
+                    REQUIRE(got == want);
+                }
+            }
+        }
+        const auto contents = m.final_contents();
+        CHECK(contents == ref.final_contents());
+        CHECK(m.cells() == contents.size());
+        for (const auto& [slot, value] : contents) CHECK(m.final_value(slot) == value);
+        // Long after the last write every version has settled into its page.
+        m.read(0, {now + 1_ms, 0}, now + 1_ms);
+        CHECK(m.unsettled() == 0);
+        CHECK(m.final_contents() == contents);
+    }
+}
+
+TEST_CASE("Unsettled versions are bounded by the writes in flight, not by the run's length") {
+    TimedMemory m(Time::zero());
+    // 100 rounds, each writing 1000 slots 10 ns ahead, as a stream of trains does.
+    for (std::int64_t round = 0; round < 100; ++round) {
+        const Time now = Time::ns(10 * round);
+        for (std::int64_t s = 0; s < 1000; ++s) m.write(s, {now + 10_ns, 0}, round + 1, now);
+        CHECK(m.unsettled() <= 2000);
+        CHECK(m.read(999, {now + 10_ns, 1}, now) == round + 1);
+    }
+    CHECK(m.final_value(5) == 100);
+}
+
+TEST_CASE("A write logged before versions it may precede were settled is refused, not silently misordered") {
+    TimedMemory m(2_ns);
+    m.write(4, {10_ns, 0}, 1, Time::zero());
+    m.read(4, {20_ns, 0}, 20_ns);  // settles everything before 18 ns
+    CHECK_THROWS_AS(m.write(4, {17_ns, 0}, 2, 20_ns), std::logic_error);
+    CHECK_NOTHROW(m.write(4, {18_ns, 0}, 3, 20_ns));
+    CHECK(m.read(4, {20_ns, 0}, 20_ns) == 3);
+    CHECK_THROWS_AS(m.read(-1, {20_ns, 0}, 20_ns), std::out_of_range);
+}
+
+TEST_CASE("Re-initialising a slot drops its unsettled versions") {
+    TimedMemory m(1_ns);
+    m.write(300, {50_ns, 0}, 9, Time::zero());
+    m.write(301, {50_ns, 0}, 8, Time::zero());
+    m.init(300, 2);
+    CHECK(m.read(300, {60_ns, 0}, Time::zero()) == 2);
+    CHECK(m.read(301, {60_ns, 0}, Time::zero()) == 8);
+    m.read(0, {100_ns, 0}, 100_ns);  // the stale heap entry of slot 300 must not resurrect 9
+    CHECK(m.final_value(300) == 2);
+    CHECK(m.final_value(301) == 8);
+    CHECK(m.unsettled() == 0);
 }

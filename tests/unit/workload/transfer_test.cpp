@@ -225,3 +225,51 @@ TEST_CASE("The workload schema rejects unknown keys and missing required ones") 
     CHECK(has_prefix(m, "/workload/transfers/0/dest: unknown key"));
     CHECK(has_prefix(m, "/workload/transfers/0: missing required key 'dsts'"));
 }
+
+TEST_CASE("Random transfers write disjoint destination regions that no transfer reads") {
+    const FrozenTopology t = node();
+    loom::config::Errors errors;
+    const TransferSetConfig c =
+        parse(R"({"random": {"count": 300, "bytes": "64KiB", "seed": 3, "fanout": 2, "dependency_probability": 0.2}})",
+              errors);
+    REQUIRE(errors.empty());
+    const TransferSet s = loom::workload::make_transfer_set(c, t, ChipConfig{});
+    REQUIRE(s.transfers.size() == 300);
+    // Byte ranges per TSP: every written range is disjoint from every other written range and every read range.
+    struct Range {
+        std::int64_t lo, hi;
+        bool write;
+        std::size_t transfer;
+    };
+    std::vector<std::vector<Range>> by_tsp(8);
+    for (std::size_t i = 0; i < s.transfers.size(); ++i) {
+        const Transfer& x = s.transfers[i];
+        const std::int64_t n = x.vectors() * 320;
+        by_tsp[static_cast<std::size_t>(x.src)].push_back({x.src_address, x.src_address + n, false, i});
+        for (auto d : x.dsts) by_tsp[static_cast<std::size_t>(d)].push_back({x.dst_address, x.dst_address + n, true, i});
+    }
+    std::size_t writes = 0;
+    for (const auto& ranges : by_tsp) {
+        for (std::size_t a = 0; a < ranges.size(); ++a) {
+            if (!ranges[a].write) continue;
+            ++writes;
+            for (std::size_t b = 0; b < ranges.size(); ++b) {
+                if (a == b || ranges[a].transfer == ranges[b].transfer) continue;
+                const bool overlap = ranges[a].lo < ranges[b].hi && ranges[b].lo < ranges[a].hi;
+                INFO("transfer " << ranges[a].transfer << " writes where transfer " << ranges[b].transfer
+                                 << (ranges[b].write ? " writes" : " reads"));
+                CHECK_FALSE(overlap);
+            }
+        }
+    }
+    CHECK(writes == 600);
+}
+
+TEST_CASE("Random transfers that would need more than the upper half of a TSP's memory are refused at count") {
+    const FrozenTopology t = node();
+    // 8 TSPs, fan-out 7: each TSP receives about 70 of 80 transfers of 2 MiB, over half of its 220 MiB.
+    const auto m = problems(R"({"random": {"count": 80, "bytes": "2MiB", "seed": 3, "fanout": 7}})", t);
+    REQUIRE(m.size() == 1);
+    CHECK(has_prefix(m, "/workload/random/count: transfer "));
+    CHECK(m[0].find("upper half") != std::string::npos);
+}
