@@ -13,8 +13,6 @@ constexpr std::size_t kBatch = 4;
 // Wanted events per fine bucket, as a fraction.
 constexpr std::uint64_t kTargetNum = 1, kTargetDen = 1;
 
-std::size_t floor_pow2(std::size_t n) { return n == 0 ? 1 : std::bit_floor(n); }
-
 // Sorts one drained bucket. Buckets are tuned to hold about one event, so a run of two or three is the
 // common case: insertion sort, with std::sort for the large buckets of workloads with many simultaneous
 // events (a clock edge that wakes every component).
@@ -259,7 +257,7 @@ void TwoLevelQueue::maybe_retune() {
     const std::size_t coarse = coarse_heads_.size();
     int span_log2 = window_shift_ + std::countr_zero(coarse);
     if (overflowed * kOverflowRatio > events) ++span_log2;
-    const std::size_t cap = std::min(kMaxCoarse, std::max(kMinCoarse, floor_pow2(size_)));
+    const std::size_t cap = std::min(kMaxCoarse, std::max(kMinCoarse, std::bit_floor(std::max<std::size_t>(size_, 1))));
     int coarse_log2 = span_log2 - (want + kFineLog2);
     coarse_log2 = std::clamp(coarse_log2, std::countr_zero(kMinCoarse), std::countr_zero(cap));
     const std::size_t new_coarse = std::size_t{1} << coarse_log2;
