@@ -257,7 +257,8 @@ void TwoLevelQueue::maybe_retune() {
     const std::size_t coarse = coarse_heads_.size();
     int span_log2 = window_shift_ + std::countr_zero(coarse);
     if (overflowed * kOverflowRatio > events) ++span_log2;
-    const std::size_t cap = std::min(kMaxCoarse, std::max(kMinCoarse, std::bit_floor(std::max<std::size_t>(size_, 1))));
+    const std::size_t pow2 = std::bit_floor(std::max<std::size_t>(size_, 1));
+    const std::size_t cap = std::min(kMaxCoarse, std::max(kMinCoarse, pow2));
     int coarse_log2 = span_log2 - (want + kFineLog2);
     coarse_log2 = std::clamp(coarse_log2, std::countr_zero(kMinCoarse), std::countr_zero(cap));
     const std::size_t new_coarse = std::size_t{1} << coarse_log2;
