@@ -10,6 +10,7 @@
 
 #include "collective_builder.hpp"
 #include "loom/base/error.hpp"
+#include "loom/base/memory.hpp"
 
 namespace loom::workload {
 namespace {
@@ -112,6 +113,7 @@ TransferSet make_collective(const CollectiveConfig& c, const topo::FrozenTopolog
     errors.throw_if_any();
 
     Builder b(layout, vector_bytes);
+    if (const auto available = available_memory_bytes()) b.limit_memory(*available, pointer);
     CollectiveBuffers buffers;
     if (const CollectiveGenerator generate = generator_of(c.kind, c.algorithm)) {
         generate(CollectiveRequest{c, t, tensor_vectors, vector_bytes, pointer, errors}, layout, b, buffers);

@@ -32,6 +32,12 @@ public:
     TransferId add(std::int64_t src_rank, std::vector<std::int64_t> dst_ranks, std::int64_t src_slot,
                    std::int64_t dst_slot, std::int64_t vectors, Combine combine, Deps deps,
                    std::int64_t dst_base = -1, Deps after = {});
+    // Refuses (InputError at `pointer`) to go on once the transfers added so far would take more than `bytes` to
+    // schedule and run (transfer_memory_bytes each): an oversized collective stops early, before it is built whole.
+    void limit_memory(std::int64_t bytes, std::string pointer) {
+        budget_ = bytes;
+        pointer_ = std::move(pointer);
+    }
     std::vector<Transfer> take() { return std::move(out_); }
     TransferId next_id() const { return static_cast<TransferId>(out_.size()); }
     topo::VertexId src_of(TransferId id) const { return out_[static_cast<std::size_t>(id)].src; }
@@ -45,6 +51,9 @@ private:
     const CollectiveLayout& layout_;
     std::int64_t vector_bytes_;
     std::vector<Transfer> out_;
+    std::int64_t budget_ = -1;  // none
+    std::int64_t used_ = 0;
+    std::string pointer_;
 };
 
 // What a generator is asked for.

@@ -1,7 +1,11 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "collective_builder.hpp"
+#include "loom/base/error.hpp"
+#include "loom/base/memory.hpp"
 
 namespace loom::workload::detail {
 
@@ -29,6 +33,11 @@ TransferId Builder::add(std::int64_t src_rank, std::vector<std::int64_t> dst_ran
     x.src_address = layout_.address + src_slot * vector_bytes_;
     x.dst_address = (dst_base >= 0 ? dst_base : layout_.address) + dst_slot * vector_bytes_;
     x.combine = combine;
+    used_ += transfer_memory_bytes(vectors, static_cast<std::int64_t>(x.dsts.size()));
+    if (budget_ >= 0 && used_ > budget_)
+        throw InputError(fmt::format("{}: this workload needs more than the {} of memory available (refused after "
+                                     "generating {} of its transfers)",
+                                     pointer_, format_bytes(budget_), out_.size()));
     out_.push_back(std::move(x));
     return out_.back().id;
 }

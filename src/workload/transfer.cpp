@@ -302,14 +302,23 @@ void check_start_bounds(const TransferSet& s, const std::string& pointer) {
 
 }  // namespace
 
+namespace {
+
+// Calibration (peak RSS by /usr/bin/time -v, `loom validate` and `loom run` of configs/tsp/schedule-node.json
+// with workload.random.count = 20k..200k): about 950 bytes per single-vector transfer (the transfer, its trains,
+// reservations, instructions and predicted runs) over an 8 MiB base; with 32 KiB transfers (103 vectors),
+// 4.4 KiB per transfer, i.e. about 33 bytes per further vector and destination (trains split as the links fill).
+constexpr std::int64_t kBase = std::int64_t{8} << 20;
+constexpr std::int64_t kPerTransfer = 1000;
+constexpr std::int64_t kPerVector = 33;
+
+}  // namespace
+
+std::int64_t transfer_memory_bytes(std::int64_t vectors, std::int64_t destinations) {
+    return kPerTransfer + kPerVector * vectors * destinations;
+}
+
 std::int64_t estimate_memory_bytes(const TransferSetConfig& c, const topo::FrozenTopology& t, Bytes unit_payload) {
-    // Calibration (peak RSS by /usr/bin/time -v, `loom validate` and `loom run` of configs/tsp/schedule-node.json
-    // with workload.random.count = 20k..200k): about 950 bytes per single-vector transfer (the transfer, its trains,
-    // reservations, instructions and predicted runs) over an 8 MiB base; with 32 KiB transfers (103 vectors),
-    // 4.4 KiB per transfer, i.e. about 33 bytes per further vector and destination (trains split as the links fill).
-    constexpr std::int64_t kBase = std::int64_t{8} << 20;
-    constexpr std::int64_t kPerTransfer = 1000;
-    constexpr std::int64_t kPerVector = 33;
     const auto vectors = [&](Bytes b) { return (b.count() + unit_payload.count() - 1) / unit_payload.count(); };
     __extension__ using I128 = __int128;
     I128 total = kBase;

@@ -139,3 +139,10 @@ TEST_CASE("--max-memory takes a positive size above what the process already use
     CHECK(tiny.code == 2);
     CHECK(has(tiny.first_err(), "--max-memory: 1024 B is below the"));
 }
+
+TEST_CASE("A collective cut into too many pieces is refused while it is generated, naming the collective") {
+    const loom_cli::Run r = loom("validate configs/tsp/collectives/allreduce-10440.json --max-memory 1GiB "
+                                 "--set workload.collective.pieces=64");
+    CHECK(r.code == 2);
+    CHECK(has(r.first_err(), "/workload/collective: this workload needs more than the"));
+}

@@ -105,10 +105,14 @@ struct TransferSetConfig {
 config::Schema<TransferSetConfig> transfer_set_schema();
 
 // Peak memory, in bytes, that scheduling and running this workload takes (calibrated on the TSP model, within a
-// factor of 2 for random transfers and all_to_all; other collectives count 0 beyond the base). make_transfer_set
-// refuses (InputError naming the workload's pointer) a workload whose estimate exceeds available_memory_bytes().
+// factor of 2 for random transfers and all_to_all; other collectives count 0 beyond the base here). make_transfer_set
+// refuses (InputError naming the workload's pointer) a workload whose estimate exceeds available_memory_bytes();
+// the other collectives are refused while they are generated, as soon as their transfers so far exceed it.
 std::int64_t estimate_memory_bytes(const TransferSetConfig& c, const topo::FrozenTopology& t,
                                    Bytes unit_payload = kDefaultVectorBytes);
+
+// What one transfer of `vectors` vectors to `destinations` TSPs adds to that estimate.
+std::int64_t transfer_memory_bytes(std::int64_t vectors, std::int64_t destinations);
 
 // Builds the transfer set: a collective (make_collective) when one is given, else the explicit transfers (ids as
 // given, else their position), then `random.count` random ones with ids following the largest explicit id. Validates it (see validate()) and throws ConfigError with every
