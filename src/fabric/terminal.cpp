@@ -118,12 +118,15 @@ std::int64_t Terminal::next_gap() {
     return 1 + (k < 0x1p50 ? static_cast<std::int64_t>(k) : std::int64_t{1} << 50);
 }
 
-void Terminal::enqueue(std::int64_t cycle, std::int32_t dst, std::int32_t flits) {
-    queue_.push_back(Pending{cycle, dst, flits});
+void Terminal::enqueue(std::int64_t cycle, std::int32_t dst, std::int64_t flits) {
+    queue_.push_back(Pending{cycle, flits, dst});
+    const std::int64_t max_flits = net_.traffic.packet_flits;
+    const std::int64_t packets = (flits + max_flits - 1) / max_flits;
+    queued_ += packets;
     FabricStats& s = net_.stats;
     s.totals.flits_generated += flits;
-    ++s.totals.packets_generated;
-    if (s.marks(cycle)) ++s.marked_outstanding;
+    s.totals.packets_generated += packets;
+    if (s.marks(cycle)) s.marked_outstanding += packets;
 }
 
 void Terminal::on_notice(std::uint32_t transfer) {
@@ -165,16 +168,10 @@ void Terminal::on_generate() {
         generate_.arm_at(Time::ps(net_.clock.edge(c + next_gap()).count()));
     } else {
         const std::int64_t flit_bytes = net_.config.flit_bytes.count();
-        const std::int64_t max_flits = net_.traffic.packet_flits;
         while (next_message_ < trace_.size() &&
                net_.clock.edge_at_or_after(Time::ps(trace_[next_message_].time.count())) <= c) {
             const workload::TraceMessage& m = trace_[next_message_++];
-            std::int64_t flits = (m.bytes.count() + flit_bytes - 1) / flit_bytes;
-            while (flits > 0) {
-                const std::int64_t k = std::min(flits, max_flits);
-                enqueue(c, m.dst, static_cast<std::int32_t>(k));
-                flits -= k;
-            }
+            enqueue(c, m.dst, (m.bytes.count() + flit_bytes - 1) / flit_bytes);
         }
         if (next_message_ < trace_.size())
             generate_.arm_at(
@@ -184,8 +181,14 @@ void Terminal::on_generate() {
 }
 
 void Terminal::start_packet() {
-    const Pending pending = queue_[queue_head_++];
-    if (queue_head_ == queue_.size()) {
+    Pending& head = queue_[queue_head_];
+    const auto flits = static_cast<std::int32_t>(std::min<std::int64_t>(head.flits, net_.traffic.packet_flits));
+    head.flits -= flits;
+    const Pending pending{head.created, flits, head.dst};
+    --queued_;
+    if (head.flits > 0) {
+        // The message's next packet starts next.
+    } else if (++queue_head_ == queue_.size()) {
         queue_.clear();
         queue_head_ = 0;
     } else if (queue_head_ >= 64 && 2 * queue_head_ >= queue_.size()) {
@@ -193,7 +196,7 @@ void Terminal::start_packet() {
         queue_head_ = 0;
     }
     const std::int32_t dst = pending.dst >= 0 ? pending.dst : net_.pattern.destination(id_, ctx().rng());
-    open_packet(pending.created, dst, pending.flits, -1);
+    open_packet(pending.created, dst, flits, -1);
 }
 
 void Terminal::start_stream_packet() {

@@ -146,3 +146,13 @@ TEST_CASE("A collective cut into too many pieces is refused while it is generate
     CHECK(r.code == 2);
     CHECK(has(r.first_err(), "/workload/collective: this workload needs more than the"));
 }
+
+TEST_CASE("A trace message of 2^40 bytes is cut into packets as they start, not all at once") {
+    const fs::path d = scratch("trace-huge");
+    const auto trace = write(d, "t.jsonl", R"({"time": 0, "src": 0, "dst": 1, "bytes": 1099511627776})" "\n");
+    const loom_cli::Run r = loom("run configs/dragonfly/small-ur.json --max-memory 1GiB --set end_time=2us "
+                                 "--set traffic.pattern=trace --set traffic.trace=" + trace.string());
+    INFO(r.err);
+    CHECK_FALSE(has(r.err, "out of memory"));
+    CHECK((r.code == 0 || r.code == 3));
+}

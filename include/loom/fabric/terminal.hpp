@@ -59,14 +59,16 @@ public:
     std::int32_t credits(std::int32_t vc) const { return credits_[static_cast<std::size_t>(vc)]; }
     // Packets generated and not yet started (the source queue and the transfer streams).
     std::int64_t queued_packets() const {
-        return static_cast<std::int64_t>(queue_.size() - queue_head_) + stream_packets_;
+        return queued_ + stream_packets_;
     }
 
 private:
+    // A message not yet wholly started: its packets (packet_flits each, the last one the rest) are cut one at a
+    // time as they start, so a huge trace message costs one entry, not one per packet.
     struct Pending {
         std::int64_t created;  // cycle
-        std::int32_t dst;      // -1: drawn when the packet starts
-        std::int32_t flits;
+        std::int64_t flits;    // still to start
+        std::int32_t dst;      // -1: drawn when each packet starts
     };
 
     // One destination copy of a transfer, as far as this terminal sends it: packets next, next + step, ...
@@ -86,7 +88,7 @@ private:
     void eject(std::uint32_t arg, std::int64_t arrived);
     std::int64_t next_ejection(std::int64_t cycle) const;
     void wake(std::int64_t cycle);
-    void enqueue(std::int64_t cycle, std::int32_t dst, std::int32_t flits);
+    void enqueue(std::int64_t cycle, std::int32_t dst, std::int64_t flits);
     void start_packet();
     void pump(std::int64_t cycle);
     std::int64_t next_gap();
@@ -111,6 +113,7 @@ private:
     // terminal, most of the memory of 16,512 idle terminals).
     std::vector<Pending> queue_;
     std::size_t queue_head_ = 0;
+    std::int64_t queued_ = 0;  // packets in the source queue
     std::uint32_t current_;  // packet handle being sent, or net::PacketHandle::kNone
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;
