@@ -44,7 +44,7 @@ TEST_CASE("loom validate rejects an Ananta config with a DIP on a missing host, 
           std::string::npos);
 }
 
-TEST_CASE("--perf of an Ananta run reports packet hops and their rate") {
+TEST_CASE("An Ananta run with --perf reports packet hops and their rate") {
     const Run r = loom("run " + kDemo + " --quiet --perf");
     REQUIRE(r.code == 0);
     CHECK(r.err.find("packet_hops=") != std::string::npos);

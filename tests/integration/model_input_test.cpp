@@ -122,7 +122,7 @@ TEST_CASE("A schedule whose last vector lands after end_time is cut short even w
     CHECK(ok.code == 0);
 }
 
-TEST_CASE("--max-memory refuses work whose estimate exceeds it, before building it") {
+TEST_CASE("A --max-memory cap refuses work whose estimate exceeds it, before building it") {
     const loom_cli::Run r =
         loom("validate configs/tsp/schedule-node.json --max-memory 64MiB --set workload.random.count=1000000");
     CHECK(r.code == 2);
@@ -131,7 +131,7 @@ TEST_CASE("--max-memory refuses work whose estimate exceeds it, before building 
     CHECK(ok.code == 0);
 }
 
-TEST_CASE("--max-memory takes a positive size above what the process already uses") {
+TEST_CASE("A --max-memory cap must be a positive size above what the process already uses") {
     const loom_cli::Run word = loom("validate configs/tsp/schedule-node.json --max-memory lots");
     CHECK(word.code == 2);
     CHECK(has(word.first_err(), "--max-memory: expected a positive size such as 4GiB"));
