@@ -128,9 +128,11 @@ TEST_CASE("Allocation in place on bit masks grants exactly what the Allocator gr
         c.fabric.allocate_in_place = in_place;
         r.model = build(topo::build_dragonfly(c.topology), c.fabric, c.routing, c.traffic, *r.sim, errors);
         errors.throw_if_any();
-        std::int64_t signature = 0;
+        // Unsigned: the signature wraps by design.
+        std::uint64_t signature = 0;
         r.model->set_packet_observer([&signature](const PacketSummary& p) {
-            signature = signature * 1'000'003 + static_cast<std::int64_t>(p.id) * 31 + p.ejected_cycle * 7 + p.hops;
+            signature = signature * 1'000'003 + static_cast<std::uint64_t>(p.id) * 31 +
+                        static_cast<std::uint64_t>(p.ejected_cycle) * 7 + static_cast<std::uint64_t>(p.hops);
         });
         config::Json stats = finish_run(r, Time::us(8));
         return std::make_pair(stats.dump(), signature);

@@ -25,7 +25,10 @@ namespace fx = loom::sched::test;
 namespace {
 
 Schedule compile_with(const FrozenTopology& t, const TransferSet& set, const SchedulerConfig& cfg, bool reuse) {
-    loom::sched::detail::Scheduler s(t, LinkClassTiming{}, ChipConfig{}, set, cfg);
+    // The scheduler keeps references to the machine's descriptions: they must outlive it.
+    const LinkClassTiming links{};
+    const ChipConfig chip{};
+    loom::sched::detail::Scheduler s(t, links, chip, set, cfg);
     s.reuse_known_busy(reuse);
     return s.run();
 }
