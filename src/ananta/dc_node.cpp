@@ -6,6 +6,18 @@ namespace loom::ananta {
 
 namespace {
 
+// A free slot of `slots` (one given back earlier, else a new one at the end): connection slots are reused.
+template <class Slot>
+std::uint32_t take_slot(std::vector<Slot>& slots, std::vector<std::uint32_t>& free) {
+    if (free.empty()) {
+        slots.emplace_back();
+        return static_cast<std::uint32_t>(slots.size() - 1);
+    }
+    const std::uint32_t s = free.back();
+    free.pop_back();
+    return s;
+}
+
 LinkTiming timing_of(const LinkClassConfig& c, const char* part) {
     // Packets are counted in bytes: a unit is one byte, so a packet of b bytes (plus framing) is b units and
     // its serialization is exact from the train's start.
@@ -77,14 +89,7 @@ void DcNode::consumed(const IpPacket& p) {
 
 std::uint32_t Openers::open(std::uint64_t id, const FiveTuple& tuple, std::uint32_t traffic, const TrafficConfig& t,
                             Time now, TcpOutput& out) {
-    std::uint32_t s;
-    if (free_.empty()) {
-        s = static_cast<std::uint32_t>(slots_.size());
-        slots_.emplace_back();
-    } else {
-        s = free_.back();
-        free_.pop_back();
-    }
+    const std::uint32_t s = take_slot(slots_, free_);
     Slot& slot = slots_[s];
     slot.live = true;
     slot.report = ConnectionReport{};
@@ -176,13 +181,7 @@ std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOu
     std::uint32_t s;
     if (it == by_tuple_.end()) {
         if (!p.is_syn() || p.has(tcp_flag::kAck)) return std::nullopt;  // a stray segment: nothing to answer
-        if (free_.empty()) {
-            s = static_cast<std::uint32_t>(slots_.size());
-            slots_.emplace_back();
-        } else {
-            s = free_.back();
-            free_.pop_back();
-        }
+        s = take_slot(slots_, free_);
         Slot& slot = slots_[s];
         slot.live = true;
         slot.tuple = p.inner;
