@@ -26,6 +26,7 @@ void MuxNode::on_tick() {
 
 void MuxNode::on_packet(const IpPacket& p) {
     if (failed_) return drop(p, DropReason::MuxDown);
+    if (p.message == kFastpathRedirect) return on_redirect(p);
     const Time t = now();
     out_.clear();
     const std::uint64_t before = mux_.counters().new_connections;
@@ -42,6 +43,7 @@ void MuxNode::on_packet(const IpPacket& p) {
             if (!depart_timer_.armed() || depart_timer_.expiry() > f.depart) depart_timer_.arm_at(f.depart);
         }
     }
+    if (fastpath_) observe_fastpath(p);
 }
 
 void MuxNode::on_depart() {

@@ -2,11 +2,15 @@
 // leave at the departure time the Mux's core model gives; commands come from the timed scenario.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <queue>
 #include <vector>
 
 #include "loom/ananta/dc_node.hpp"
+#include "loom/ananta/fastpath.hpp"
 #include "loom/ananta/mux.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/sim/timer.hpp"
 
 namespace loom::ananta {
@@ -35,7 +39,24 @@ public:
     std::uint64_t overload_reports() const { return overload_reports_; }
     std::size_t bytes_of_state() const;
 
+    // Fastpath and health (mux_dynamics.cpp). enable_fastpath: redirects are accepted from `ananta` and sent for
+    // connections between two of `vips`; packets are then counted by destination VIP (mux_packets_by_vip).
+    void enable_fastpath(const std::vector<IpAddr>& ananta, const std::vector<IpAddr>& vips);
+    const MuxFastpath* fastpath() const { return fastpath_.get(); }
+    const std::map<IpAddr, std::uint64_t>& packets_by_vip() const { return by_vip_; }
+    // The endpoint on the manager relay's channel (created on first use): health changes arrive there.
+    sim::ChannelPort& health_port();
+    struct HealthApplied {
+        Time at;
+        IpAddr dip = 0;
+        bool healthy = true;
+    };
+    const std::vector<HealthApplied>& health_applied() const { return health_applied_; }
+
 private:
+    void on_redirect(const IpPacket& p);
+    void observe_fastpath(const IpPacket& p);
+    void on_health(std::uint32_t arg);
     struct Departure {
         std::int64_t at;
         std::uint64_t seq;
@@ -58,6 +79,11 @@ private:
     std::vector<Sighting> sightings_;
     std::vector<Rejection> rejections_;
     std::uint64_t overload_reports_ = 0;
+    std::unique_ptr<MuxFastpath> fastpath_;
+    std::vector<FastpathRedirect> redirects_;
+    std::map<IpAddr, std::uint64_t> by_vip_;
+    std::unique_ptr<sim::ChannelPort> health_;
+    std::vector<HealthApplied> health_applied_;
 };
 
 }  // namespace loom::ananta
