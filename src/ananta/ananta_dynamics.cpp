@@ -195,13 +195,21 @@ void AnantaModel::dynamics_summary(stats::Json& s) const {
                         ++muxes_updated;
                         break;
                     }
-            std::uint64_t sent_to_it = 0;
+            std::uint64_t sent_to_it = 0, completed = 0, failed = 0;
             Time last = kNever;
             for (const HostNode* h : hosts_)
                 for (const Sighting& sg : h->sightings())
                     if (sg.who == e.dip && sg.at >= e.at && sg.at < until) {
                         ++sent_to_it;
                         last = last == kNever ? sg.at : std::max(last, sg.at);
+                        // Its connection: the latest one with that outside tuple opened by then.
+                        const ConnectionReport* conn = nullptr;
+                        for (const ConnectionReport& r : records_)
+                            if (r.outside == sg.outside && r.record.opened <= sg.at &&
+                                (conn == nullptr || r.record.opened > conn->record.opened))
+                                conn = &r;
+                        if (conn != nullptr && conn->record.outcome == ConnectionOutcome::Completed) ++completed;
+                        if (conn != nullptr && conn->record.outcome == ConnectionOutcome::Failed) ++failed;
                     }
             const bool all = muxes_updated == muxes_.size() && muxes_updated > 0;
             failures.push_back({{"dip", format_ip(e.dip)}, {"failed_at_ps", e.at.count()},
@@ -210,6 +218,7 @@ void AnantaModel::dynamics_summary(stats::Json& s) const {
                                 {"muxes_updated_at_ps", all ? updated.count() : -1},
                                 {"stop_ps", all ? (updated - e.at).count() : -1},
                                 {"new_connections_after_failure", sent_to_it},
+                                {"of_which_completed", completed}, {"of_which_failed", failed},
                                 {"last_new_connection_ps", last == kNever ? -1 : last.count()}});
         }
         std::uint64_t relayed = relay_ != nullptr ? relay_->relayed().size() : 0;
@@ -241,11 +250,20 @@ void AnantaModel::dynamics_summary(stats::Json& s) const {
             maglev[std::to_string(cases[i].table_size)] = one(cases[i]);
             if (cases[i].table_size == pool) pool_row = one(cases[i]);
         }
-        // Measured in the run: new connections of the VIP per DIP (from the Host Agents' sightings).
+        // Measured in the run: connections of the VIP per DIP (the Host Agents' sightings), over those opened
+        // before the VIP's DIP list first changed (set_dips).
+        Time change = kNever;
+        for (const ActionConfig& a : actions_)
+            if (a.action == ActionKind::SetDips && static_cast<std::size_t>(a.vip) == v) {
+                change = a.at;
+                break;
+            }
         std::map<IpAddr, std::uint64_t> per_dip;
         std::uint64_t total = 0;
         for (const ConnectionReport& r : records_)
-            if (static_cast<std::size_t>(c.traffic[r.traffic].to_vip) == v && r.record.dip != 0) ++per_dip[r.record.dip], ++total;
+            if (static_cast<std::size_t>(c.traffic[r.traffic].to_vip) == v && r.record.dip != 0 &&
+                r.record.opened < change)
+                ++per_dip[r.record.dip], ++total;
         std::uint64_t weight = 0, lo = ~std::uint64_t{0}, hi = 0;
         for (const WeightedDip& w : dips) weight += w.weight;
         double worst = 0;
@@ -294,10 +312,12 @@ std::string AnantaModel::dynamics_text() const {
         auto when = [](std::int64_t ps) { return ps < 0 ? std::string("never") : loom::to_string(Time::ps(ps)); };
         for (const auto& e : h["failures"]) {
             out += fmt::format("  vm {} failed at {}: reported after {}, Muxes stop choosing it after {}; {} new "
-                               "connections reached it after it failed\n",
+                               "connections reached it after it failed ({} then completed elsewhere on a resent SYN, "
+                               "{} failed)\n",
                                e["dip"].get<std::string>(), when(e["failed_at_ps"].get<std::int64_t>()),
                                when(e["detection_ps"].get<std::int64_t>()), when(e["stop_ps"].get<std::int64_t>()),
-                               e["new_connections_after_failure"].get<std::uint64_t>());
+                               e["new_connections_after_failure"].get<std::uint64_t>(),
+                               e["of_which_completed"].get<std::uint64_t>(), e["of_which_failed"].get<std::uint64_t>());
         }
     }
     if (s.contains("hash_study")) {
@@ -319,7 +339,8 @@ std::string AnantaModel::dynamics_text() const {
         std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
         for (const auto& [size, k] : rows) row("maglev", *k);
         const stats::Json& m = h["measured"];
-        out += fmt::format("  measured ({} hash): {} connections of the VIP, per DIP min {} max {}, max/mean {:.3f}\n",
+        out += fmt::format("  measured ({} hash): {} connections of the VIP before its DIP list changed, per DIP min {} max "
+                           "{}, max/mean {:.3f}\n",
                            h["pool_hash"].get<std::string>(), m["connections"].get<std::uint64_t>(),
                            m["min_per_dip"].get<std::uint64_t>(), m["max_per_dip"].get<std::uint64_t>(),
                            m["max_over_mean"].get<double>());
