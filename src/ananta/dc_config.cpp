@@ -121,16 +121,18 @@ config::Schema<ActionConfig> action_schema() {
               {"set_dips", ActionKind::SetDips},
               {"start_traffic", ActionKind::StartTraffic},
               {"stop_traffic", ActionKind::StopTraffic},
-              {"command", ActionKind::Command}},
+              {"command", ActionKind::Command},
+              {"mux_state", ActionKind::MuxState}},
              "What to do.")
         .required();
     s.field("target", &C::target,
             "link_*: port path prefixes (comma-separated); freeze/thaw: a component path; *_traffic: a source name.");
-    s.field("mux", &C::mux, "Mux number (mux_down, mux_up; command: -1 = every Mux).").range(-1, 1 << 20);
+    s.field("mux", &C::mux, "Mux number (mux_down, mux_up, mux_state; command: -1 = every Mux).").range(-1, 1 << 20);
     s.field("vip", &C::vip, "VIP position (set_dips, command).").range(0, 1 << 20);
     s.field("epoch", &C::epoch, "Epoch the configuration command carries (set_dips, command).")
         .range(0, std::int64_t{1} << 40);
-    s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once.");
+    s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once; with BGP sessions, mux_down "
+            "withdraws first and stops after bgp.drain_time (false: dies silently, routers notice by their timers).");
     s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list.");
     return s;
 }
@@ -229,8 +231,7 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
     parse_list(root, "scenario", action_schema(), out.scenario, errors);
     if (root.contains("trace")) trace_schema().parse(root.at("trace"), "/trace", out.trace, errors);
     parse_parameters(root, out.params, errors);
-    DynamicsParameters dynamics;  // declared for the next steps of the model; parsed so that typos are caught
-    parse_dynamics_parameters(root, dynamics, errors);
+    parse_dynamics_parameters(root, out.dynamics, errors);
     if (errors.size() != before) return;
 
     // Cross-checks: every message names the element it is about.
@@ -281,7 +282,10 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
     for (std::size_t i = 0; i < out.scenario.size(); ++i) {
         const ActionConfig& a = out.scenario[i];
         const std::string at = config::child_pointer("/scenario", i);
-        const bool mux_action = a.action == ActionKind::MuxDown || a.action == ActionKind::MuxUp;
+        const bool mux_action =
+            a.action == ActionKind::MuxDown || a.action == ActionKind::MuxUp || a.action == ActionKind::MuxState;
+        if (a.action == ActionKind::MuxState && !out.dynamics.bgp.sessions)
+            errors.add(at + "/action", "mux_state needs BGP sessions (\"bgp\": {\"sessions\": true})");
         if (mux_action && (a.mux < 0 || a.mux >= n.muxes))
             errors.add(at + "/mux", fmt::format("expected a Mux in 0..{}, got {}", n.muxes - 1, a.mux));
         if (a.action == ActionKind::Command && a.mux >= n.muxes)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "loom/ananta/ananta_config.hpp"
+#include "loom/ananta/dynamics_config.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
@@ -96,9 +97,11 @@ struct TrafficConfig {
 // One timed action. `action`: mux_down | mux_up (with routes withdrawn or restored at the same time unless
 // `withdraw` is false) | link_down | link_up (`target`: port path prefixes, comma-separated) | freeze | thaw
 // (`target`: a component path) | set_dips (`vip`, `dips`, `epoch`) | start_traffic | stop_traffic (`target`:
-// a traffic name) | command (`vip`, `epoch`, `mux` or -1 for all: re-sends the VIP's endpoint with that epoch).
+// a traffic name) | command (`vip`, `epoch`, `mux` or -1 for all: re-sends the VIP's endpoint with that epoch)
+// | mux_state (`mux`: with BGP sessions, a recovering Mux receives its state and announces its routes).
+// With BGP sessions, mux_down is graceful (withdraw, drain, stop) or, with `withdraw` false, silent.
 enum class ActionKind : std::uint8_t {
-    MuxDown, MuxUp, LinkDown, LinkUp, Freeze, Thaw, SetDips, StartTraffic, StopTraffic, Command
+    MuxDown, MuxUp, LinkDown, LinkUp, Freeze, Thaw, SetDips, StartTraffic, StopTraffic, Command, MuxState
 };
 struct ActionConfig {
     Time at = Time::zero();
@@ -125,6 +128,7 @@ struct DcConfig {
     std::vector<ActionConfig> scenario;
     TraceConfig trace;
     AnantaParameters params;
+    DynamicsParameters dynamics;
 };
 
 config::Schema<VipSpec> vip_spec_schema();
