@@ -126,18 +126,20 @@ config::Schema<ActionConfig> action_schema() {
               {"command", ActionKind::Command},
               {"vm_unhealthy", ActionKind::VmUnhealthy},
               {"vm_healthy", ActionKind::VmHealthy},
-              {"spoof_redirect", ActionKind::SpoofRedirect}},
+              {"spoof_redirect", ActionKind::SpoofRedirect},
+              {"mux_state", ActionKind::MuxState}},
              "What to do.")
         .required();
     s.field("target", &C::target,
             "link_*: port path prefixes (comma-separated); freeze/thaw: a component path; *_traffic: a source name; "
             "spoof_redirect: the client or host that forges.");
-    s.field("mux", &C::mux, "Mux number (mux_down, mux_up; command: -1 = every Mux).").range(-1, 1 << 20);
+    s.field("mux", &C::mux, "Mux number (mux_down, mux_up, mux_state; command: -1 = every Mux).").range(-1, 1 << 20);
     s.field("vip", &C::vip, "VIP position (set_dips, command; spoof_redirect: the VIP whose hosts get it).")
         .range(0, 1 << 20);
     s.field("epoch", &C::epoch, "Epoch the configuration command carries (set_dips, command).")
         .range(0, std::int64_t{1} << 40);
-    s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once.");
+    s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once; with BGP sessions, mux_down "
+            "withdraws first and stops after bgp.drain_time (false: dies silently, routers notice by their timers).");
     s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list; vm_unhealthy/vm_healthy: the VMs.");
     return s;
 }
@@ -307,7 +309,10 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
     for (std::size_t i = 0; i < out.scenario.size(); ++i) {
         const ActionConfig& a = out.scenario[i];
         const std::string at = config::child_pointer("/scenario", i);
-        const bool mux_action = a.action == ActionKind::MuxDown || a.action == ActionKind::MuxUp;
+        const bool mux_action =
+            a.action == ActionKind::MuxDown || a.action == ActionKind::MuxUp || a.action == ActionKind::MuxState;
+        if (a.action == ActionKind::MuxState && !out.dynamics.bgp.sessions)
+            errors.add(at + "/action", "mux_state needs BGP sessions (\"bgp\": {\"sessions\": true})");
         if (mux_action && (a.mux < 0 || a.mux >= n.muxes))
             errors.add(at + "/mux", fmt::format("expected a Mux in 0..{}, got {}", n.muxes - 1, a.mux));
         if (a.action == ActionKind::Command && a.mux >= n.muxes)

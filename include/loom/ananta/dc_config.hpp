@@ -101,10 +101,12 @@ struct TrafficConfig {
 // (`target`: a component path) | set_dips (`vip`, `dips`, `epoch`) | start_traffic | stop_traffic (`target`:
 // a traffic name) | command (`vip`, `epoch`, `mux` or -1 for all: re-sends the VIP's endpoint with that epoch) |
 // vm_unhealthy | vm_healthy (`dips`: the VMs that stop or start answering, probes and connections alike) |
-// spoof_redirect (`target`: the component that forges, `vip`: a Fastpath redirect to every host of its DIPs).
+// spoof_redirect (`target`: the component that forges, `vip`: a Fastpath redirect to every host of its DIPs)
+// | mux_state (`mux`: with BGP sessions, a recovering Mux receives its state and announces its routes).
+// With BGP sessions, mux_down is graceful (withdraw, drain, stop) or, with `withdraw` false, silent.
 enum class ActionKind : std::uint8_t {
     MuxDown, MuxUp, LinkDown, LinkUp, Freeze, Thaw, SetDips, StartTraffic, StopTraffic, Command,
-    VmUnhealthy, VmHealthy, SpoofRedirect
+    VmUnhealthy, VmHealthy, SpoofRedirect, MuxState
 };
 struct ActionConfig {
     Time at = Time::zero();

@@ -38,6 +38,9 @@ struct DcShared {
     net::DropReason redirect_refused;  // "redirect_refused": a Fastpath redirect not from an Ananta address
     net::DropReason vm_down;           // "vm_down": to or from a VM that stopped answering (vm_unhealthy)
     net::PortConfig port;
+    // Ports at both ends of a Mux's link when BGP uses a separate control queue: queue 0 control (strict
+    // priority), queue 1 data.
+    std::optional<net::PortConfig> control_port;
     LinkTiming host_link, fabric_link, internet_link;
     // --trace: the client end (address, port) of the connection to record; 0 when none is chosen yet.
     IpAddr trace_addr = 0;
@@ -75,8 +78,10 @@ class DcNode : public sim::Component {
 public:
     DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index);
 
-    // Adds output and input port `name` (the input calls on_packet). Returns the port number.
-    std::uint32_t add_port(const std::string& name, const LinkTiming& timing);
+    // Adds output and input port `name` (the input calls on_packet). Returns the port number. `config`
+    // (default: the shared one) and the queue data packets take on it (`data_queue`).
+    std::uint32_t add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config = nullptr,
+                           std::uint32_t data_queue = 0);
     IpOut& out(std::uint32_t i) { return *outs_[i]; }
     IpIn& in(std::uint32_t i) { return *ins_[i]; }
     std::size_t ports() const { return outs_.size(); }
@@ -94,8 +99,9 @@ public:
 
 protected:
     virtual void on_packet(const IpPacket& p) = 0;
-    // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU.
-    void send(std::uint32_t port, const IpPacket& p);
+    // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU. `control`:
+    // through queue 0 (the control queue where a port has one) instead of the port's data queue.
+    void send(std::uint32_t port, const IpPacket& p, bool control = false);
     void drop(const IpPacket& p, net::DropReason r);
     void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
     void consumed(const IpPacket& p);
@@ -114,6 +120,7 @@ private:
 
     std::vector<std::unique_ptr<IpOut>> outs_;
     std::vector<std::unique_ptr<IpIn>> ins_;
+    std::vector<std::uint32_t> data_queue_;
     std::uint32_t index_;
     bool frozen_ = false;
 };
