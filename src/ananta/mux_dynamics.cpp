@@ -22,6 +22,10 @@ void MuxNode::observe_fastpath(const IpPacket& p) {
 }
 
 void MuxNode::on_redirect(const IpPacket& p) {
+    if (!alive()) {  // a Mux down (with BGP sessions) forwards nothing, redirects included
+        ++black_holed_;
+        return drop(p, DropReason::MuxDown);
+    }
     const std::optional<FastpathRedirect> r = read_redirect(p);
     if (!fastpath_ || !r) return drop(p, shared_.redirect_refused);
     if (!life_.has_mux()) return drop(p, DropReason::MuxDown);  // between incarnations (BGP sessions)
