@@ -165,6 +165,7 @@ void AnantaModel::build() {
     mux_live_.assign(muxes_.size(), true);
     update_vip_routes();
     configure_vips();
+    build_dynamics();
     if (bgp.sessions) build_bgp();
 
     // The traced connection: its client end is known before the run.
@@ -172,6 +173,7 @@ void AnantaModel::build() {
                                              static_cast<std::uint64_t>(c.trace.connection), 0, 0, IpProto::Tcp);
     sh.trace_addr = t.src;
     sh.trace_port = t.src_port;
+    if (auto e = parse_endpoint(c.trace.source)) std::tie(sh.trace_addr, sh.trace_port) = *e;
 }
 
 void AnantaModel::configure_vips() {
@@ -322,6 +324,9 @@ void AnantaModel::apply(const ActionConfig& a) {
                     m->command(SetEndpoint{epoch, ep, dips, static_cast<std::uint32_t>(vc.tenant)});
             break;
         }
+        case ActionKind::VmUnhealthy:
+        case ActionKind::VmHealthy:
+        case ActionKind::SpoofRedirect: apply_dynamics(a); break;
         case ActionKind::StartTraffic:
         case ActionKind::StopTraffic:
             for (std::size_t t = 0; t < c.traffic.size(); ++t) {
@@ -537,6 +542,7 @@ stats::Json AnantaModel::make_summary() {
     for (MuxNode* m : muxes_) bytes += m->bytes_of_state();
     s["state"] = {{"open_connections", open}, {"connection_state_bytes", bytes},
                   {"bytes_per_open_connection", open > 0 ? static_cast<double>(bytes) / static_cast<double>(open) : 0.0}};
+    dynamics_summary(s);
     return s;
 }
 
@@ -601,6 +607,7 @@ std::optional<std::string> AnantaModel::text_summary() const {
         out += fmt::format("  state per open connection: {:.0f} bytes ({} open)\n",
                            s["state"]["bytes_per_open_connection"].get<double>(),
                            s["state"]["open_connections"].get<std::uint64_t>());
+    out += dynamics_text();
     return out;
 }
 
@@ -660,6 +667,14 @@ std::unique_ptr<AnantaModel> build(const config::Json& root, sim::Simulator& sim
             for (DcNode* n : model->nodes())
                 for (std::uint32_t p = 0; p < n->ports() && !any; ++p) any = part.covers(n->out(p).engine().path());
             if (!any) errors.add(at, fmt::format("no port path starts with '{}' (e.g. ananta.tor0.spine1)", a.target));
+        }
+        if (a.action == ActionKind::SpoofRedirect) {
+            bool any = false;
+            for (const ClientNode* k : model->clients()) any = any || k->path() == a.target;
+            for (const HostNode* h : model->hosts()) any = any || h->path() == a.target;
+            if (!any)
+                errors.add(at, fmt::format("spoof_redirect needs a client node or a host (e.g. ananta.client0), got '{}'",
+                                           a.target));
         }
         if (a.action == ActionKind::Freeze || a.action == ActionKind::Thaw) {
             bool any = false;

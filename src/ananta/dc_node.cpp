@@ -38,6 +38,8 @@ DcShared::DcShared(const DcConfig& c) : config(c) {
         reason_of[i] = r == DropReason::QueueFull ? net::DropReason::QueueFull : reasons.add(drop_reason_name(r));
     }
     frozen = reasons.add("frozen");
+    redirect_refused = reasons.add("redirect_refused");
+    vm_down = reasons.add("vm_down");
     port.queues = {net::QueueConfig{c.network.queue_packets, Bytes(0), 1}};
     port.packet_overhead = c.network.framing;
     // Not published: the control queue is as long as the data queue.

@@ -88,6 +88,7 @@ void MuxNode::on_packet(const IpPacket& p) {
         ++black_holed_;
         return drop(p, DropReason::MuxDown);
     }
+    if (p.message == kFastpathRedirect) return on_redirect(p);
     const Time t = now();
     if (bgp_) {
         if (auto m = bgp_message(p); m && m->to == life_.mux().address()) {
@@ -117,6 +118,7 @@ void MuxNode::on_packet(const IpPacket& p) {
             queue_departure(f.packet, f.depart);
         }
     }
+    if (fastpath_) observe_fastpath(p);
 }
 
 void MuxNode::on_depart() {

@@ -21,6 +21,7 @@
 namespace loom::ananta {
 
 class AnantaModel;
+class HealthRelay;
 
 // Applies the scenario's actions at their times. It is the experimenter's hand, not a part of the modelled
 // system: it reaches the components directly, as the builder does. Created first, it acts in the Delivery
@@ -98,6 +99,11 @@ private:
     std::vector<WeightedDip> dips_of(const std::vector<DipSpec>& dips) const;
     void merge_records();
     stats::Json make_summary();
+    // Fastpath, health probing and the hashing study (ananta_dynamics.cpp).
+    void build_dynamics();
+    void apply_dynamics(const ActionConfig& a);
+    void dynamics_summary(stats::Json& s) const;
+    std::string dynamics_text() const;
     // BGP sessions (ananta_bgp.cpp).
     void build_bgp();
     void apply_bgp(const ActionConfig& a);
@@ -122,6 +128,15 @@ private:
     stats::Json summary_;
     double wall_s_ = 0;
     bool finished_ = false;
+    HealthRelay* relay_ = nullptr;
+    std::vector<IpAddr> fastpath_vips_;
+    struct VmEvent {
+        Time at;
+        IpAddr dip = 0;
+        bool down = true;
+    };
+    std::vector<VmEvent> vm_events_;
+    std::uint64_t spoofs_sent_ = 0;
 };
 
 // Parses and cross-checks the config, then builds the model into `sim`; nullptr with `errors` filled when the

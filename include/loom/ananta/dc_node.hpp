@@ -35,6 +35,8 @@ struct DcShared {
     net::DropReasons reasons;
     std::array<net::DropReason, kDropReasonCount> reason_of{};  // Ananta's reasons as net ids
     net::DropReason frozen;                                      // "frozen": reached a frozen component
+    net::DropReason redirect_refused;  // "redirect_refused": a Fastpath redirect not from an Ananta address
+    net::DropReason vm_down;           // "vm_down": to or from a VM that stopped answering (vm_unhealthy)
     net::PortConfig port;
     // Ports at both ends of a Mux's link when BGP uses a separate control queue: queue 0 control (strict
     // priority), queue 1 data.
@@ -88,6 +90,11 @@ public:
     virtual std::uint64_t pending() const { return 0; }
     std::uint32_t index() const { return index_; }
     void set_frozen(bool f) { frozen_ = f; }
+    // The scenario's hand (spoof_redirect): sends `p` on port 0 as if this component had created it.
+    void send_forged(const IpPacket& p) {
+        ++tally_.created;
+        send(0, p);
+    }
     bool frozen() const { return frozen_; }
 
 protected:

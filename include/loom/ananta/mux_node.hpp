@@ -4,13 +4,16 @@
 // to the ToR and the Mux fails and recovers through its lifecycle.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <queue>
 #include <vector>
 
 #include "loom/ananta/dc_node.hpp"
+#include "loom/ananta/fastpath.hpp"
 #include "loom/ananta/mux.hpp"
 #include "loom/ananta/mux_lifecycle.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/sim/timer.hpp"
 
 namespace loom::ananta {
@@ -58,7 +61,24 @@ public:
     std::uint64_t bgp_sent() const { return bgp_sent_; }
     std::uint64_t bgp_lost() const { return bgp_lost_; }
 
+    // Fastpath and health (mux_dynamics.cpp). enable_fastpath: redirects are accepted from `ananta` and sent for
+    // connections between two of `vips`; packets are then counted by destination VIP (mux_packets_by_vip).
+    void enable_fastpath(const std::vector<IpAddr>& ananta, const std::vector<IpAddr>& vips);
+    const MuxFastpath* fastpath() const { return fastpath_.get(); }
+    const std::map<IpAddr, std::uint64_t>& packets_by_vip() const { return by_vip_; }
+    // The endpoint on the manager relay's channel (created on first use): health changes arrive there.
+    sim::ChannelPort& health_port();
+    struct HealthApplied {
+        Time at;
+        IpAddr dip = 0;
+        bool healthy = true;
+    };
+    const std::vector<HealthApplied>& health_applied() const { return health_applied_; }
+
 private:
+    void on_redirect(const IpPacket& p);
+    void observe_fastpath(const IpPacket& p);
+    void on_health(std::uint32_t arg);
     struct Departure {
         std::int64_t at;
         std::uint64_t seq;
@@ -88,6 +108,11 @@ private:
     std::vector<Sighting> sightings_;
     std::vector<Rejection> rejections_;
     std::uint64_t overload_reports_ = 0;
+    std::unique_ptr<MuxFastpath> fastpath_;
+    std::vector<FastpathRedirect> redirects_;
+    std::map<IpAddr, std::uint64_t> by_vip_;
+    std::unique_ptr<sim::ChannelPort> health_;
+    std::vector<HealthApplied> health_applied_;
     // BGP (enable_bgp): timers exist only then.
     bool bgp_ = false;
     std::vector<BgpMessage> boot_messages_;
