@@ -161,7 +161,11 @@ void Simulator::init() {
     for (const auto& channel : channels_) channel->check_bound();
     assign_sources();
     state_ = State::Ready;
-    for (const auto& component : components_) component->init();
+    for (const auto& component : components_) {
+        running_ = &component->ctx();  // init() runs as its component, like a handler
+        component->init();
+    }
+    running_ = nullptr;
     peak_pending_ = std::max(peak_pending_, pending());
 }
 
@@ -223,6 +227,7 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
         now_ = e.time;
         ++events_;
         const Slot slot = slots_[e.target];
+        running_ = static_cast<const Context*>(slot.hint);
         slot.fn(slot.obj, e);
         if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();
     }
@@ -245,6 +250,11 @@ RunResult Simulator::run(const RunLimits& limits) {
     std::uint64_t next_poll = stop_flag ? events_ + poll_interval : std::numeric_limits<std::uint64_t>::max();
     stop_requested_ = false;
     RunResult result;
+    // No handler runs once run() returns, normally or by an exception from a handler.
+    struct NotRunning {
+        const Context*& running;
+        ~NotRunning() { running = nullptr; }
+    } not_running{running_};
     for (;;) {
         if (stop_flag && stop_flag->load(std::memory_order_relaxed)) {
             result.reason = StopReason::Interrupted;
@@ -290,7 +300,11 @@ RunResult Simulator::run(const RunLimits& limits) {
 void Simulator::finish() {
     require(State::Ready, "finish");
     state_ = State::Finished;
-    for (const auto& component : components_) component->finish();
+    for (const auto& component : components_) {
+        running_ = &component->ctx();
+        component->finish();
+    }
+    running_ = nullptr;
     stats::Group& kernel = stats_.group("kernel");
     kernel.counter("events_handled").set(static_cast<std::int64_t>(events_));
     kernel.counter("timer_events_discarded").set(static_cast<std::int64_t>(stale_timer_events_));

@@ -39,8 +39,8 @@ class OutPort;
 class PortBase;
 
 // A handler slot: what an event's `target` calls. `obj` is the port, endpoint or timer; `fn` a trampoline
-// that knows its concrete type and the component member to call; `hint` another address the handler will
-// touch (its component's Context). The run loop prefetches obj's first two cache lines and hint for the next
+// that knows its concrete type and the component member to call; `hint` the handler's component's Context
+// (Simulator::running() while the handler runs, and an address the handler will touch). The run loop prefetches obj's first two cache lines and hint for the next
 // event while the current one runs.
 using HandlerFn = void (*)(void* obj, const Event& e);
 struct Slot {
@@ -179,6 +179,9 @@ public:
         if (phase_listener_) phase_listener_(phase);
     }
     std::size_t component_count() const { return components_.size(); }
+    // The component whose event handler, init() or finish() is running (the Context its slot names); nullptr
+    // otherwise (building, between runs, the model's own end-of-run work). What sim::Owner checks against.
+    const Context* running() const { return running_; }
     // The order in which a builder should create `n` like components (indices 0..n-1): the identity, or with
     // SimulatorOptions::shuffle_construction a permutation drawn from that seed and `what` (a name of the
     // group, so two groups get different permutations). Results must not depend on it.
@@ -254,6 +257,7 @@ private:
     QueueKind kind_;
     State state_ = State::Building;
     std::int64_t now_ = 0;
+    const Context* running_ = nullptr;
     Time run_end_ = Time::max();
     std::uint64_t events_ = 0;
     std::uint64_t stop_at_ = 0;  // the inner loop runs while events_ < stop_at_
