@@ -53,7 +53,7 @@ private:
 
 }  // namespace
 
-TEST_CASE("A component touching another's pool is detected, naming both; the owner and the builder are not") {
+TEST_CASE("A component touching another's pool is detected, naming both, while the owner and the builder are not") {
     sim::Simulator sim;
     auto& keeper = sim.add<Keeper>("sys.keeper");
     sim.add<Intruder>("sys.intruder", keeper, false);
