@@ -112,18 +112,28 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         n.transfers = model->book_.get();
     }
 
-    // Components, in a fixed order: the monitor, routers by vertex, terminals by id.
-    model->monitor_ = &sim.add<Monitor>("fabric.monitor", n);
+    // Components: the monitor, routers by vertex, terminals by id, created in the order construction_order
+    // gives (the written one unless shuffled: their source ids come from their paths, not from this order).
     std::vector<std::vector<workload::TraceMessage>> per_terminal(static_cast<std::size_t>(n.pattern.terminals()));
     if (trace != nullptr)
         for (const auto& m : trace->messages()) per_terminal[static_cast<std::size_t>(m.src)].push_back(m);
-    for (topo::VertexId v = 0; v < t.num_vertices(); ++v)
-        model->routers_.push_back(&sim.add<Router>("fabric." + t.vertex_name(v), n, v));
-    for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
-        const topo::VertexId v = n.pattern.router_of(id);
-        model->terminals_.push_back(&sim.add<Terminal>(
-            fmt::format("fabric.{}.term{}", t.vertex_name(v), id - n.pattern.first_terminal(v)), n, id,
-            std::move(per_terminal[static_cast<std::size_t>(id)])));
+    const auto num_routers = static_cast<std::uint32_t>(t.num_vertices());
+    const auto num_terminals = static_cast<std::uint32_t>(n.pattern.terminals());
+    model->routers_.assign(num_routers, nullptr);
+    model->terminals_.assign(num_terminals, nullptr);
+    for (const std::uint32_t k : sim.construction_order(1 + num_routers + num_terminals, "fabric")) {
+        if (k == 0) {
+            model->monitor_ = &sim.add<Monitor>("fabric.monitor", n);
+        } else if (k <= num_routers) {
+            const auto v = static_cast<topo::VertexId>(k - 1);
+            model->routers_[k - 1] = &sim.add<Router>("fabric." + t.vertex_name(v), n, v);
+        } else {
+            const auto id = static_cast<std::int32_t>(k - 1 - num_routers);
+            const topo::VertexId v = n.pattern.router_of(id);
+            model->terminals_[static_cast<std::size_t>(id)] = &sim.add<Terminal>(
+                fmt::format("fabric.{}.term{}", t.vertex_name(v), id - n.pattern.first_terminal(v)), n, id,
+                std::move(per_terminal[static_cast<std::size_t>(id)]));
+        }
     }
 
     // Channels: every directed channel is a flit line one way and a credit line back, each with the class's

@@ -69,12 +69,11 @@ std::string PholdModel::perf_fields() const {
 std::unique_ptr<PholdModel> build(const PholdConfig& config, sim::Simulator& sim) {
     const auto n = static_cast<std::uint32_t>(config.lps);
     sim::Channel& channel = sim.add_channel("phold.net", n, config.lookahead);
-    std::vector<const LogicalProcess*> lps;
-    lps.reserve(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
+    std::vector<const LogicalProcess*> lps(n, nullptr);
+    for (const std::uint32_t i : sim.construction_order(n, "phold.lp")) {
         auto& lp = sim.add<LogicalProcess>(fmt::format("phold.lp{}", i), config);
         lp.port().attach(channel, i);
-        lps.push_back(&lp);
+        lps[i] = &lp;
     }
     return std::make_unique<PholdModel>(sim, config, channel, std::move(lps));
 }

@@ -9,6 +9,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include "loom/base/error.hpp"
+#include "loom/base/rng.hpp"
 #include "loom/sim/channel.hpp"
 #include "loom/sim/port.hpp"
 #include "loom/stats/group.hpp"
@@ -51,7 +52,43 @@ spdlog::logger* Simulator::logger(const std::string& subsystem) {
     return slot.get();
 }
 
-Context& Simulator::make_context(std::string path, const std::string& subsystem) {
+bool path_before(std::string_view a, std::string_view b) {
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        if (digit(a[i]) && digit(b[j])) {
+            // Compare the two digit runs as numbers: without leading zeros, the longer is larger, then by digits.
+            std::size_t ie = i, je = j;
+            while (ie < a.size() && digit(a[ie])) ++ie;
+            while (je < b.size() && digit(b[je])) ++je;
+            std::size_t is = i, js = j;
+            while (is + 1 < ie && a[is] == '0') ++is;
+            while (js + 1 < je && b[js] == '0') ++js;
+            if (ie - is != je - js) return ie - is < je - js;
+            const int c = a.substr(is, ie - is).compare(b.substr(js, je - js));
+            if (c != 0) return c < 0;
+            i = ie;
+            j = je;
+            continue;
+        }
+        if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+        ++i;
+        ++j;
+    }
+    if ((i < a.size()) != (j < b.size())) return j < b.size();  // a prefix (in natural order) comes first
+    return a < b;  // equal but for leading zeros
+}
+
+std::vector<std::uint32_t> Simulator::construction_order(std::uint32_t n, std::string_view what) const {
+    std::vector<std::uint32_t> order(n);
+    for (std::uint32_t k = 0; k < n; ++k) order[k] = k;
+    if (options_.shuffle_construction == 0) return order;
+    Rng rng(derive(options_.shuffle_construction, what));
+    for (std::uint32_t k = n; k > 1; --k) std::swap(order[k - 1], order[rng.uniform(k)]);
+    return order;
+}
+
+Context& Simulator::make_context(std::string path, const std::string& subsystem, bool driver) {
     require(State::Building, "add");
     if (path.empty()) throw InternalError("a component needs a non-empty path");
     if (!paths_.insert(path).second) throw InternalError("two components share the path '" + path + "'");
@@ -61,6 +98,7 @@ Context& Simulator::make_context(std::string path, const std::string& subsystem)
     }
     const auto source = static_cast<std::uint32_t>(contexts_.size());
     spdlog::logger* log = logger(subsystem);
+    drivers_.push_back(driver);
     return contexts_.emplace_back(*this, std::move(path), source, options_.seed, log);
 }
 
@@ -121,9 +159,44 @@ void Simulator::init() {
         if (!record.port->bound()) throw InternalError("port " + record.path + " is not connected");
     }
     for (const auto& channel : channels_) channel->check_bound();
+    assign_sources();
     state_ = State::Ready;
-    for (const auto& component : components_) component->init();
+    for (const auto& component : components_) {
+        running_ = &component->ctx();  // init() runs as its component, like a handler
+        component->init();
+    }
+    running_ = nullptr;
     peak_pending_ = std::max(peak_pending_, pending());
+}
+
+void Simulator::assign_sources() {
+    // Source ids from paths, so the event order never depends on the order the builder created components in
+    // (and a partitioned run, whose processes each build a part, agrees on every id). The components (and
+    // their init and finish calls) follow the same order.
+    struct Entry {
+        bool driver;
+        const std::string* path;
+        std::unique_ptr<Component> component;
+    };
+    std::vector<Entry> entries;
+    entries.reserve(components_.size());
+    for (auto& component : components_) {
+        const Context& ctx = component->ctx();
+        if (ctx.events_sent() != 0) {
+            throw InternalError(fmt::format("component {} sent {} event(s) before Simulator::init(): events start "
+                                            "in init(), once every component has its source id",
+                                            ctx.path(), ctx.events_sent()));
+        }
+        entries.push_back(Entry{drivers_[ctx.source()], &ctx.path(), std::move(component)});
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+        if (x.driver != y.driver) return x.driver;
+        return path_before(*x.path, *y.path);
+    });
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+        entries[k].component->ctx().assign_source(static_cast<std::uint32_t>(k));
+        components_[k] = std::move(entries[k].component);
+    }
 }
 
 void Simulator::set_progress(std::function<void(const Progress&)> fn, unsigned interval_log2) {
@@ -154,6 +227,7 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
         now_ = e.time;
         ++events_;
         const Slot slot = slots_[e.target];
+        running_ = static_cast<const Context*>(slot.hint);
         slot.fn(slot.obj, e);
         if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();
     }
@@ -176,6 +250,11 @@ RunResult Simulator::run(const RunLimits& limits) {
     std::uint64_t next_poll = stop_flag ? events_ + poll_interval : std::numeric_limits<std::uint64_t>::max();
     stop_requested_ = false;
     RunResult result;
+    // No handler runs once run() returns, normally or by an exception from a handler.
+    struct NotRunning {
+        const Context*& running;
+        ~NotRunning() { running = nullptr; }
+    } not_running{running_};
     for (;;) {
         if (stop_flag && stop_flag->load(std::memory_order_relaxed)) {
             result.reason = StopReason::Interrupted;
@@ -221,7 +300,11 @@ RunResult Simulator::run(const RunLimits& limits) {
 void Simulator::finish() {
     require(State::Ready, "finish");
     state_ = State::Finished;
-    for (const auto& component : components_) component->finish();
+    for (const auto& component : components_) {
+        running_ = &component->ctx();
+        component->finish();
+    }
+    running_ = nullptr;
     stats::Group& kernel = stats_.group("kernel");
     kernel.counter("events_handled").set(static_cast<std::int64_t>(events_));
     kernel.counter("timer_events_discarded").set(static_cast<std::int64_t>(stale_timer_events_));

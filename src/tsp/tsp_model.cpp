@@ -418,11 +418,11 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
     if (expected_hops > executor.record_limit) chip_config.record_limit = 0;
 
     auto wire = std::make_unique<VectorWire>();
-    std::vector<TspChip*> chips;
-    chips.reserve(static_cast<std::size_t>(n));
-    for (topo::VertexId v = 0; v < n; ++v) {
-        chips.push_back(&sim.add<TspChip>(system->tsp_path(v), *system, *wire, v, chip_config,
-                                          std::move(per[static_cast<std::size_t>(v)])));
+    // Chips by vertex, created in the order construction_order gives (their source ids come from their paths).
+    std::vector<TspChip*> chips(static_cast<std::size_t>(n), nullptr);
+    for (const std::uint32_t k : sim.construction_order(static_cast<std::uint32_t>(n), "tsp")) {
+        const auto v = static_cast<topo::VertexId>(k);
+        chips[k] = &sim.add<TspChip>(system->tsp_path(v), *system, *wire, v, chip_config, std::move(per[k]));
     }
     for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
         const topo::Channel& ch = t.channel(c);

@@ -24,11 +24,13 @@ class AnantaModel;
 class HealthRelay;
 
 // Applies the scenario's actions at their times. It is the experimenter's hand, not a part of the modelled
-// system: it reaches the components directly, as the builder does. Created first, it acts in the Delivery
-// phase, so an action at T is in force for every packet arriving at T (and none arriving at T - 1 ps).
+// system: it reaches the components directly, as the builder does. A driver (kDriver: it ranks before every other
+// component), it acts in the Delivery phase, so an action at T is in force for every packet arriving at T (and
+// none arriving at T - 1 ps).
 class ScenarioDriver final : public sim::Component {
 public:
     static constexpr std::string_view kSubsystem = "ananta";
+    static constexpr bool kDriver = true;  // lowest source id: an action at T precedes every arrival at T
     ScenarioDriver(sim::Context& ctx, AnantaModel& model);
     void init() override;
     void finish() override;

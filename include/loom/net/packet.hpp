@@ -9,6 +9,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/base/units.hpp"
+#include "loom/sim/owner.hpp"
 
 namespace loom::net {
 
@@ -40,11 +41,17 @@ struct Packet {
 };
 
 // A free-list pool of packets of one payload type. Handles stay valid until released; storage grows in place
-// (handles, not pointers, survive growth). Single-threaded, like the component that owns it.
+// (handles, not pointers, survive growth). Single-threaded, like the component that owns it. Bound to its
+// owner (bind_owner), a debug build checks every access: a handler of another component touching it is an
+// InternalError naming both (sim::Owner).
 template <class Payload>
 class PacketPool {
 public:
+    void bind_owner(const sim::Context& owner) { owner_.bind(owner); }
+    const sim::Owner& owner() const { return owner_; }
+
     PacketHandle allocate() {
+        owner_.check("a packet pool");
         std::uint32_t i;
         if (free_.empty()) {
             LOOM_ASSERT(slots_.size() < PacketHandle::kNone, "packet pool exhausted");
@@ -60,12 +67,19 @@ public:
         return PacketHandle{i};
     }
     void release(PacketHandle h) {
+        owner_.check("a packet pool");
         LOOM_DEBUG_ASSERT(h.valid() && h.index < slots_.size(), "release of an invalid packet handle");
         free_.push_back(h.index);
         --live_;
     }
-    Packet<Payload>& operator[](PacketHandle h) { return slots_[h.index]; }
-    const Packet<Payload>& operator[](PacketHandle h) const { return slots_[h.index]; }
+    Packet<Payload>& operator[](PacketHandle h) {
+        owner_.check("a packet pool");
+        return slots_[h.index];
+    }
+    const Packet<Payload>& operator[](PacketHandle h) const {
+        owner_.check("a packet pool");
+        return slots_[h.index];
+    }
 
     std::uint64_t live() const { return live_; }           // allocated and not released
     std::uint64_t allocated_total() const { return next_id_; }
@@ -76,6 +90,7 @@ private:
     std::vector<std::uint32_t> free_;
     std::uint64_t next_id_ = 0;
     std::uint64_t live_ = 0;
+    sim::Owner owner_;
 };
 
 }  // namespace loom::net

@@ -84,8 +84,10 @@ public:
     stats::Group& stats();
     const Log& log() const { return log_; }
 
-    // Event-source identity: the source id (creation index) and the key of this component's next event in
-    // `phase`. Used by ports, channels and timers; every event a component causes carries its key.
+    // Event-source identity: the source id and the key of this component's next event in `phase`. Used by
+    // ports, channels and timers; every event a component causes carries its key. The id is provisional (the
+    // creation index) until Simulator::init() gives every component the rank of its path (see
+    // Simulator::init), so it never depends on the order in which a builder created the components.
     std::uint32_t source() const { return source_; }
     std::uint64_t next_key(Phase phase) {
         const std::uint64_t k = next_key_++;
@@ -95,7 +97,13 @@ public:
     std::uint64_t events_sent() const { return next_key_ & key::kCounterMask; }
 
 private:
+    friend class Simulator;
     [[noreturn]] void counter_exhausted() const;
+    // Called once by Simulator::init(), before any event is sent.
+    void assign_source(std::uint32_t source) {
+        source_ = source;
+        next_key_ = std::uint64_t{source} << key::kCounterBits;
+    }
 
     // Hot: read or written on every event the component handles or causes.
     const std::int64_t* now_;

@@ -39,8 +39,8 @@ class OutPort;
 class PortBase;
 
 // A handler slot: what an event's `target` calls. `obj` is the port, endpoint or timer; `fn` a trampoline
-// that knows its concrete type and the component member to call; `hint` another address the handler will
-// touch (its component's Context). The run loop prefetches obj's first two cache lines and hint for the next
+// that knows its concrete type and the component member to call; `hint` the handler's component's Context
+// (Simulator::running() while the handler runs, and an address the handler will touch). The run loop prefetches obj's first two cache lines and hint for the next
 // event while the current one runs.
 using HandlerFn = void (*)(void* obj, const Event& e);
 struct Slot {
@@ -58,7 +58,15 @@ struct SimulatorOptions {
     // StopReason::Interrupted. Null: never polled.
     const std::atomic<bool>* stop_flag = nullptr;
     unsigned stop_poll_log2 = 14;
+    // Nonzero: builders create their components in an order shuffled by this seed (construction_order()), to
+    // show that results do not depend on it. 0: the order the builder's loops are written in.
+    std::uint64_t shuffle_construction = 0;
 };
+
+// The order of component paths that source ids follow: "natural" order, where a run of digits compares as the
+// number it spells ("fabric.r2" before "fabric.r10", "lp9" before "lp10"), other characters by their byte value,
+// and two paths equal in that order (only leading zeros differ) by plain byte order. A strict total order.
+bool path_before(std::string_view a, std::string_view b);
 
 // When run() stops. The end time is INCLUSIVE: every event at time <= end is handled, and a run stopped by
 // it leaves now() == end. An event budget counts the events this call handles (cancelled-timer events
@@ -94,13 +102,17 @@ public:
 
     // ---- construct and connect (before init) ----
 
-    // Creates component C at `path` as C(Context&, args...). Paths are unique; the creation index is the
-    // component's source id, so builders must create components in a deterministic order. C may declare
-    // `static constexpr std::string_view kSubsystem` to pick its logger (default "sim").
+    // Creates component C at `path` as C(Context&, args...). Paths are unique. The order of creation does not
+    // matter: init() gives each component the rank of its path as its source id (path_before), and may be
+    // tested by building in a shuffled order (construction_order). C may declare
+    // `static constexpr std::string_view kSubsystem` to pick its logger (default "sim"), and
+    // `static constexpr bool kDriver = true` for the experimenter's hand (a component applying timed scenario
+    // actions): drivers rank before every other component, so a driver's action at T in Phase::Delivery comes
+    // before every arrival at T.
     template <class C, class... Args>
     C& add(std::string path, Args&&... args) {
         static_assert(std::is_base_of_v<Component, C>, "Simulator::add creates Components");
-        Context& ctx = make_context(std::move(path), subsystem_of<C>());
+        Context& ctx = make_context(std::move(path), subsystem_of<C>(), is_driver<C>());
         auto component = std::make_unique<C>(ctx, std::forward<Args>(args)...);
         C& ref = *component;
         components_.push_back(std::move(component));
@@ -116,7 +128,9 @@ public:
     // ---- lifecycle ----
 
     // Checks that every port and channel endpoint is bound (InternalError naming the first unbound one),
-    // then calls init() on every component in creation order.
+    // gives every component its source id (drivers first, then the rank of its path in path_before order; a
+    // component that sent an event before init() is an InternalError naming it), then calls init() on every
+    // component in source-id order.
     void init();
     // Runs events in (time, phase, source, counter) order until a limit is reached or stop() is called.
     // May be called again to continue.
@@ -126,7 +140,7 @@ public:
         stop_requested_ = true;
         stop_at_ = 0;
     }
-    // Calls finish() on every component in creation order and writes the "kernel" stats group. Once.
+    // Calls finish() on every component in source-id order and writes the "kernel" stats group. Once.
     void finish();
 
     // ---- observation ----
@@ -165,6 +179,14 @@ public:
         if (phase_listener_) phase_listener_(phase);
     }
     std::size_t component_count() const { return components_.size(); }
+    // The component whose event handler, init() or finish() is running (the Context its slot names); nullptr
+    // otherwise (building, between runs, the model's own end-of-run work). What sim::Owner checks against.
+    const Context* running() const { return running_; }
+    // The order in which a builder should create `n` like components (indices 0..n-1): the identity, or with
+    // SimulatorOptions::shuffle_construction a permutation drawn from that seed and `what` (a name of the
+    // group, so two groups get different permutations). Results must not depend on it.
+    std::vector<std::uint32_t> construction_order(std::uint32_t n, std::string_view what) const;
+    bool shuffled_construction() const { return options_.shuffle_construction != 0; }
     // The smallest minimum latency of any link or channel (Time::max() if there are none): the lookahead a
     // conservative partitioned run could use if every link crossed partitions.
     Time lookahead() const { return lookahead_; }
@@ -217,7 +239,16 @@ private:
             return "sim";
         }
     }
-    Context& make_context(std::string path, const std::string& subsystem);
+    template <class C>
+    static constexpr bool is_driver() {
+        if constexpr (requires { C::kDriver; }) {
+            return C::kDriver;
+        } else {
+            return false;
+        }
+    }
+    Context& make_context(std::string path, const std::string& subsystem, bool driver);
+    void assign_sources();
     template <class Q>
     LoopExit loop(Q& queue, std::int64_t end);
     void require(State state, const char* what) const;
@@ -226,6 +257,7 @@ private:
     QueueKind kind_;
     State state_ = State::Building;
     std::int64_t now_ = 0;
+    const Context* running_ = nullptr;
     Time run_end_ = Time::max();
     std::uint64_t events_ = 0;
     std::uint64_t stop_at_ = 0;  // the inner loop runs while events_ < stop_at_
@@ -252,6 +284,7 @@ private:
     std::vector<std::unique_ptr<Channel>> channels_;
     // Declared after the contexts so that components (which hold Context&) are destroyed first.
     std::deque<Context> contexts_;
+    std::vector<bool> drivers_;  // by creation index: whether the component is a driver (kDriver)
     std::vector<std::unique_ptr<Component>> components_;
 };
 

@@ -44,10 +44,12 @@ TEST_CASE("A component's RNG stream is derived from the run seed and its path") 
     CHECK(a.ctx().rng().next_u64() != b.ctx().rng().next_u64());
 }
 
-TEST_CASE("A component's source id is its creation index and its events carry it") {
+TEST_CASE("A component's source id is the rank of its path and its events carry it") {
     Simulator sim;
-    auto& a = sim.add<Quiet>("a");
     auto& b = sim.add<Quiet>("b");
+    auto& a = sim.add<Quiet>("a");
+    CHECK(b.ctx().source() == 0);  // provisional: the creation index
+    sim.init();
     CHECK(a.ctx().source() == 0);
     CHECK(b.ctx().source() == 1);
     const std::uint64_t k0 = b.ctx().next_key(Phase::Timer);

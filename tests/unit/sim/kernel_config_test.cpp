@@ -29,7 +29,9 @@ TEST_CASE("The kernel section defaults to the calendar queue and no budget") {
     CHECK(errors.empty());
     CHECK(k.queue == QueueKind::Calendar);
     CHECK(k.max_events == 0);
-    CHECK(kernel_schema().defaults() == config::Json{{"queue", "calendar"}, {"max_events", 0}});
+    CHECK(k.shuffle_construction == 0);
+    CHECK(kernel_schema().defaults() ==
+          config::Json{{"queue", "calendar"}, {"max_events", 0}, {"shuffle_construction", 0}});
 }
 
 TEST_CASE("Bad kernel values are reported at their JSON Pointer") {

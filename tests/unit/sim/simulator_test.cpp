@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <vector>
@@ -132,22 +133,24 @@ TEST_CASE("The progress hook is called every 2^k events") {
 TEST_CASE("Simultaneous arrivals are ordered by source id, not by when they were sent") {
     Journal journal;
     Simulator sim;
-    // "late" (source 0) sends at 10 ns with 10 ns latency; "early" (source 1) sends at 0 with 20 ns latency.
-    // Both arrive at 20 ns; early's event was inserted first, late's has the lower source id and goes first.
+    // "a_late" sends at 10 ns with 10 ns latency; "b_early" sends at 0 with 20 ns latency. Both arrive at
+    // 20 ns; b_early's event was inserted first, a_late's has the lower source id (its path ranks first).
     auto& trigger = sim.add<Source>("trigger", 10_ns);
-    auto& late = sim.add<test::Relay>("late", 10_ns);
-    auto& early = sim.add<Source>("early", 20_ns);
+    auto& early = sim.add<Source>("b_early", 20_ns);  // created before a_late: creation order does not count
+    auto& late = sim.add<test::Relay>("a_late", 10_ns);
     auto& sink_a = sim.add<Sink>("sink_a", &journal);
     auto& sink_b = sim.add<Sink>("sink_b", &journal);
     sim.connect(trigger.out, late.in, 10_ns);
     sim.connect(late.out, sink_a.in, 10_ns);
     sim.connect(early.out, sink_b.in, 20_ns);
     sim.init();
+    CHECK(late.ctx().source() == 0);
+    CHECK(early.ctx().source() == 1);
     sim.run();
     REQUIRE(journal.size() == 2);
     CHECK(journal[0].time == 20'000);
     CHECK(journal[1].time == 20'000);
-    CHECK(journal[0].who == "sink_a");  // sent by "late", source id 1 < "early"'s 2
+    CHECK(journal[0].who == "sink_a");  // sent by "a_late", source id 0 < "b_early"'s 1
     CHECK(journal[1].who == "sink_b");
 }
 
@@ -229,4 +232,113 @@ TEST_CASE("Stop reasons have stable names") {
     CHECK(std::string(to_string(StopReason::EventBudget)) == "event_budget");
     CHECK(std::string(to_string(StopReason::Quiescent)) == "quiescent");
     CHECK(std::string(to_string(StopReason::Stopped)) == "stopped");
+}
+
+TEST_CASE("Paths compare in natural order: digit runs as numbers") {
+    CHECK(path_before("fabric.r2", "fabric.r10"));
+    CHECK_FALSE(path_before("fabric.r10", "fabric.r2"));
+    CHECK(path_before("phold.lp9", "phold.lp10"));
+    CHECK(path_before("a", "a.b"));        // a prefix first
+    CHECK(path_before("a.b", "a0"));       // then by byte: '.' < '0'
+    CHECK(path_before("rack1.node2", "rack1.node10.tsp0"));
+    CHECK(path_before("x01", "x1"));       // equal numbers: byte order breaks the tie
+    CHECK_FALSE(path_before("x1", "x01"));
+    CHECK_FALSE(path_before("same", "same"));
+    CHECK(path_before("x18446744073709551616", "x18446744073709551617"));  // runs longer than 64 bits
+    CHECK(path_before("x000000000000000000009", "x10"));
+}
+
+namespace {
+
+// Two Sources into one Sink each, created in the order `paths` lists them; returns who arrived when.
+Journal run_fan_in(const std::vector<std::string>& paths) {
+    Journal journal;
+    Simulator sim;
+    std::vector<Source*> sources;
+    for (const std::string& p : paths) sources.push_back(&sim.add<Source>(p, 5_ns, 3u));
+    std::vector<Sink*> sinks;
+    for (std::size_t k = 0; k < paths.size(); ++k) sinks.push_back(&sim.add<Sink>("sink" + paths[k], &journal));
+    for (std::size_t k = 0; k < paths.size(); ++k) sim.connect(sources[k]->out, sinks[k]->in, 5_ns);
+    sim.init();
+    sim.run();
+    return journal;
+}
+
+// Applies a timed action: a driver (kDriver) ranks before every other component.
+class Hand : public Component {
+public:
+    static constexpr bool kDriver = true;
+    using Component::Component;
+};
+class Plain : public Component {
+public:
+    using Component::Component;
+};
+
+class EagerSender : public Component {
+public:
+    EagerSender(Context& ctx) : Component(ctx), out(ctx, "out") {}
+    OutPort out;
+};
+
+}  // namespace
+
+TEST_CASE("Source ids are the rank of the component's path, whatever the creation order") {
+    Simulator sim;
+    auto& b = sim.add<Plain>("b");
+    auto& a10 = sim.add<Plain>("a10");
+    auto& a9 = sim.add<Plain>("a9");
+    auto& hand = sim.add<Hand>("z.scenario");
+    sim.init();
+    CHECK(hand.ctx().source() == 0);  // a driver first
+    CHECK(a9.ctx().source() == 1);
+    CHECK(a10.ctx().source() == 2);
+    CHECK(b.ctx().source() == 3);
+    CHECK(key::source_of(b.ctx().next_key(Phase::Delivery)) == 3);
+    CHECK(key::counter_of(b.ctx().next_key(Phase::Delivery)) == 1);
+
+    // The same components created in two orders deliver the same events in the same order.
+    const Journal one = run_fan_in({"n1", "n2", "n10", "m"});
+    const Journal two = run_fan_in({"n10", "m", "n2", "n1"});
+    REQUIRE(one.size() == 12);
+    REQUIRE(two.size() == one.size());
+    for (std::size_t k = 0; k < one.size(); ++k) {
+        CHECK(one[k].time == two[k].time);
+        CHECK(one[k].who == two[k].who);
+        CHECK(one[k].arg == two[k].arg);
+    }
+    CHECK(one[0].who == "sinkm");  // m ranks before n1: its events at 5 ns come first
+}
+
+TEST_CASE("An event sent before init is an error naming the component") {
+    Simulator sim;
+    auto& s = sim.add<EagerSender>("eager");
+    sim.add<Plain>("other");
+    Journal journal;
+    auto& k = sim.add<Sink>("sink", &journal);
+    sim.connect(s.out, k.in, 1_ns);
+    s.out.send(7);
+    try {
+        sim.init();
+        FAIL("init accepted an event sent before it");
+    } catch (const InternalError& e) {
+        CHECK(std::string(e.what()).find("eager sent 1 event(s) before Simulator::init()") != std::string::npos);
+    }
+}
+
+TEST_CASE("construction_order is the identity unless shuffled, then a seeded permutation") {
+    Simulator plain;
+    CHECK(plain.construction_order(5, "g") == std::vector<std::uint32_t>{0, 1, 2, 3, 4});
+    CHECK_FALSE(plain.shuffled_construction());
+    SimulatorOptions o;
+    o.shuffle_construction = 7;
+    Simulator shuffled(o);
+    CHECK(shuffled.shuffled_construction());
+    std::vector<std::uint32_t> p = shuffled.construction_order(100, "g");
+    CHECK(p == shuffled.construction_order(100, "g"));  // a function of (seed, group)
+    CHECK(p != shuffled.construction_order(100, "h"));
+    CHECK(p != plain.construction_order(100, "g"));
+    std::sort(p.begin(), p.end());
+    CHECK(p == plain.construction_order(100, "g"));  // a permutation
+    CHECK(shuffled.construction_order(0, "g").empty());
 }
