@@ -57,6 +57,9 @@ public:
     std::string perf_fields() const override;
     std::optional<std::string> trace() const override;
     std::optional<std::string> text_summary() const override;
+    // Packets, drops by reason, per-Mux counters, connections, state and DIPs per VIP, read during the run
+    // (ananta_stats.cpp).
+    std::vector<sim::Probe> probes(const std::string& key) const override;
 
     // Applies one scenario action now (the driver calls it in list order).
     void apply(const ActionConfig& a);
@@ -88,6 +91,7 @@ private:
     std::vector<WeightedDip> dips_of(const std::vector<DipSpec>& dips) const;
     void merge_records();
     stats::Json make_summary();
+    void add_probes();  // ananta_stats.cpp
 
     sim::Simulator& sim_;
     std::unique_ptr<DcShared> shared_;
@@ -105,6 +109,7 @@ private:
     stats::Json summary_;
     double wall_s_ = 0;
     bool finished_ = false;
+    sim::Probes probes_;
 };
 
 // Parses and cross-checks the config, then builds the model into `sim`; nullptr with `errors` filled when the

@@ -1,0 +1,172 @@
+// Ananta's statistics: their declarations (what AnantaModel::make_summary writes under /stats/ananta), and the
+// probes that read them during a run for time series.
+#include "loom/ananta/ananta_stats.hpp"
+
+#include <fmt/format.h>
+
+#include "loom/ananta/ananta_model.hpp"
+
+namespace loom::ananta {
+
+stats::StatDecls stat_declarations() {
+    stats::StatDecls d;
+    // Packets, all components together.
+    d.scalar("/stats/ananta/packets/created", "packets", "packets endpoints, Muxes and Host Agents created (sent first)");
+    d.scalar("/stats/ananta/packets/consumed", "packets", "packets that reached their endpoint and were consumed");
+    d.scalar("/stats/ananta/packets/dropped", "packets", "packets dropped, in components and at ports, every reason");
+    d.scalar("/stats/ananta/packets/packet_hops", "packets", "packet arrivals at any component input (one per link crossed)");
+    d.scalar("/stats/ananta/drops/*", "packets", "packets dropped for this reason (key: drop reason, e.g. mux_down; only reasons seen)");
+    // Muxes, one entry per Mux (key mux<i>).
+    d.scalar("/stats/ananta/muxes/*/received", "packets", "packets that reached the Mux");
+    d.scalar("/stats/ananta/muxes/*/forwarded", "packets", "packets the Mux encapsulated and sent on to a DIP (or SNAT host)");
+    d.scalar("/stats/ananta/muxes/*/new_connections", "connections", "DIPs chosen by hash (a SYN or a flow-table miss)");
+    d.scalar("/stats/ananta/muxes/*/flow_hits", "packets", "packets whose DIP came from the flow table");
+    d.scalar("/stats/ananta/muxes/*/stateless_fallbacks", "packets", "DIPs chosen by hash but not recorded (untrusted flow quota full)");
+    d.scalar("/stats/ananta/muxes/*/snat_returns", "packets", "return packets of SNAT connections sent to their host");
+    d.scalar("/stats/ananta/muxes/*/flow_entries", "entries", "entries in the Mux's flow table");
+    d.scalar("/stats/ananta/muxes/*/overload_reports", "count", "overload reports the Mux sent (top talkers over capacity)");
+    d.scalar("/stats/ananta/muxes/*/commands_rejected", "count", "manager commands rejected for a stale epoch");
+    d.scalar("/stats/ananta/muxes/*/epoch", "count", "highest manager epoch the Mux has seen");
+    d.scalar("/stats/ananta/muxes/*/failed", "bool", "the Mux is down (drops every packet reaching it)");
+    d.scalar("/stats/ananta/mux_load/min_packets", "packets", "fewest packets forwarded by one Mux");
+    d.scalar("/stats/ananta/mux_load/max_packets", "packets", "most packets forwarded by one Mux");
+    d.scalar("/stats/ananta/mux_load/mean_packets", "packets", "mean packets forwarded per Mux");
+    d.scalar("/stats/ananta/mux_load/max_over_mean", "ratio", "max_packets / mean_packets (1: perfectly even)");
+    d.scalar("/stats/ananta/mux_load/cov", "ratio", "coefficient of variation of packets forwarded over the Muxes");
+    // Epochs (stale-primary commands).
+    d.scalar("/stats/ananta/epochs/mux_commands_rejected", "count", "commands Muxes rejected for a stale epoch");
+    d.scalar("/stats/ananta/epochs/host_commands_rejected", "count", "commands Host Agents rejected for a stale epoch");
+    d.list("/stats/ananta/epochs/rejections", "mixed", "each Mux rejection: at_ps (ps), mux (path), command_epoch and highest_seen (epochs)");
+    // Connections.
+    d.scalar("/stats/ananta/connections/opened", "connections", "connections (TCP and UDP) opened by clients and VMs");
+    d.scalar("/stats/ananta/connections/completed", "connections", "connections that completed their transfer");
+    d.scalar("/stats/ananta/connections/failed", "connections", "connections that gave up (retries exhausted)");
+    d.scalar("/stats/ananta/connections/open", "connections", "connections still open");
+    d.scalar("/stats/ananta/connections/retransmissions", "packets", "TCP retransmissions by the opening ends");
+    d.scalar("/stats/ananta/connections/with_mux", "connections", "connections a Mux was seen handling");
+    d.scalar("/stats/ananta/connections/with_dip", "connections", "connections a Host Agent delivered to a DIP");
+    d.scalar("/stats/ananta/connections/setup_latency_ps/count", "connections", "TCP connections established");
+    d.scalar("/stats/ananta/connections/setup_latency_ps/p50", "ps", "median SYN-to-established time");
+    d.scalar("/stats/ananta/connections/setup_latency_ps/p90", "ps", "90th percentile SYN-to-established time");
+    d.scalar("/stats/ananta/connections/setup_latency_ps/p99", "ps", "99th percentile SYN-to-established time");
+    d.scalar("/stats/ananta/connections/setup_latency_ps/max", "ps", "longest SYN-to-established time");
+    d.scalar("/stats/ananta/connections_by_mux/*", "connections", "connections first seen by the Mux at this address");
+    d.list("/stats/ananta/connection_records", "mixed", "with /trace/records: one record per connection (times in ps, bytes, addresses)");
+    // VIPs, one entry per VIP (key: its name).
+    d.scalar("/stats/ananta/vips/*/address", "text", "the VIP's address");
+    d.scalar("/stats/ananta/vips/*/connections", "connections", "connections opened to the VIP");
+    d.scalar("/stats/ananta/vips/*/completed", "connections", "connections to the VIP that completed");
+    d.scalar("/stats/ananta/vips/*/failed", "connections", "connections to the VIP that failed");
+    d.scalar("/stats/ananta/vips/*/bytes_delivered", "bytes", "payload bytes delivered over the VIP's connections");
+    d.scalar("/stats/ananta/vips/*/throughput_bps", "bit/s", "bytes_delivered * 8 over the simulated time");
+    d.scalar("/stats/ananta/vips/*/dips", "count", "DIPs currently behind the VIP");
+    d.list("/stats/ananta/ecmp_changes", "mixed", "each router ECMP change: at_ps (ps), router (path), share_moved (ratio of flows)");
+    // State per open connection.
+    d.scalar("/stats/ananta/state/open_connections", "connections", "connections open at the end");
+    d.scalar("/stats/ananta/state/connection_state_bytes", "bytes", "bytes endpoints, Host Agents and Muxes hold for connections");
+    d.scalar("/stats/ananta/state/bytes_per_open_connection", "bytes", "connection_state_bytes / open_connections");
+    return d;
+}
+
+namespace {
+
+// Connection counts as the end-of-run summary counts them, from every opener's records.
+struct AnantaConnectionCounts {
+    std::uint64_t opened = 0, completed = 0, failed = 0, open = 0, retransmissions = 0;
+};
+
+}  // namespace
+
+std::vector<sim::Probe> AnantaModel::probes(const std::string& key) const { return probes_.select(key); }
+
+void AnantaModel::add_probes() {
+    using stats::Json;
+    // Packets and drops, summed over the components and their ports (as make_summary does).
+    probes_.add("/stats/ananta/packets/created", [this](Time) {
+        std::uint64_t n = 0;
+        for (const DcNode* node : nodes_) n += node->tally().created;
+        return Json(n);
+    });
+    probes_.add("/stats/ananta/packets/consumed", [this](Time) {
+        std::uint64_t n = 0;
+        for (const DcNode* node : nodes_) n += node->tally().consumed;
+        return Json(n);
+    });
+    const auto all_drops = [this] {
+        net::DropCounts drops;
+        for (DcNode* node : nodes_) {
+            drops.merge(node->tally().drops);
+            for (std::uint32_t p = 0; p < node->ports(); ++p) drops.merge(node->out(p).engine().drops());
+        }
+        return drops;
+    };
+    probes_.add("/stats/ananta/packets/dropped", [all_drops](Time) { return Json(all_drops().total()); });
+    probes_.add("/stats/ananta/packets/packet_hops", [this](Time) { return Json(packet_hops()); });
+    for (std::size_t r = 0; r < shared_->reasons.size(); ++r) {
+        const net::DropReason reason{static_cast<std::uint16_t>(r)};
+        probes_.add("/stats/ananta/drops/" + shared_->reasons.name(reason),
+                    [all_drops, reason](Time) { return Json(all_drops()[reason]); });
+    }
+    // Per Mux.
+    for (const MuxNode* m : muxes_) {
+        const std::string at = fmt::format("/stats/ananta/muxes/mux{}/", m->number());
+        probes_.add(at + "received", [m](Time) { return Json(m->mux().counters().received); });
+        probes_.add(at + "forwarded", [m](Time) { return Json(m->mux().counters().forwarded); });
+        probes_.add(at + "new_connections", [m](Time) { return Json(m->mux().counters().new_connections); });
+        probes_.add(at + "flow_hits", [m](Time) { return Json(m->mux().counters().flow_hits); });
+        probes_.add(at + "stateless_fallbacks", [m](Time) { return Json(m->mux().counters().stateless_fallbacks); });
+        probes_.add(at + "snat_returns", [m](Time) { return Json(m->mux().counters().snat_returns); });
+        probes_.add(at + "flow_entries", [m](Time) { return Json(m->mux().flows().size()); });
+        probes_.add(at + "overload_reports", [m](Time) { return Json(m->overload_reports()); });
+        probes_.add(at + "commands_rejected", [m](Time) { return Json(m->mux().counters().commands_rejected); });
+        probes_.add(at + "epoch", [m](Time) { return Json(m->mux().epoch()); });
+        probes_.add(at + "failed", [m](Time) { return Json(m->failed()); });
+    }
+    probes_.add("/stats/ananta/epochs/mux_commands_rejected", [this](Time) {
+        std::uint64_t n = 0;
+        for (const MuxNode* m : muxes_) n += m->mux().counters().commands_rejected;
+        return Json(n);
+    });
+    probes_.add("/stats/ananta/epochs/host_commands_rejected", [this](Time) {
+        std::uint64_t n = 0;
+        for (const HostNode* h : hosts_) n += h->rejections();
+        return Json(n);
+    });
+    // Connections, from the openers' records (retired and open): one pass over the connections per read.
+    const auto connections = [this] {
+        AnantaConnectionCounts c;
+        const auto count = [&c](const Openers& o) {
+            for (const ConnectionReport& r : o.reports()) {
+                ++c.opened;
+                c.retransmissions += r.record.retransmissions;
+                if (r.record.outcome == ConnectionOutcome::Completed) ++c.completed;
+                if (r.record.outcome == ConnectionOutcome::Failed) ++c.failed;
+                if (r.record.outcome == ConnectionOutcome::Open) ++c.open;
+            }
+        };
+        for (const ClientNode* k : clients_) count(k->openers());
+        for (const HostNode* h : hosts_) count(h->openers());
+        return c;
+    };
+    probes_.add("/stats/ananta/connections/opened", [connections](Time) { return Json(connections().opened); });
+    probes_.add("/stats/ananta/connections/completed", [connections](Time) { return Json(connections().completed); });
+    probes_.add("/stats/ananta/connections/failed", [connections](Time) { return Json(connections().failed); });
+    probes_.add("/stats/ananta/connections/open", [connections](Time) { return Json(connections().open); });
+    probes_.add("/stats/ananta/connections/retransmissions",
+                [connections](Time) { return Json(connections().retransmissions); });
+    probes_.add("/stats/ananta/state/open_connections", [connections](Time) { return Json(connections().open); });
+    probes_.add("/stats/ananta/state/connection_state_bytes", [this](Time) {
+        std::size_t bytes = 0;
+        for (const ClientNode* k : clients_) bytes += k->bytes_of_state();
+        for (const HostNode* h : hosts_) bytes += h->bytes_of_state();
+        for (const MuxNode* m : muxes_) bytes += m->bytes_of_state();
+        return Json(bytes);
+    });
+    // Per VIP: the DIPs behind it now.
+    for (std::size_t v = 0; v < shared_->config.vips.size(); ++v) {
+        probes_.add(fmt::format("/stats/ananta/vips/{}/dips", shared_->config.vips[v].name),
+                    [this, v](Time) { return Json(vip_dips_[v].size()); });
+    }
+}
+
+}  // namespace loom::ananta
