@@ -2,6 +2,8 @@
 // probes that read them during a run for time series.
 #include "loom/ananta/ananta_stats.hpp"
 
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "loom/ananta/ananta_model.hpp"
@@ -92,20 +94,29 @@ void AnantaModel::add_probes() {
         for (const DcNode* node : nodes_) n += node->tally().consumed;
         return Json(n);
     });
-    const auto all_drops = [this] {
+    // Drops are summed once per sample time, however many reasons are sampled (sample times only increase).
+    struct DropCache {
+        Time at = Time::ps(-1);  // before any sample time
         net::DropCounts drops;
-        for (DcNode* node : nodes_) {
-            drops.merge(node->tally().drops);
-            for (std::uint32_t p = 0; p < node->ports(); ++p) drops.merge(node->out(p).engine().drops());
-        }
-        return drops;
     };
-    probes_.add("/stats/ananta/packets/dropped", [all_drops](Time) { return Json(all_drops().total()); });
+    const auto drop_cache = std::make_shared<DropCache>();
+    const auto all_drops = [this, drop_cache](Time at) -> const net::DropCounts& {
+        if (drop_cache->at != at) {
+            drop_cache->at = at;
+            drop_cache->drops = net::DropCounts();
+            for (DcNode* node : nodes_) {
+                drop_cache->drops.merge(node->tally().drops);
+                for (std::uint32_t p = 0; p < node->ports(); ++p) drop_cache->drops.merge(node->out(p).engine().drops());
+            }
+        }
+        return drop_cache->drops;
+    };
+    probes_.add("/stats/ananta/packets/dropped", [all_drops](Time at) { return Json(all_drops(at).total()); });
     probes_.add("/stats/ananta/packets/packet_hops", [this](Time) { return Json(packet_hops()); });
     for (std::size_t r = 0; r < shared_->reasons.size(); ++r) {
         const net::DropReason reason{static_cast<std::uint16_t>(r)};
         probes_.add("/stats/ananta/drops/" + shared_->reasons.name(reason),
-                    [all_drops, reason](Time) { return Json(all_drops()[reason]); });
+                    [all_drops, reason](Time at) { return Json(all_drops(at)[reason]); });
     }
     // Per Mux.
     for (const MuxNode* m : muxes_) {
@@ -132,9 +143,17 @@ void AnantaModel::add_probes() {
         for (const HostNode* h : hosts_) n += h->rejections();
         return Json(n);
     });
-    // Connections, from the openers' records (retired and open): one pass over the connections per read.
-    const auto connections = [this] {
-        AnantaConnectionCounts c;
+    // Connections, from the openers' records (retired and open): one pass over the connections per sample time.
+    struct ConnectionCache {
+        Time at = Time::ps(-1);  // before any sample time
+        AnantaConnectionCounts counts;
+    };
+    const auto connection_cache = std::make_shared<ConnectionCache>();
+    const auto connections = [this, connection_cache](Time at) -> const AnantaConnectionCounts& {
+        if (connection_cache->at == at) return connection_cache->counts;
+        connection_cache->at = at;
+        AnantaConnectionCounts& c = connection_cache->counts;
+        c = AnantaConnectionCounts();
         const auto count = [&c](const Openers& o) {
             for (const ConnectionReport& r : o.reports()) {
                 ++c.opened;
@@ -148,13 +167,13 @@ void AnantaModel::add_probes() {
         for (const HostNode* h : hosts_) count(h->openers());
         return c;
     };
-    probes_.add("/stats/ananta/connections/opened", [connections](Time) { return Json(connections().opened); });
-    probes_.add("/stats/ananta/connections/completed", [connections](Time) { return Json(connections().completed); });
-    probes_.add("/stats/ananta/connections/failed", [connections](Time) { return Json(connections().failed); });
-    probes_.add("/stats/ananta/connections/open", [connections](Time) { return Json(connections().open); });
+    probes_.add("/stats/ananta/connections/opened", [connections](Time at) { return Json(connections(at).opened); });
+    probes_.add("/stats/ananta/connections/completed", [connections](Time at) { return Json(connections(at).completed); });
+    probes_.add("/stats/ananta/connections/failed", [connections](Time at) { return Json(connections(at).failed); });
+    probes_.add("/stats/ananta/connections/open", [connections](Time at) { return Json(connections(at).open); });
     probes_.add("/stats/ananta/connections/retransmissions",
-                [connections](Time) { return Json(connections().retransmissions); });
-    probes_.add("/stats/ananta/state/open_connections", [connections](Time) { return Json(connections().open); });
+                [connections](Time at) { return Json(connections(at).retransmissions); });
+    probes_.add("/stats/ananta/state/open_connections", [connections](Time at) { return Json(connections(at).open); });
     probes_.add("/stats/ananta/state/connection_state_bytes", [this](Time) {
         std::size_t bytes = 0;
         for (const ClientNode* k : clients_) bytes += k->bytes_of_state();

@@ -1,5 +1,6 @@
 #include "series_config.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -19,8 +20,8 @@ config::FieldInfo stats_config_info() {
     config::FieldInfo keys;
     keys.key = "keys";
     keys.kind = config::Kind::List;
-    keys.doc = "JSON Pointers of declared scalar statistics (see the model's stats in loom list); a declared "
-               "pattern with '*' samples every instance";
+    keys.doc = "JSON Pointers of declared scalar statistics (see the model's stats in loom list); '*' in a token "
+               "samples every instance or statistic it matches that the model can read during the run";
     keys.required = true;
     keys.range = ">= 1";
     config::FieldInfo series;
@@ -87,7 +88,13 @@ void parse_stats_config(const config::Json& root, const std::string& model, cons
                 continue;
             }
             const std::string key = keys[i].get<std::string>();
-            if (declared.find_scalar(key) != nullptr) {
+            // A key with '*' may also select among declared scalars ("/stats/ananta/connections/*").
+            const auto selects = [&key](const stats::StatDecl& d) {
+                return d.shape == stats::StatShape::Scalar && stats::pointer_matches(key, d.pointer);
+            };
+            if (declared.find_scalar(key) != nullptr ||
+                (key.find('*') != std::string::npos &&
+                 std::any_of(declared.all().begin(), declared.all().end(), selects))) {
                 series.keys.push_back(key);
                 continue;
             }

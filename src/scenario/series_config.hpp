@@ -18,7 +18,9 @@ namespace loom::scenario {
 
 struct SeriesConfig {
     Time interval;
-    std::vector<std::string> keys;  // declared scalar statistics (concrete pointers or declared patterns)
+    // Declared scalar statistics: concrete pointers, declared patterns, or a pattern with '*' selecting among
+    // them ("/stats/ananta/connections/*": every one the model can read mid-run).
+    std::vector<std::string> keys;
 };
 struct StatsConfig {
     std::optional<SeriesConfig> series;  // none: no time series

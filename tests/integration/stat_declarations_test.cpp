@@ -176,3 +176,20 @@ TEST_CASE("A bad series interval or an unknown key of the stats section names it
     CHECK(r.err.find("/stats/series/interval: expected a duration like \"722ns\" (>= 1ps), got \"0s\"") !=
           std::string::npos);
 }
+
+TEST_CASE("A key with '*' samples every statistic it selects that the model can read, ending at the document's values",
+          "[integration][stats][series]") {
+    const path out = loom_cli::scratch("series-select");
+    const Json doc = run_document("run configs/ananta/demo.json --set end_time=1600ms " +
+                                      series_arg("400ms", {"/stats/ananta/connections/*"}),
+                                  out);
+    const Json& values = doc.at("series").at("values");
+    CHECK(values.size() == 5);  // opened, completed, failed, open, retransmissions (the rest exist only at the end)
+    for (const char* name : {"opened", "completed", "failed", "open", "retransmissions"}) {
+        INFO(name);
+        const Json& v = values.at(std::string("/stats/ananta/connections/") + name);
+        REQUIRE(v.size() == 5);
+        CHECK(v.at(0) == 0);
+        CHECK(v.back() == doc.at("stats").at("ananta").at("connections").at(name));
+    }
+}
