@@ -6,15 +6,15 @@
 namespace loom::ananta {
 
 void MuxNode::enable_fastpath(const std::vector<IpAddr>& ananta, const std::vector<IpAddr>& vips) {
-    fastpath_ = std::make_unique<MuxFastpath>(shared_.config.dynamics.fastpath, mux_.address(), ananta);
+    fastpath_ = std::make_unique<MuxFastpath>(shared_.config.dynamics.fastpath, life_.mux().address(), ananta);
     for (IpAddr v : vips) fastpath_->set_enabled(v, true);
 }
 
 void MuxNode::observe_fastpath(const IpPacket& p) {
     ++by_vip_[p.inner.dst];
-    if (out_.forwards.size() != 1) return;
+    if (lout_.mux.forwards.size() != 1) return;
     redirects_.clear();
-    fastpath_->observe(p, out_.forwards[0].target, now(), redirects_);
+    fastpath_->observe(p, lout_.mux.forwards[0].target, now(), redirects_);
     for (const FastpathRedirect& r : redirects_) {
         ++tally_.created;
         send(0, redirect_packet(r));
@@ -24,9 +24,10 @@ void MuxNode::observe_fastpath(const IpPacket& p) {
 void MuxNode::on_redirect(const IpPacket& p) {
     const std::optional<FastpathRedirect> r = read_redirect(p);
     if (!fastpath_ || !r) return drop(p, shared_.redirect_refused);
+    if (!life_.has_mux()) return drop(p, DropReason::MuxDown);  // between incarnations (BGP sessions)
     const std::uint64_t refused = fastpath_->counters().refused;
     redirects_.clear();
-    fastpath_->handle(*r, mux_, now(), redirects_);
+    fastpath_->handle(*r, life_.mux(), now(), redirects_);
     if (fastpath_->counters().refused != refused) return drop(p, shared_.redirect_refused);
     consumed(p);
     for (const FastpathRedirect& h : redirects_) {
@@ -42,7 +43,8 @@ sim::ChannelPort& MuxNode::health_port() {
 
 void MuxNode::on_health(std::uint32_t arg) {
     const auto [dip, healthy] = health_of_arg(arg, shared_.config.network);
-    command(SetDipHealth{mux_.epoch(), dip, healthy});
+    if (!life_.has_mux()) return;  // a Mux between incarnations loses commands, as the lifecycle says
+    command(SetDipHealth{life_.mux().epoch(), dip, healthy});
     health_applied_.push_back(HealthApplied{now(), dip, healthy});
 }
 
