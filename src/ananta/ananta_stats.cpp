@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "loom/ananta/ananta_model.hpp"
+#include "loom/ananta/bgp_peer.hpp"
 
 namespace loom::ananta {
 
@@ -67,6 +68,46 @@ stats::StatDecls stat_declarations() {
     d.scalar("/stats/ananta/state/open_connections", "connections", "connections open at the end");
     d.scalar("/stats/ananta/state/connection_state_bytes", "bytes", "bytes endpoints, Host Agents and Muxes hold for connections");
     d.scalar("/stats/ananta/state/bytes_per_open_connection", "bytes", "connection_state_bytes / open_connections");
+    // BGP between Muxes and their ToRs (with BGP sessions configured).
+    d.scalar("/stats/ananta/bgp/sessions_opened", "count", "BGP sessions the ToRs brought up");
+    d.scalar("/stats/ananta/bgp/sessions_down", "count", "sessions that went down: hold expiries + fast detections + closes");
+    d.scalar("/stats/ananta/bgp/hold_expiries", "count", "sessions a ToR took down when the hold timer expired");
+    d.scalar("/stats/ananta/bgp/fast_detections", "count", "sessions taken down by fast failure detection");
+    d.scalar("/stats/ananta/bgp/sessions_closed", "count", "sessions a Mux closed (graceful shutdown)");
+    d.scalar("/stats/ananta/bgp/announcements", "count", "VIP routes the ToRs installed from a Mux's announcement");
+    d.scalar("/stats/ananta/bgp/withdrawals", "count", "VIP routes the ToRs removed (withdrawal or session down)");
+    d.scalar("/stats/ananta/bgp/sessions_at_end", "count", "sessions up when the run stopped");
+    d.scalar("/stats/ananta/bgp/messages_sent_by_muxes", "messages", "BGP messages the Muxes sent");
+    d.scalar("/stats/ananta/bgp/messages_lost_in_mux_overload", "messages", "BGP messages lost in an overloaded Mux's data path");
+    d.scalar("/stats/ananta/bgp/messages_received_by_routers/*", "messages", "BGP messages the ToRs received, by kind (open, keepalive, update, withdraw, notification, hello)");
+    d.scalar("/stats/ananta/bgp/session_reopens", "count", "sessions a Mux's speaker re-opened");
+    d.scalar("/stats/ananta/bgp/routers/*/sessions_at_end", "count", "this ToR's sessions up at the end (key tor<r>)");
+    d.scalar("/stats/ananta/bgp/routers/*/*", "count", "this ToR's BGP events of one kind (session_up, hold_expired, fast_detection, closed, announced, withdrawn)");
+    d.scalar("/stats/ananta/bgp/muxes/*/state", "text", "the Mux's lifecycle state at the end (key mux<i>)");
+    d.scalar("/stats/ananta/bgp/muxes/*/boots", "count", "times the Mux booted");
+    d.scalar("/stats/ananta/bgp/muxes/*/black_holed_packets", "packets", "packets routed to the Mux while it no longer forwarded");
+    d.scalar("/stats/ananta/bgp/muxes/*/bgp_sent", "messages", "BGP messages the Mux sent");
+    d.scalar("/stats/ananta/bgp/muxes/*/bgp_lost_in_overload", "messages", "the Mux's BGP messages lost in its overloaded data path");
+    d.scalar("/stats/ananta/bgp/muxes/*/session_reopens", "count", "sessions the Mux's speaker re-opened");
+    d.list("/stats/ananta/bgp/mux_events", "mixed", "each Mux down/up: at_ps, mux, action, mode, removed_after_ps / announced_after_ps and black_hole_ps (ps, -1: never), removed_by, connections (kept, broken, open) in all and by VIP");
+    // Fastpath (with fastpath VIPs or spoofed redirects).
+    d.list("/stats/ananta/fastpath/vips", "text", "names of the VIPs with Fastpath on");
+    d.scalar("/stats/ananta/fastpath/mux/handshakes", "count", "Fastpath redirect handshakes the Muxes started");
+    d.scalar("/stats/ananta/fastpath/mux/resolved", "count", "redirects whose both DIPs the Muxes resolved");
+    d.scalar("/stats/ananta/fastpath/mux/unresolved", "count", "redirects the Muxes could not resolve");
+    d.scalar("/stats/ananta/fastpath/mux/refused", "count", "redirects the Muxes refused");
+    d.scalar("/stats/ananta/fastpath/hosts/redirects_accepted", "count", "redirects Host Agents accepted");
+    d.scalar("/stats/ananta/fastpath/hosts/redirects_refused", "count", "redirects Host Agents refused (spoofed or unknown)");
+    d.scalar("/stats/ananta/fastpath/hosts/host_to_host_packets", "packets", "packets Host Agents sent directly to the other host");
+    d.scalar("/stats/ananta/fastpath/spoofed_sent", "count", "spoofed redirects sent by the scenario");
+    d.record("/stats/ananta/fastpath/by_traffic", "mixed", "per VIP-to-VIP traffic source: fastpath (bool), connections, mux/host_agent/host_to_host packets (packets) and the same per connection");
+    // Health probing (with health.enabled).
+    d.scalar("/stats/ananta/health/probes_sent", "count", "health probes the Host Agents sent to their VMs");
+    d.list("/stats/ananta/health/reports", "mixed", "each health change a Host Agent reported: at_ps (ps), dip, healthy (bool)");
+    d.scalar("/stats/ananta/health/relayed", "count", "health reports the relay passed on to the Muxes");
+    d.list("/stats/ananta/health/failures", "mixed", "each VM failure: failed_at_ps, reported_at_ps, detection_ps, muxes_updated_at_ps, stop_ps (ps, -1: never), new connections after the failure and their outcomes");
+    // The hashing study (with hash_study.enabled).
+    d.record("/stats/ananta/hash_study", "mixed", "Ananta's hash and Maglev per table size on one VIP: balance (max_over_mean, ratio), disrupted and forced shares (ratio) when a DIP is removed or added, and the run's measured connections per DIP");
     return d;
 }
 
@@ -181,6 +222,22 @@ void AnantaModel::add_probes() {
         for (const MuxNode* m : muxes_) bytes += m->bytes_of_state();
         return Json(bytes);
     });
+    // BGP: sessions up and each Mux's black-holed packets and messages, for failure and withdrawal timelines.
+    if (bgp_sessions()) {
+        probes_.add("/stats/ananta/bgp/sessions_at_end", [this](Time) {
+            std::uint64_t n = 0;
+            for (const RouterNode* t : tors_)
+                if (const BgpPeer* p = t->bgp()) n += p->router().sessions();
+            return Json(n);
+        });
+        for (const MuxNode* m : muxes_) {
+            const std::string at = fmt::format("/stats/ananta/bgp/muxes/mux{}/", m->number());
+            probes_.add(at + "black_holed_packets", [m](Time) { return Json(m->black_holed()); });
+            probes_.add(at + "bgp_sent", [m](Time) { return Json(m->bgp_sent()); });
+            probes_.add(at + "bgp_lost_in_overload", [m](Time) { return Json(m->bgp_lost()); });
+            probes_.add(at + "boots", [m](Time) { return Json(m->lifecycle().boots()); });
+        }
+    }
     // Per VIP: the DIPs behind it now.
     for (std::size_t v = 0; v < shared_->config.vips.size(); ++v) {
         probes_.add(fmt::format("/stats/ananta/vips/{}/dips", shared_->config.vips[v].name),

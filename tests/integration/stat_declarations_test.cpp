@@ -66,6 +66,11 @@ std::vector<std::string> covered_runs() {
             "run configs/dragonfly/small-ur.json",
             "run configs/dragonfly/small-adversarial.json",
             "run configs/ananta/demo.json --set end_time=1800ms --set trace.records=true",
+            "run configs/ananta/bgp-cascade-ci.json",
+            "run configs/ananta/fastpath-ci.json",
+            "run configs/ananta/health-ci.json",
+            "run configs/ananta/hashing-ci.json",
+            "run configs/ananta/mux-failure-ci.json",
             "run configs/bench/phold.json --set phold.lps=64 --set end_time=20us"};
 }
 
