@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "loom/ananta/ananta_stats.hpp"
 #include "loom/base/error.hpp"
 #include "loom/stats/group.hpp"
 
@@ -60,6 +61,7 @@ AnantaModel::AnantaModel(sim::Simulator& sim, const DcConfig& config)
     std::stable_sort(actions_.begin(), actions_.end(),
                      [](const ActionConfig& x, const ActionConfig& y) { return x.at < y.at; });
     build();
+    add_probes();
 }
 
 std::vector<WeightedDip> AnantaModel::dips_of(const std::vector<DipSpec>& dips) const {
@@ -694,6 +696,7 @@ void register_components(sim::Registry& registry) {
                 "clamping, SNAT), TCP-like and UDP connections from Internet clients and VMs, a timed scenario; "
                 "checks packet conservation.";
     entry.sections = dc_sections();
+    entry.stats = stat_declarations();
     entry.components = {
         {"RouterNode", "ToR, spine or border router (ananta.tor<r>, ananta.spine<s>, ananta.border<b>): routes on the "
                        "wire destination with ECMP per tier."},

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "loom/base/error.hpp"
+#include "loom/fabric/fabric_stat_declarations.hpp"
 #include "loom/fabric/flit.hpp"
 #include "loom/fabric/monitor.hpp"
 #include "loom/fabric/router.hpp"
@@ -456,6 +457,7 @@ void register_components(sim::Registry& registry) {
                       config::section_info("fabric", fabric_schema()),
                       config::section_info("routing", routing_schema()),
                       config::section_info("traffic", workload::traffic_schema())};
+    entry.stats = stat_declarations();
     entry.components = {
         {"Router", "Input-queued VC router (fabric.<group>.<router>): per-VC buffers, credits, RC/VA/SA/ST "
                    "pipeline, separable allocators, internal speed-up."},

@@ -4,6 +4,7 @@
 
 #include "loom/base/error.hpp"
 #include "loom/phold/logical_process.hpp"
+#include "loom/phold/phold_stats.hpp"
 #include "loom/stats/group.hpp"
 
 namespace loom::phold {
@@ -35,7 +36,9 @@ config::Schema<PholdConfig> phold_schema() {
 
 PholdModel::PholdModel(sim::Simulator& sim, const PholdConfig& config, sim::Channel& channel,
                        std::vector<const LogicalProcess*> lps)
-    : sim_(sim), config_(config), channel_(channel), lps_(std::move(lps)) {}
+    : sim_(sim), config_(config), channel_(channel), lps_(std::move(lps)) {
+    add_probes();
+}
 
 void PholdModel::finish() {
     const Time end = sim_.now();
@@ -94,6 +97,7 @@ void register_components(sim::Registry& registry) {
     entry.doc = "PHOLD kernel benchmark: lps processes forwarding lps * population tokens after "
                 "lookahead + Exp(mean_delay); checks that the number in flight is conserved.";
     entry.sections = {section};
+    entry.stats = stat_declarations();
     entry.components = {{"LogicalProcess", "One PHOLD process (phold.lp<i>) on the any-to-any channel phold.net."}};
     entry.build = [](const config::Json& root, sim::Simulator& sim, config::Errors& errors) {
         return build(root, sim, errors);

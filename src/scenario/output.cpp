@@ -92,7 +92,7 @@ void remove_previous_report(const std::string& dir) {
     const fs::path d(dir);
     std::error_code ec;
     // stats.json first: without it the folder no longer claims a complete report.
-    for (const char* name : {"stats.json", "report.txt", "report.csv", "config.json", "trace.json"}) {
+    for (const char* name : {"stats.json", "report.txt", "report.csv", "config.json", "trace.json", "series.csv"}) {
         fs::remove(d / name, ec);
         if (ec) throw InputError(fmt::format("--out {}: cannot remove the previous {}: {}", dir, name, ec.message()));
     }

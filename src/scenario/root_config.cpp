@@ -43,6 +43,7 @@ const sim::ModelEntry* parse_root(const config::Json& config, const sim::Registr
     }
     if (entry) {
         std::vector<std::string> allowed = root_keys;
+        allowed.push_back("stats");  // parsed by the scenario layer against the model's declared stats
         for (const auto& s : entry->sections) allowed.push_back(s.key);
         config::report_unknown_keys(config, "", allowed, errors);
     }

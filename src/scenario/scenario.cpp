@@ -19,6 +19,7 @@
 #include "loom/tsp/tsp_model.hpp"
 #include "root_config.hpp"
 #include "scenario_internal.hpp"
+#include "series_config.hpp"
 
 namespace loom::scenario {
 
@@ -35,6 +36,7 @@ const sim::Registry& registry() {
         sim::ModelEntry tsp_entry = tsp_only.find("tsp");
         tsp_entry.sections.push_back(config::section_info("fabric", fabric::tsp_fabric_schema()));
         tsp_entry.sections.push_back(config::section_info("routing", fabric::tsp_routing_schema()));
+        tsp_entry.stats.append(compare_stat_declarations());
         tsp_entry.build = [inner = tsp_entry.build](const config::Json& root, sim::Simulator& sim,
                                                     config::Errors& errors) -> std::unique_ptr<sim::ModelInstance> {
             fabric::TspFabricConfig f;
@@ -93,6 +95,7 @@ std::optional<std::string> config_path_problem(const Json& config, const std::st
     const std::string model = config.at("model").get<std::string>();
     if (!registry().contains(model)) return std::nullopt;  // the point reports the unknown model itself
     std::vector<config::FieldInfo> fields = root_schema().describe();
+    fields.push_back(stats_config_info());
     for (const auto& s : registry().find(model).sections) fields.push_back(s);
     // Walk the declared fields; stop (accepting) where the schema says nothing more (hand-parsed parts).
     std::vector<std::string> parts;
@@ -151,6 +154,7 @@ namespace {
 // A model built into a simulator, ready to run.
 struct Built {
     RootConfig root;
+    StatsConfig stats;
     std::unique_ptr<sim::Simulator> sim;
     std::unique_ptr<sim::ModelInstance> instance;
 };
@@ -171,6 +175,7 @@ Built build(const Json& config, const RunOptions& options) {
     // A bad root key does not hide the model's own errors: with the model known, its sections are parsed too,
     // so that one pass reports every error (a config that fails at the root builds nothing).
     if (!entry) errors.throw_if_any();
+    if (entry) parse_stats_config(config, entry->name, stat_declarations(entry->name), b.stats, errors);
     sim::SimulatorOptions so = sim::simulator_options(b.root.kernel, static_cast<std::uint64_t>(b.root.seed));
     so.stop_flag = options.stop;
     so.log_level = options.log_level;
@@ -187,6 +192,11 @@ Built build(const Json& config, const RunOptions& options) {
 void validate(const Json& config, const RunOptions& options) {
     Built b = build(with_options(config, options), options);
     b.sim->init();
+    // A series key the model cannot read mid-run is a config error a run would report: report it here too.
+    if (b.stats.series) {
+        const SeriesRecorder probes(*b.stats.series, b.root.model, stat_declarations(b.root.model), *b.instance, *b.sim);
+        b.sim->set_sampler(Time::ps(1), nullptr);  // the recorder goes; nothing runs
+    }
 }
 
 RunResult run(const Json& config, const RunOptions& options) {
@@ -195,6 +205,8 @@ RunResult run(const Json& config, const RunOptions& options) {
     // Before init(): a model may announce its first phase of the run (the fabric's warm-up) from there.
     if (options.phase) options.phase("run");
     sim.init();
+    std::optional<SeriesRecorder> series;
+    if (b.stats.series) series.emplace(*b.stats.series, b.root.model, stat_declarations(b.root.model), *b.instance, sim);
     const Time end = b.root.end_time.value_or(Time::max());
     if (options.progress) {
         sim.set_progress([&options, end](const sim::Progress& p) {
@@ -234,10 +246,20 @@ RunResult run(const Json& config, const RunOptions& options) {
     const Json& stats = result.report.document.at("stats");
     result.report.document["model"] = b.root.model;
     result.report.document["stop_reason"] = sim::to_string(rr.reason);
+    if (series) {
+        result.report.document["series"] = series->series().to_json();
+        result.report.extra_files.emplace_back("series.csv", series->series().to_csv());
+    }
     result.report.table = fmt::format("model {}  sim_time {}  stop {}  events {}  config {}\n\n{}", b.root.model,
                                       to_string(sim.now()), sim::to_string(rr.reason), sim.events_handled(),
                                       header.config_hash, stats::render_table(stats));
     if (!result.report.table.empty() && result.report.table.back() != '\n') result.report.table += '\n';
+    if (series) {
+        result.report.table += fmt::format("\nseries: {} samples of {} statistics every {} (stats.json /series; "
+                                           "series.csv with --out)\n",
+                                           series->series().rows(), series->series().columns().size(),
+                                           to_string(b.stats.series->interval));
+    }
     if (std::optional<std::string> head = b.instance->text_summary()) {
         if (!head->empty() && head->back() != '\n') *head += '\n';
         result.report.summary = *head;
@@ -267,11 +289,14 @@ Json list_schema() {
         Json components = Json::array();
         for (const auto& c : e->components) components.push_back({{"name", c.name}, {"doc", c.doc}});
         models[e->name] = {{"doc", e->doc}, {"sections", config::describe_json(e->sections)},
-                           {"components", components}};
+                           {"components", components}, {"stats", e->stats.to_json()}};
     }
+    std::vector<config::FieldInfo> root = root_schema().describe();
+    root.push_back(stats_config_info());
     return Json{{"schema_version", stats::kSchemaVersion},
                 {"loom_version", stats::version()},
-                {"root", config::describe_json(root_schema().describe())},
+                {"root", config::describe_json(root)},
+                {"document_stats", document_stat_declarations().to_json()},
                 {"models", models}};
 }
 
@@ -295,16 +320,30 @@ void list_fields(std::string& out, const std::vector<config::FieldInfo>& fields,
         if (f.kind == config::Kind::List) list_fields(out, f.children, key + "[]");
     }
 }
+
+// One line per declared statistic: pointer, unit, shape (when not a scalar) and description.
+void list_stats(std::string& out, const stats::StatDecls& decls) {
+    for (const stats::StatDecl& d : decls.all()) {
+        const std::string shape = d.shape == stats::StatShape::Scalar ? std::string() : fmt::format("[{}] ", stats::shape_name(d.shape));
+        out += fmt::format("  {:<50} {:<12} {}{}\n", d.pointer, d.unit, shape, d.doc);
+    }
+}
 }  // namespace
 
 std::string list_text() {
     std::string out = "Every config: {\"model\": ..., sections...}; durations and rates are unit strings.\n\n";
     out += "root keys\n";
-    list_fields(out, root_schema().describe(), "");
+    std::vector<config::FieldInfo> root = root_schema().describe();
+    root.push_back(stats_config_info());
+    list_fields(out, root, "");
+    out += "\nstats every document has (JSON Pointers into stats.json; '*' stands for any name)\n";
+    list_stats(out, document_stat_declarations());
     for (const auto* e : registry().entries()) {
         out += fmt::format("\nmodel {}: {}\n", e->name, e->doc);
         for (const auto& c : e->components) out += fmt::format("  component {}: {}\n", c.name, c.doc);
         list_fields(out, e->sections, "");
+        out += fmt::format("  stats of model {}: pointer, unit, description\n", e->name);
+        list_stats(out, e->stats);
     }
     return out;
 }

@@ -7,6 +7,7 @@
 #include "loom/fabric/tsp_fabric.hpp"
 #include "loom/scenario/scenario.hpp"
 #include "loom/sim/registry.hpp"
+#include "loom/stats/declaration.hpp"
 
 namespace loom::scenario {
 
@@ -16,6 +17,11 @@ const sim::Registry& registry();
 // What is wrong with dotted `path` as a key of `config`'s model (nullopt when the path exists in the config or
 // its model declares it): "'phold.lsp' is not a parameter of model 'phold' (see loom list)".
 std::optional<std::string> config_path_problem(const Json& config, const std::string& path);
+
+// The keys every document has: header, kernel group, time series (document_stats.cpp).
+stats::StatDecls document_stat_declarations();
+// The keys `loom schedule --compare dynamic` adds under /comparison (declared with the tsp model).
+stats::StatDecls compare_stat_declarations();
 
 // Runs `command` ("run", "schedule" or "compare": schedule with --compare dynamic) on a config already loaded.
 RunResult execute(const std::string& command, const Json& config, const RunOptions& options);

@@ -205,6 +205,28 @@ void Simulator::set_progress(std::function<void(const Progress&)> fn, unsigned i
     progress_log2_ = interval_log2;
 }
 
+void Simulator::set_sampler(Time interval, std::function<void(Time)> fn) {
+    if (!fn) {
+        sampler_ = nullptr;
+        next_sample_ = std::numeric_limits<std::int64_t>::max();
+        return;
+    }
+    LOOM_ASSERT(interval >= Time::ps(1), "Simulator::set_sampler: the interval must be at least 1 ps");
+    sampler_ = std::move(fn);
+    sample_interval_ = interval.count();
+    // The first sample time not yet passed: a sampler set mid-run starts at the next multiple of the interval.
+    next_sample_ = now_ == 0 && events_ == 0 ? 0 : (now_ / sample_interval_ + 1) * sample_interval_;
+}
+
+void Simulator::sample_through(std::int64_t t) {
+    while (sampler_ && next_sample_ <= t) {
+        sampler_(Time::ps(next_sample_));
+        next_sample_ = next_sample_ > std::numeric_limits<std::int64_t>::max() - sample_interval_
+                           ? std::numeric_limits<std::int64_t>::max()
+                           : next_sample_ + sample_interval_;
+    }
+}
+
 template <class Q>
 Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
     // The per-event path: peek, test the end time, pop, dispatch. Budget, progress and stop() share one
@@ -261,15 +283,22 @@ RunResult Simulator::run(const RunLimits& limits) {
             break;
         }
         stop_at_ = std::min({budget_end, next_progress, next_poll});
-        const std::int64_t end = limits.end.count();
+        // A sample time acts as an end time the loop stops before passing: no event, no per-event test.
+        const std::int64_t end = std::min(limits.end.count(), next_sample_);
         const LoopExit exit = kind_ == QueueKind::TwoLevel   ? loop(two_level_, end)
                               : kind_ == QueueKind::Calendar ? loop(calendar_, end)
                                                              : loop(heap_, end);
         if (exit == LoopExit::Empty) {
+            sample_through(std::min(now_, limits.end.count()));
             result.reason = StopReason::Quiescent;
             break;
         }
         if (exit == LoopExit::PastEnd) {
+            if (end < limits.end.count()) {  // a sample time, not the end
+                sample_through(end);
+                continue;
+            }
+            sample_through(limits.end.count());
             result.reason = StopReason::EndTime;
             now_ = limits.end.count();
             break;

@@ -18,6 +18,7 @@
 #include "loom/topo/global_address_map.hpp"
 #include "loom/topo/tsp_topology.hpp"
 #include "loom/stats/group.hpp"
+#include "loom/tsp/tsp_stats.hpp"
 #include "loom/workload/collective.hpp"
 #include "loom/workload/transfer.hpp"
 
@@ -520,6 +521,7 @@ void register_components(sim::Registry& registry) {
                       config::section_info("program", program_schema()),
                       config::section_info("workload", workload::transfer_set_schema()),
                       config::section_info("scheduler", sched::scheduler_schema())};
+    entry.stats = stat_declarations();
     entry.components = {{"TspChip",
                          "One TSP (sys.<rack>.<node>.<tsp>): C2C ports, core clock, memory, clock-crossing FIFOs and "
                          "the executor of its instruction list."}};

@@ -68,6 +68,9 @@ public:
     std::string perf_fields() const override;
     std::optional<std::string> trace() const override;
     std::optional<std::string> text_summary() const override;
+    // Packets, drops by reason, per-Mux counters, connections, state and DIPs per VIP, read during the run
+    // (ananta_stats.cpp).
+    std::vector<sim::Probe> probes(const std::string& key) const override;
 
     // Applies one scenario action now (the driver calls it in list order).
     void apply(const ActionConfig& a);
@@ -101,6 +104,7 @@ private:
     std::vector<WeightedDip> dips_of(const std::vector<DipSpec>& dips) const;
     void merge_records();
     stats::Json make_summary();
+    void add_probes();  // ananta_stats.cpp
     // Fastpath, health probing and the hashing study (ananta_dynamics.cpp).
     void build_dynamics();
     void apply_dynamics(const ActionConfig& a);
@@ -130,6 +134,7 @@ private:
     stats::Json summary_;
     double wall_s_ = 0;
     bool finished_ = false;
+    sim::Probes probes_;
     HealthRelay* relay_ = nullptr;
     std::vector<IpAddr> fastpath_vips_;
     struct VmEvent {

@@ -38,12 +38,16 @@ public:
                std::vector<const LogicalProcess*> lps);
     void finish() override;
     std::string perf_fields() const override;
+    // events_handled and in_flight (avg, final, expected), read during the run (phold_stats.cpp).
+    std::vector<sim::Probe> probes(const std::string& key) const override;
 
 private:
     sim::Simulator& sim_;
     PholdConfig config_;
     sim::Channel& channel_;
     std::vector<const LogicalProcess*> lps_;
+    sim::Probes probes_;
+    void add_probes();
 };
 
 // Creates and wires the model in `sim` (before sim.init()).

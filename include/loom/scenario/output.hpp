@@ -34,7 +34,7 @@ std::string render(const Report& report, Format format);
 // Called before a run starts so a bad --out fails fast, not after an hour of simulation.
 void prepare_out_dir(const std::string& dir);
 // Removes the files a previous report left in DIR (stats.json, report.txt, report.csv, config.json,
-// trace.json), so that a run that fails or is interrupted before writing its own leaves none that look like it.
+// trace.json, series.csv), so that a run that fails or is interrupted before writing its own leaves none that look like it.
 void remove_previous_report(const std::string& dir);
 // Writes config.json (the effective config, when not null), report.txt, report.csv (if any), the extra files
 // and last stats.json into DIR, each atomically: a folder with stats.json holds a complete report.

@@ -15,6 +15,7 @@
 
 #include "loom/base/error.hpp"
 #include "loom/scenario/output.hpp"
+#include "loom/stats/declaration.hpp"
 
 namespace loom::scenario {
 
@@ -87,6 +88,9 @@ void validate(const Json& config, const RunOptions& options = {});
 // Every model, its component types and parameters (default, unit, doc): the schema `loom list` prints.
 Json list_schema();
 std::string list_text();
+// Every statistic a stats document of `model` may hold: the keys every document has (header, kernel group,
+// time series), then the model's own (sim::ModelEntry::stats). InputError for an unknown model.
+stats::StatDecls stat_declarations(std::string_view model);
 
 // `loom topo`: the machine description report of a TSP or Dragonfly config, and optionally its DOT graph.
 Report topo(const Json& config, std::string* dot = nullptr);

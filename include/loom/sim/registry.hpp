@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "loom/config/schema.hpp"
+#include "loom/sim/probes.hpp"
+#include "loom/stats/declaration.hpp"
 
 namespace loom::sim {
 
@@ -32,6 +34,16 @@ public:
     // A few lines for a person to read first (called after finish()): `loom run` prints them before the
     // generic stats table. nullopt: this model has none, and the table opens the report.
     virtual std::optional<std::string> text_summary() const { return std::nullopt; }
+    // Readers of the current value of the declared scalar statistic `key` (a document pointer such as
+    // "/stats/ananta/muxes/mux0/forwarded", or a declared pattern such as ".../muxes/*/forwarded" for every
+    // instance), for time series: one Probe per concrete pointer, in the document's order. Called after
+    // Simulator::init(); each probe is read between events and must not change anything. Empty: the model
+    // cannot read this statistic mid-run (its value exists only at the end). Models usually keep a
+    // sim::Probes filled at build time and return probes_.select(key).
+    virtual std::vector<Probe> probes(const std::string& key) const {
+        (void)key;
+        return {};
+    }
 };
 
 // A component type a model builds, for `loom list`.
@@ -47,6 +59,11 @@ struct ModelEntry {
     // children (from the section's Schema::describe()).
     std::vector<config::FieldInfo> sections;
     std::vector<ComponentType> components;
+    // Every statistic a run of this model writes into the stats document (pointers from the document root,
+    // "/stats/<group>/<name>..."), each with its unit and a one-line description: `loom list` shows them and a
+    // test fails on a document key none of them covers. The keys every document has (header, kernel) are the
+    // scenario layer's and not repeated here.
+    stats::StatDecls stats;
     // Parses the model's own sections of `root` through their schemas (every problem goes to `errors`, with
     // its JSON Pointer) and, if they parsed, creates and wires the components in `sim`. Returns nullptr when
     // `errors` is not empty. Root keys other than its sections (model, seed, end_time, kernel, ...) are the

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -171,6 +172,12 @@ public:
     std::string perf_fields() const;
     // Calls `fn` every 2^interval_log2 events of run() (empty fn: none).
     void set_progress(std::function<void(const Progress&)> fn, unsigned interval_log2 = 20);
+    // Calls `fn(t)` for t = 0, interval, 2*interval, ... while running, each once every event at a time <= t
+    // has been handled and before any later one: the state it reads is the state at the end of instant t. A
+    // run that ends at its end time samples every t <= end; one that goes quiet, every t <= now(). Sampling
+    // adds no event and touches no queue, so a run's events and results are the same with or without it; `fn`
+    // must only read. interval >= 1 ps; an empty fn removes the sampler.
+    void set_sampler(Time interval, std::function<void(Time)> fn);
     // The phases of a long command, for a person watching it ("compile", "verify", "warm-up", "measure",
     // "drain"): a model announces each as it begins, during its build or its run; the front end listens. The
     // kernel gives the names no meaning and nothing in a run may depend on whether anyone listens.
@@ -251,6 +258,7 @@ private:
     void assign_sources();
     template <class Q>
     LoopExit loop(Q& queue, std::int64_t end);
+    void sample_through(std::int64_t t);  // takes every sample due at or before t
     void require(State state, const char* what) const;
 
     SimulatorOptions options_;
@@ -272,6 +280,9 @@ private:
     std::function<void(const Progress&)> progress_;
     std::function<void(std::string_view)> phase_listener_;
     unsigned progress_log2_ = 20;
+    std::function<void(Time)> sampler_;
+    std::int64_t sample_interval_ = 0;
+    std::int64_t next_sample_ = std::numeric_limits<std::int64_t>::max();  // the next sample time (ps)
 
     stats::Registry stats_;
     std::map<std::string, std::shared_ptr<spdlog::logger>> loggers_;

@@ -4,10 +4,12 @@
 #pragma once
 
 #include "loom/stats/counter.hpp"
+#include "loom/stats/declaration.hpp"
 #include "loom/stats/document.hpp"
 #include "loom/stats/group.hpp"
 #include "loom/stats/histogram.hpp"
 #include "loom/stats/json.hpp"
 #include "loom/stats/registry.hpp"
+#include "loom/stats/series.hpp"
 #include "loom/stats/table.hpp"
 #include "loom/stats/time_average.hpp"
