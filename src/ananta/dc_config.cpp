@@ -121,7 +121,13 @@ config::Schema<ActionConfig> action_schema() {
               {"set_dips", ActionKind::SetDips},
               {"start_traffic", ActionKind::StartTraffic},
               {"stop_traffic", ActionKind::StopTraffic},
-              {"command", ActionKind::Command}},
+              {"command", ActionKind::Command},
+              {"configure_vip", ActionKind::ConfigureVip},
+              {"replica_crash", ActionKind::ReplicaCrash},
+              {"replica_recover", ActionKind::ReplicaRecover},
+              {"replica_freeze", ActionKind::ReplicaFreeze},
+              {"replica_thaw", ActionKind::ReplicaThaw},
+              {"health_report", ActionKind::HealthReport}},
              "What to do.")
         .required();
     s.field("target", &C::target,
@@ -131,7 +137,11 @@ config::Schema<ActionConfig> action_schema() {
     s.field("epoch", &C::epoch, "Epoch the configuration command carries (set_dips, command).")
         .range(0, std::int64_t{1} << 40);
     s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once.");
-    s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list.");
+    s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list (configure_vip: optional).");
+    s.field("replica", &C::replica,
+            "Manager replica (replica_*; configure_vip: -1 = the one the operator believes is primary).")
+        .range(-1, 63);
+    s.field("healthy", &C::healthy, "health_report: the DIPs' new health as their Host Agents report it.");
     return s;
 }
 
@@ -231,6 +241,8 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
     parse_parameters(root, out.params, errors);
     DynamicsParameters dynamics;  // declared for the next steps of the model; parsed so that typos are caught
     parse_dynamics_parameters(root, dynamics, errors);
+    if (root.contains("control_plane"))
+        control_plane_schema().parse(root.at("control_plane"), "/control_plane", out.control_plane, errors);
     if (errors.size() != before) return;
 
     // Cross-checks: every message names the element it is about.
@@ -299,6 +311,7 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
                                   a.action == ActionKind::Freeze || a.action == ActionKind::Thaw;
         if (needs_target && a.target.empty()) errors.add(at + "/target", "expected a path");
     }
+    check_control_plane(out, errors);
     if (out.trace.client_node >= n.client_nodes)
         errors.add("/trace/client_node",
                    fmt::format("client node {} does not exist ({} nodes)", out.trace.client_node, n.client_nodes));
@@ -371,6 +384,7 @@ std::vector<config::FieldInfo> dc_sections() {
     lists.list("scenario", &DcConfig::scenario, action_schema(), "Timed actions, applied in time then list order.");
     for (auto& f : lists.describe()) out.push_back(std::move(f));
     out.push_back(config::section_info("trace", trace_schema()));
+    out.push_back(config::section_info("control_plane", control_plane_schema()));
     for (auto& f : parameter_sections()) out.push_back(std::move(f));
     for (auto& f : dynamics_sections()) out.push_back(std::move(f));
     return out;

@@ -21,6 +21,7 @@ void MuxNode::on_tick() {
     out_.clear();
     mux_.tick(now(), out_);
     overload_reports_ += out_.reports.size();
+    report_overload();
     tick_timer_.arm_in(shared_.config.params.mux.overload_window);
 }
 
@@ -33,6 +34,7 @@ void MuxNode::on_packet(const IpPacket& p) {
     // A new connection (a SYN, a UDP flow's first datagram or a flow-table miss): what the record merge reads.
     if (mux_.counters().new_connections != before) sightings_.push_back(Sighting{p.inner, t, mux_.address()});
     overload_reports_ += out_.reports.size();
+    report_overload();
     for (const MuxDrop& d : out_.drops) drop(d.packet, d.reason);
     for (const MuxForward& f : out_.forwards) {
         if (f.depart <= t) {
@@ -56,6 +58,11 @@ void MuxNode::on_depart() {
         }
     }
     if (!departures_.empty()) depart_timer_.arm_at(Time::ps(departures_.top().at));
+}
+
+void MuxNode::report_overload() {
+    if (control_ != nullptr)
+        for (const OverloadReport& r : out_.reports) control_->overload(number_, r);
 }
 
 std::size_t MuxNode::bytes_of_state() const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "loom/ananta/ananta_config.hpp"
+#include "loom/ananta/control_plane_config.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
@@ -98,7 +99,11 @@ struct TrafficConfig {
 // (`target`: a component path) | set_dips (`vip`, `dips`, `epoch`) | start_traffic | stop_traffic (`target`:
 // a traffic name) | command (`vip`, `epoch`, `mux` or -1 for all: re-sends the VIP's endpoint with that epoch).
 enum class ActionKind : std::uint8_t {
-    MuxDown, MuxUp, LinkDown, LinkUp, Freeze, Thaw, SetDips, StartTraffic, StopTraffic, Command
+    MuxDown, MuxUp, LinkDown, LinkUp, Freeze, Thaw, SetDips, StartTraffic, StopTraffic, Command,
+    // With "control_plane" on: configure_vip (`vip`, optional new `dips`, `replica` or -1 for the one the
+    // operator believes is primary) goes through the manager; replica_crash | replica_recover | replica_freeze |
+    // replica_thaw (`replica`); health_report (`dips`, `healthy`): their Host Agents report to every replica.
+    ConfigureVip, ReplicaCrash, ReplicaRecover, ReplicaFreeze, ReplicaThaw, HealthReport
 };
 struct ActionConfig {
     Time at = Time::zero();
@@ -109,6 +114,8 @@ struct ActionConfig {
     std::int64_t epoch = 1;
     bool withdraw = true;
     std::vector<DipSpec> dips;
+    std::int64_t replica = -1;  // manager replica (control-plane actions)
+    bool healthy = false;       // health_report
 };
 
 // "trace": which connection --trace draws (client node, its n-th connection).
@@ -125,6 +132,7 @@ struct DcConfig {
     std::vector<ActionConfig> scenario;
     TraceConfig trace;
     AnantaParameters params;
+    ControlPlaneConfig control_plane;
 };
 
 config::Schema<VipSpec> vip_spec_schema();
@@ -140,6 +148,8 @@ config::Schema<TraceConfig> trace_schema();
 // Parses every section of the model and cross-checks them (every DIP on an existing host and VM, VIPs unique,
 // traffic naming existing VIPs, actions naming existing Muxes, VIPs and sources); errors name JSON Pointers.
 void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& errors);
+// Cross-checks of the control-plane section and actions (replica numbers, actions that need it enabled).
+void check_control_plane(const DcConfig& config, config::Errors& errors);
 // The sections as `loom list` shows them (the ones of ananta_config.hpp and dynamics_config.hpp included).
 std::vector<config::FieldInfo> dc_sections();
 

@@ -5,6 +5,7 @@
 #include <queue>
 #include <vector>
 
+#include "loom/ananta/control_hooks.hpp"
 #include "loom/ananta/dc_node.hpp"
 #include "loom/ananta/mux.hpp"
 #include "loom/sim/timer.hpp"
@@ -34,6 +35,8 @@ public:
     const std::vector<Rejection>& rejections() const { return rejections_; }
     std::uint64_t overload_reports() const { return overload_reports_; }
     std::size_t bytes_of_state() const;
+    // The control plane that hears this Mux's overload reports (builder; none: reports stay local).
+    void set_control(ControlHooks* control) { control_ = control; }
 
 private:
     struct Departure {
@@ -58,6 +61,8 @@ private:
     std::vector<Sighting> sightings_;
     std::vector<Rejection> rejections_;
     std::uint64_t overload_reports_ = 0;
+    ControlHooks* control_ = nullptr;
+    void report_overload();
 };
 
 }  // namespace loom::ananta
