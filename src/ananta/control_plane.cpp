@@ -245,7 +245,13 @@ void ControlPlane::from_manager(std::uint32_t replica, const ManagerActions& a) 
         d.snat = s;
         post(now() + config_.control_latency, std::move(d));
     }
-    isolations_.insert(isolations_.end(), a.isolation_done.begin(), a.isolation_done.end());
+    for (const IsolationDone& i : a.isolation_done) {
+        if (i.vip != 0) {
+            isolations_.push_back(i);
+        } else {
+            ++reports_ignored_;  // the overload a withdrawal in progress (or just done) deals with
+        }
+    }
 }
 
 void ControlPlane::leadership(std::uint32_t replica, const paxos::LeadershipAction& l) {
@@ -634,7 +640,8 @@ stats::Json ControlPlane::summary(Time end) const {
                        {"isolate_ps", (i.withdrawn - i.overload_start).count()}});
     std::uint64_t reached = 0;
     for (const auto& w : withdrawals_) reached += w.empty() ? 0 : 1;
-    s["isolation"] = {{"overload_reports", overload_reports_}, {"withdrawals", iso}, {"muxes_withdrawn", reached}};
+    s["isolation"] = {{"overload_reports", overload_reports_}, {"reports_without_action", reports_ignored_},
+                      {"withdrawals", iso}, {"muxes_withdrawn", reached}};
     s["commands"] = {{"mux_applied", mux_applied_}, {"mux_rejected", mux_rejected_}, {"host_applied", host_applied_},
                      {"host_rejected", host_rejected_}, {"rejections_seen", rejections}, {"fence_writes", fences},
                      {"inputs_lost", lost}};

@@ -256,7 +256,7 @@ private:
     std::uint64_t duplicate_requests_ = 0;
     std::uint64_t snat_refused_ = 0, snat_not_primary_ = 0, snat_timeouts_ = 0, vip_timeouts_ = 0;
     std::uint64_t mux_applied_ = 0, mux_rejected_ = 0, host_applied_ = 0, host_rejected_ = 0;
-    std::uint64_t overload_reports_ = 0;
+    std::uint64_t overload_reports_ = 0, reports_ignored_ = 0;
     // Mux commands applied per issuing replica and epoch (a stale primary's are all rejected).
     std::vector<std::uint64_t> rejected_by_issuer_;
 };
