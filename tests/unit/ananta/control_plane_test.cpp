@@ -260,3 +260,31 @@ TEST_CASE("Control-plane config errors name their JSON pointer") {
     for (const auto& m : e) found = found || m.find("/traffic/1/protocol: SNAT through the control plane") != std::string::npos;
     CHECK(found);
 }
+
+TEST_CASE("Under a flood the overloaded Muxes' reports make the primary withdraw the flooded VIP from every Mux and the other tenant loses no connection") {
+    Json j = Json::parse(R"({
+      "model": "ananta", "seed": 2, "end_time": "2s",
+      "network": {"racks": 2, "hosts_per_rack": 4, "spines": 2, "borders": 1, "muxes": 4, "client_nodes": 2},
+      "vips": [{"name": "web", "port": 80, "tenant": 2, "dip_hosts_first": 0, "dip_hosts_count": 4},
+               {"name": "victim", "port": 80, "tenant": 1, "dip_hosts_first": 4, "dip_hosts_count": 4}],
+      "traffic": [{"name": "web", "to_vip": 0, "connections_per_s": 500, "bytes": 1460},
+                  {"name": "flood", "to_vip": 1, "connections_per_s": 20000, "bytes": 0, "start": "500ms",
+                   "stop": "1500ms"}],
+      "mux": {"cores": 1, "core_pps": 20000, "core_queue_packets": 256},
+      "tcp": {"data_rate": "10Mbps"},
+      "control_plane": {"enabled": true}
+    })");
+    CpRun r(j);
+    REQUIRE(r.cp().isolations().size() == 1);
+    const IsolationDone& i = r.cp().isolations()[0];
+    CHECK(i.vip == addr::vip(1));
+    CHECK(i.withdrawn > i.reported);
+    CHECK(i.reported > Time::ms(500));
+    for (const auto& w : r.cp().withdrawals()) {
+        REQUIRE(w.size() == 1);
+        CHECK(w[0] == addr::vip(1));
+    }
+    const Json& web = r.model->summary().at("vips").at("web");
+    CHECK(web.at("failed") == 0);
+    CHECK(web.at("connections").get<int>() > 500);
+}
