@@ -113,9 +113,11 @@ void AnantaModel::build() {
     }
 
     // Links: each a pair of ports, one per direction.
-    auto link = [this](DcNode& a, const std::string& an, DcNode& b, const std::string& bn, const LinkTiming& t) {
-        const std::uint32_t pa = a.add_port(an, t);
-        const std::uint32_t pb = b.add_port(bn, t);
+    auto link = [this](DcNode& a, const std::string& an, DcNode& b, const std::string& bn, const LinkTiming& t,
+                       const net::PortConfig* config = nullptr) {
+        const std::uint32_t dq = config != nullptr ? 1 : 0;  // data behind the control queue
+        const std::uint32_t pa = a.add_port(an, t, config, dq);
+        const std::uint32_t pb = b.add_port(bn, t, config, dq);
         net::connect(sim_, a.out(pa), b.in(pb));
         net::connect(sim_, b.out(pb), a.in(pa));
         return std::make_pair(pa, pb);
@@ -127,10 +129,13 @@ void AnantaModel::build() {
             tor.set_down_port(static_cast<std::uint32_t>(s), link(tor, fmt::format("host{}", s), h, "up", sh.host_link).first);
         }
     }
+    const BgpConfig& bgp = c.dynamics.bgp;
+    const net::PortConfig* mux_port = bgp.sessions && bgp.control_queue ? &*sh.control_port : nullptr;
     for (std::int64_t m = 0; m < n.muxes; ++m) {
         RouterNode& tor = *tors_[static_cast<std::size_t>(m % n.mux_racks)];
         tor.set_mux_port(static_cast<std::uint32_t>(m),
-                         link(tor, fmt::format("mux{}", m), *muxes_[static_cast<std::size_t>(m)], "up", sh.host_link).first);
+                         link(tor, fmt::format("mux{}", m), *muxes_[static_cast<std::size_t>(m)], "up", sh.host_link,
+                              mux_port).first);
     }
     std::vector<std::vector<NextHop>> tor_up(tors_.size());
     std::vector<std::vector<NextHop>> spine_up(spines_.size());
@@ -161,6 +166,8 @@ void AnantaModel::build() {
     mux_live_.assign(muxes_.size(), true);
     update_vip_routes();
     configure_vips();
+    build_dynamics();
+    if (bgp.sessions) build_bgp();
     if (c.control_plane.enabled) {
         control_ = &sim_.add<ControlPlane>("ananta.control", sh, muxes_, hosts_);
         control_->build(sim_);
@@ -173,6 +180,7 @@ void AnantaModel::build() {
                                              static_cast<std::uint64_t>(c.trace.connection), 0, 0, IpProto::Tcp);
     sh.trace_addr = t.src;
     sh.trace_port = t.src_port;
+    if (auto e = parse_endpoint(c.trace.source)) std::tie(sh.trace_addr, sh.trace_port) = *e;
 }
 
 void AnantaModel::configure_vips() {
@@ -274,8 +282,13 @@ void AnantaModel::update_vip_routes() {
 void AnantaModel::apply(const ActionConfig& a) {
     const DcConfig& c = shared_->config;
     switch (a.action) {
+        case ActionKind::MuxState: apply_bgp(a); break;
         case ActionKind::MuxDown:
         case ActionKind::MuxUp: {
+            if (bgp_sessions()) {
+                apply_bgp(a);
+                break;
+            }
             const bool up = a.action == ActionKind::MuxUp;
             muxes_[static_cast<std::size_t>(a.mux)]->set_failed(!up);
             if (a.withdraw) {
@@ -320,6 +333,9 @@ void AnantaModel::apply(const ActionConfig& a) {
                     m->command(SetEndpoint{epoch, ep, dips, static_cast<std::uint32_t>(vc.tenant)});
             break;
         }
+        case ActionKind::VmUnhealthy:
+        case ActionKind::VmHealthy:
+        case ActionKind::SpoofRedirect: apply_dynamics(a); break;
         case ActionKind::StartTraffic:
         case ActionKind::StopTraffic:
             for (std::size_t t = 0; t < c.traffic.size(); ++t) {
@@ -443,7 +459,7 @@ stats::Json AnantaModel::make_summary() {
     std::uint64_t rejected = 0;
     stats::Json rejections = stats::Json::array();
     for (MuxNode* m : muxes_) {
-        const MuxCounters& mc = m->mux().counters();
+        const MuxCounters mc = m->counters();
         load.push_back(static_cast<double>(mc.forwarded));
         rejected += mc.commands_rejected;
         for (const auto& r : m->rejections())
@@ -538,6 +554,7 @@ stats::Json AnantaModel::make_summary() {
     for (const EcmpChange& e : ecmp_changes_)
         ecmp.push_back({{"at_ps", e.at.count()}, {"router", e.router}, {"share_moved", e.share_moved}});
     s["ecmp_changes"] = ecmp;
+    if (bgp_sessions()) s["bgp"] = bgp_summary();
     if (control_) s["control_plane"] = control_->summary(end);
 
     // State per open connection: what the components hold for connections (endpoints, Host Agent bindings, Mux
@@ -548,6 +565,7 @@ stats::Json AnantaModel::make_summary() {
     for (MuxNode* m : muxes_) bytes += m->bytes_of_state();
     s["state"] = {{"open_connections", open}, {"connection_state_bytes", bytes},
                   {"bytes_per_open_connection", open > 0 ? static_cast<double>(bytes) / static_cast<double>(open) : 0.0}};
+    dynamics_summary(s);
     return s;
 }
 
@@ -587,7 +605,7 @@ std::optional<std::string> AnantaModel::text_summary() const {
     std::sort(setup.begin(), setup.end());
     out += fmt::format("  setup latency: {}\n", pct_line(setup));
     out += "  mux load (packets forwarded):";
-    for (MuxNode* m : muxes_) out += fmt::format(" {}", m->mux().counters().forwarded);
+    for (MuxNode* m : muxes_) out += fmt::format(" {}", m->counters().forwarded);
     out += fmt::format("  spread max/mean {:.3f} cov {:.3f}\n", s["mux_load"]["max_over_mean"].get<double>(),
                        s["mux_load"]["cov"].get<double>());
     for (auto it = s["vips"].begin(); it != s["vips"].end(); ++it)
@@ -601,12 +619,18 @@ std::optional<std::string> AnantaModel::text_summary() const {
     const std::uint64_t rej = s["epochs"]["mux_commands_rejected"].get<std::uint64_t>() +
                               s["epochs"]["host_commands_rejected"].get<std::uint64_t>();
     if (rej > 0) out += fmt::format("  commands rejected for a stale epoch: {}\n", rej);
-    for (const EcmpChange& e : ecmp_changes_)
-        out += fmt::format("  ecmp change at {}: {} moved {:.4f} of flows\n", loom::to_string(e.at), e.router, e.share_moved);
+    if (bgp_sessions()) {
+        out += bgp_text();
+    } else {
+        for (const EcmpChange& e : ecmp_changes_)
+            out += fmt::format("  ecmp change at {}: {} moved {:.4f} of flows\n", loom::to_string(e.at), e.router,
+                               e.share_moved);
+    }
     if (s["state"]["open_connections"].get<std::uint64_t>() > 0)
         out += fmt::format("  state per open connection: {:.0f} bytes ({} open)\n",
                            s["state"]["bytes_per_open_connection"].get<double>(),
                            s["state"]["open_connections"].get<std::uint64_t>());
+    out += dynamics_text();
     if (control_) out += control_->text_summary(sim_.now());
     return out;
 }
@@ -668,6 +692,14 @@ std::unique_ptr<AnantaModel> build(const config::Json& root, sim::Simulator& sim
                 for (std::uint32_t p = 0; p < n->ports() && !any; ++p) any = part.covers(n->out(p).engine().path());
             if (model->control() != nullptr) any = any || model->control()->covers(part);
             if (!any) errors.add(at, fmt::format("no port path starts with '{}' (e.g. ananta.tor0.spine1)", a.target));
+        }
+        if (a.action == ActionKind::SpoofRedirect) {
+            bool any = false;
+            for (const ClientNode* k : model->clients()) any = any || k->path() == a.target;
+            for (const HostNode* h : model->hosts()) any = any || h->path() == a.target;
+            if (!any)
+                errors.add(at, fmt::format("spoof_redirect needs a client node or a host (e.g. ananta.client0), got '{}'",
+                                           a.target));
         }
         if (a.action == ActionKind::Freeze || a.action == ActionKind::Thaw) {
             bool any = false;

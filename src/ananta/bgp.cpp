@@ -1,5 +1,6 @@
 #include "loom/ananta/bgp.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "loom/base/assert.hpp"
@@ -37,12 +38,25 @@ BgpSpeaker::BgpSpeaker(const BgpConfig& config, IpAddr self, std::vector<IpAddr>
     : config_(config), self_(self), routers_(std::move(routers)) {}
 
 void BgpSpeaker::send(BgpKind k, const Prefix& p, std::vector<BgpMessage>& out) const {
-    for (IpAddr r : routers_) out.push_back(BgpMessage{k, self_, r, p, config_.control_queue});
+    for (IpAddr r : routers_)
+        if (!reopen_at_.contains(r)) send_to(r, k, p, out);
+}
+
+void BgpSpeaker::send_to(IpAddr router, BgpKind k, const Prefix& p, std::vector<BgpMessage>& out) const {
+    out.push_back(BgpMessage{k, self_, router, p, config_.control_queue});
+}
+
+void BgpSpeaker::handle(const BgpMessage& m, Time now) {
+    if (!running_ || m.kind != BgpKind::Notification) return;
+    if (std::find(routers_.begin(), routers_.end(), m.from) == routers_.end()) return;
+    if (reopen_at_.contains(m.from)) return;  // already closed: the first Notification set the re-open time
+    reopen_at_[m.from] = now + config_.connect_retry;
 }
 
 void BgpSpeaker::start(Time now, std::vector<BgpMessage>& out) {
     running_ = true;
     installed_ = false;
+    reopen_at_.clear();
     send(BgpKind::Open, Prefix{}, out);
     next_keepalive_ = now + config_.keepalive_interval;
     next_hello_ = config_.fast_detection ? now + config_.fast_interval : Time::max();
@@ -83,6 +97,7 @@ void BgpSpeaker::go_silent() {
     installed_ = false;
     next_keepalive_ = Time::max();
     next_hello_ = Time::max();
+    reopen_at_.clear();
 }
 
 void BgpSpeaker::tick(Time now, std::vector<BgpMessage>& out) {
@@ -97,9 +112,27 @@ void BgpSpeaker::tick(Time now, std::vector<BgpMessage>& out) {
             next_keepalive_ += config_.keepalive_interval;
         }
     }
+    // Re-opens due, in router address order (the map's).
+    for (auto it = reopen_at_.begin(); it != reopen_at_.end();) {
+        if (it->second > now) {
+            ++it;
+            continue;
+        }
+        const IpAddr r = it->first;
+        it = reopen_at_.erase(it);
+        ++reopens_;
+        send_to(r, BgpKind::Open, Prefix{}, out);
+        if (installed_)
+            for (const Prefix& p : prefixes_) send_to(r, BgpKind::Update, p, out);
+    }
 }
 
-Time BgpSpeaker::next_deadline() const { return running_ ? std::min(next_keepalive_, next_hello_) : Time::max(); }
+Time BgpSpeaker::next_deadline() const {
+    if (!running_) return Time::max();
+    Time t = std::min(next_keepalive_, next_hello_);
+    for (const auto& [r, at] : reopen_at_) t = std::min(t, at);
+    return t;
+}
 
 // ---- router ----------------------------------------------------------------------------------------------
 
@@ -134,6 +167,8 @@ void BgpRouter::end(IpAddr peer, SessionEnd reason, Time now, BgpRouterOutput& o
     sessions_.erase(it);
     for (const Prefix& p : announced) set_hop(p, peer, false, out);
     out.down.push_back(SessionDown{peer, reason, now});
+    if (reason != SessionEnd::Notification)
+        out.replies.push_back(BgpMessage{BgpKind::Notification, self_, peer, Prefix{}, bgp_.control_queue});
 }
 
 void BgpRouter::handle(const BgpMessage& m, Time now, BgpRouterOutput& out) {
@@ -144,7 +179,13 @@ void BgpRouter::handle(const BgpMessage& m, Time now, BgpRouterOutput& out) {
         return;
     }
     auto it = sessions_.find(m.from);
-    if (it == sessions_.end()) return;  // no session: ignored until the peer opens one
+    if (it == sessions_.end()) {
+        // No session: ignored until the peer opens one; a BGP message (not a hello, not a Notification) is
+        // answered with a Notification, as a closed TCP connection would answer with a reset.
+        if (m.kind != BgpKind::Hello && m.kind != BgpKind::Notification)
+            out.replies.push_back(BgpMessage{BgpKind::Notification, self_, m.from, Prefix{}, bgp_.control_queue});
+        return;
+    }
     Session& s = it->second;
     s.last_heard = now;
     switch (m.kind) {
@@ -217,6 +258,21 @@ config::Schema<BgpConfig> bgp_schema() {
         .range(1, 255);
     s.field("control_queue", &C::control_queue,
             "Send keepalives and hellos through a separate control queue instead of the Mux's data queue.");
+    s.field("sessions", &C::sessions,
+            "Run BGP sessions between each Mux and its ToR as packets (TCP 179, hellos UDP 3784): routers follow "
+            "announcements, withdrawals and timers; off: routers follow mux_down/mux_up directly.");
+    s.field("drain_time", &C::drain_time,
+            "Graceful mux_down: time between the withdrawal and the stop (not published: 1 s).")
+        .at_least(Time::zero());
+    s.choice("state_source", &C::state_source,
+             {{"delay", C::StateSource::Delay}, {"action", C::StateSource::Action}},
+             "A recovering Mux gets its state state_delay after mux_up (delay) or from a mux_state action.");
+    s.field("state_delay", &C::state_delay,
+            "Time from a Mux's boot to its state being installed, with state_source delay (not published: 500 ms).")
+        .at_least(Time::zero());
+    s.field("connect_retry", &C::connect_retry,
+            "A session a router closed is opened again this much later (not published: 5 s).")
+        .at_least(Time::ps(1));
     s.check("keepalive_interval", [](const C& c) -> std::optional<std::string> {
         if (c.keepalive_interval >= c.hold_time) return "expected less than hold_time";
         return std::nullopt;

@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "loom/ananta/dynamics_config.hpp"
+#include "dc_dynamics.hpp"
+
 
 namespace loom::ananta {
 
@@ -80,6 +81,7 @@ config::Schema<VipSpec> vip_spec_schema() {
     s.field("dip_hosts_count", &C::dip_hosts_count, "Hosts in the range (0: none).").range(0, 1 << 24);
     s.field("dip_vm", &C::dip_vm, "VM of each host in the range.").range(0, 15);
     s.field("dip_port", &C::dip_port, "Port of each back end in the range.").range(1, 65535);
+    s.field("fastpath", &C::fastpath, "Fastpath for connections between this VIP and another Fastpath VIP.");
     return s;
 }
 
@@ -122,6 +124,10 @@ config::Schema<ActionConfig> action_schema() {
               {"start_traffic", ActionKind::StartTraffic},
               {"stop_traffic", ActionKind::StopTraffic},
               {"command", ActionKind::Command},
+              {"vm_unhealthy", ActionKind::VmUnhealthy},
+              {"vm_healthy", ActionKind::VmHealthy},
+              {"spoof_redirect", ActionKind::SpoofRedirect},
+              {"mux_state", ActionKind::MuxState},
               {"configure_vip", ActionKind::ConfigureVip},
               {"replica_crash", ActionKind::ReplicaCrash},
               {"replica_recover", ActionKind::ReplicaRecover},
@@ -131,13 +137,16 @@ config::Schema<ActionConfig> action_schema() {
              "What to do.")
         .required();
     s.field("target", &C::target,
-            "link_*: port path prefixes (comma-separated); freeze/thaw: a component path; *_traffic: a source name.");
-    s.field("mux", &C::mux, "Mux number (mux_down, mux_up; command: -1 = every Mux).").range(-1, 1 << 20);
-    s.field("vip", &C::vip, "VIP position (set_dips, command).").range(0, 1 << 20);
+            "link_*: port path prefixes (comma-separated); freeze/thaw: a component path; *_traffic: a source name; "
+            "spoof_redirect: the client or host that forges.");
+    s.field("mux", &C::mux, "Mux number (mux_down, mux_up, mux_state; command: -1 = every Mux).").range(-1, 1 << 20);
+    s.field("vip", &C::vip, "VIP position (set_dips, command; spoof_redirect: the VIP whose hosts get it).")
+        .range(0, 1 << 20);
     s.field("epoch", &C::epoch, "Epoch the configuration command carries (set_dips, command).")
         .range(0, std::int64_t{1} << 40);
-    s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once.");
-    s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list (configure_vip: optional).");
+    s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once; with BGP sessions, mux_down "
+            "withdraws first and stops after bgp.drain_time (false: dies silently, routers notice by their timers).");
+    s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list; vm_unhealthy/vm_healthy: the VMs; configure_vip (optional), health_report: the DIPs.");
     s.field("replica", &C::replica,
             "Manager replica (replica_*; configure_vip: -1 = the one the operator believes is primary).")
         .range(-1, 63);
@@ -152,6 +161,13 @@ config::Schema<TraceConfig> trace_schema() {
     s.field("connection", &C::connection, "Its number among that node's connections (0: the first).")
         .range(0, std::int64_t{1} << 40);
     s.field("records", &C::records, "Write every connection record (times, outcome, Mux, DIP) into stats.json.");
+    s.field("source", &C::source,
+            "Trace the connection whose outside source is this \"a.b.c.d:port\" instead (e.g. a VIP-to-VIP "
+            "connection's SNAT VIP:port).");
+    s.check("source", [](const C& c) -> std::optional<std::string> {
+        if (c.source.empty() || parse_endpoint(c.source)) return std::nullopt;
+        return fmt::format("expected \"a.b.c.d:port\", got \"{}\"", c.source);
+    });
     return s;
 }
 
@@ -177,6 +193,19 @@ std::optional<IpAddr> parse_ip(const std::string& text) {
     }
     if (i != text.size()) return std::nullopt;
     return ip(parts[0], parts[1], parts[2], parts[3]);
+}
+
+std::optional<std::pair<IpAddr, std::uint16_t>> parse_endpoint(const std::string& text) {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos || colon + 1 >= text.size() || text.size() - colon > 6) return std::nullopt;
+    const auto a = parse_ip(text.substr(0, colon));
+    std::uint32_t port = 0;
+    for (std::size_t i = colon + 1; i < text.size(); ++i) {
+        if (text[i] < '0' || text[i] > '9') return std::nullopt;
+        port = port * 10 + static_cast<std::uint32_t>(text[i] - '0');
+    }
+    if (!a || port == 0 || port > 65535) return std::nullopt;
+    return std::make_pair(*a, static_cast<std::uint16_t>(port));
 }
 
 std::string format_ip(IpAddr a) { return fmt::format("{}.{}.{}.{}", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255); }
@@ -239,8 +268,7 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
     parse_list(root, "scenario", action_schema(), out.scenario, errors);
     if (root.contains("trace")) trace_schema().parse(root.at("trace"), "/trace", out.trace, errors);
     parse_parameters(root, out.params, errors);
-    DynamicsParameters dynamics;  // declared for the next steps of the model; parsed so that typos are caught
-    parse_dynamics_parameters(root, dynamics, errors);
+    parse_dynamics_parameters(root, out.dynamics, errors);
     if (root.contains("control_plane"))
         control_plane_schema().parse(root.at("control_plane"), "/control_plane", out.control_plane, errors);
     if (errors.size() != before) return;
@@ -293,25 +321,32 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
     for (std::size_t i = 0; i < out.scenario.size(); ++i) {
         const ActionConfig& a = out.scenario[i];
         const std::string at = config::child_pointer("/scenario", i);
-        const bool mux_action = a.action == ActionKind::MuxDown || a.action == ActionKind::MuxUp;
+        const bool mux_action =
+            a.action == ActionKind::MuxDown || a.action == ActionKind::MuxUp || a.action == ActionKind::MuxState;
+        if (a.action == ActionKind::MuxState && !out.dynamics.bgp.sessions)
+            errors.add(at + "/action", "mux_state needs BGP sessions (\"bgp\": {\"sessions\": true})");
         if (mux_action && (a.mux < 0 || a.mux >= n.muxes))
             errors.add(at + "/mux", fmt::format("expected a Mux in 0..{}, got {}", n.muxes - 1, a.mux));
         if (a.action == ActionKind::Command && a.mux >= n.muxes)
             errors.add(at + "/mux", fmt::format("expected -1 or a Mux in 0..{}, got {}", n.muxes - 1, a.mux));
         if ((a.action == ActionKind::SetDips || a.action == ActionKind::Command) && a.vip >= nv)
             errors.add(at + "/vip", fmt::format("VIP {} does not exist ({} VIPs)", a.vip, nv));
-        if (a.action == ActionKind::SetDips) {
-            if (a.dips.empty()) errors.add(at + "/dips", "expected at least one DIP");
+        if (a.action == ActionKind::SpoofRedirect && a.vip >= nv)
+            errors.add(at + "/vip", fmt::format("VIP {} does not exist ({} VIPs)", a.vip, nv));
+        if (a.action == ActionKind::SetDips || a.action == ActionKind::VmUnhealthy || a.action == ActionKind::VmHealthy) {
+            if (a.dips.empty()) errors.add(at + "/dips", a.action == ActionKind::SetDips ? "expected at least one DIP" : "expected at least one VM");
             for (std::size_t d = 0; d < a.dips.size(); ++d)
                 check_dip(a.dips[d], n, config::child_pointer(at + "/dips", d), errors);
         }
         if ((a.action == ActionKind::StartTraffic || a.action == ActionKind::StopTraffic) && !names.contains(a.target))
             errors.add(at + "/target", fmt::format("no traffic source is named '{}'", a.target));
         const bool needs_target = a.action == ActionKind::LinkDown || a.action == ActionKind::LinkUp ||
-                                  a.action == ActionKind::Freeze || a.action == ActionKind::Thaw;
+                                  a.action == ActionKind::Freeze || a.action == ActionKind::Thaw ||
+                                  a.action == ActionKind::SpoofRedirect;
         if (needs_target && a.target.empty()) errors.add(at + "/target", "expected a path");
     }
     check_control_plane(out, errors);
+    check_dynamics(out, errors);
     if (out.trace.client_node >= n.client_nodes)
         errors.add("/trace/client_node",
                    fmt::format("client node {} does not exist ({} nodes)", out.trace.client_node, n.client_nodes));

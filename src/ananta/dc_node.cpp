@@ -31,14 +31,21 @@ LinkTiming timing_of(const LinkClassConfig& c, const char* part) {
 
 }  // namespace
 
+
 DcShared::DcShared(const DcConfig& c) : config(c) {
     for (std::size_t i = 0; i < kDropReasonCount; ++i) {
         const auto r = static_cast<DropReason>(i);
         reason_of[i] = r == DropReason::QueueFull ? net::DropReason::QueueFull : reasons.add(drop_reason_name(r));
     }
     frozen = reasons.add("frozen");
+    redirect_refused = reasons.add("redirect_refused");
+    vm_down = reasons.add("vm_down");
     port.queues = {net::QueueConfig{c.network.queue_packets, Bytes(0), 1}};
     port.packet_overhead = c.network.framing;
+    // Not published: the control queue is as long as the data queue.
+    control_port.emplace(port);
+    control_port->queues.push_back(port.queues.front());
+
     host_link = timing_of(c.network.host_link, "host_link");
     fabric_link = timing_of(c.network.fabric_link, "fabric_link");
     internet_link = timing_of(c.network.internet_link, "internet_link");
@@ -47,8 +54,10 @@ DcShared::DcShared(const DcConfig& c) : config(c) {
 DcNode::DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index)
     : sim::Component(ctx), shared_(shared), index_(index) {}
 
-std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing) {
-    outs_.push_back(std::make_unique<IpOut>(ctx(), name, timing, shared_.port, 0, &shared_.reasons));
+std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config,
+                              std::uint32_t data_queue) {
+    outs_.push_back(std::make_unique<IpOut>(ctx(), name, timing, config ? *config : shared_.port, 0, &shared_.reasons));
+    data_queue_.push_back(data_queue);
     ins_.push_back(std::make_unique<IpIn>(ctx(), name + "_in", this, sim::handler<&DcNode::arrival>));
     return static_cast<std::uint32_t>(outs_.size() - 1);
 }
@@ -60,7 +69,7 @@ void DcNode::arrival(const net::Packet<IpPacket>& p, const net::Delivery&) {
     on_packet(p.payload);
 }
 
-void DcNode::send(std::uint32_t port, const IpPacket& p) {
+void DcNode::send(std::uint32_t port, const IpPacket& p, bool control) {
     if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Sent, 0, index_, port});
     IpOut& o = *outs_[port];
     if (check_mtu(p, static_cast<std::uint32_t>(shared_.config.network.mtu)) != MtuVerdict::Fits) {
@@ -71,7 +80,7 @@ void DcNode::send(std::uint32_t port, const IpPacket& p) {
     packet.header.bytes = p.size_bytes;
     packet.header.created = now();
     packet.payload = p;
-    o.send(packet);
+    o.send(packet, control ? 0 : data_queue_[port]);
 }
 
 void DcNode::drop(const IpPacket& p, net::DropReason r) {

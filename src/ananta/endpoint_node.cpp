@@ -159,7 +159,7 @@ void ClientNode::on_packet(const IpPacket& p) {
 // ---- HostNode ----
 
 HostNode::HostNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, IpAddr self)
-    : EndpointNode(ctx, shared, index), agent_(shared.config.params.host_agent, self) {
+    : EndpointNode(ctx, shared, index), agent_(shared.config.params.host_agent, self, shared.config.dynamics.fastpath) {
     const addr::Decoded d = addr::decode(self);
     for (std::int64_t k = 0; k < shared.config.network.vms_per_host; ++k)
         vms_.push_back(addr::vm(d.rack, d.slot, static_cast<std::uint32_t>(k)));
@@ -188,12 +188,14 @@ FiveTuple HostNode::next_tuple(std::uint32_t source) {
 }
 
 void HostNode::emit(const IpPacket& p, std::uint32_t opener) {
+    if (!down_.empty() && down_.contains(p.inner.src)) return drop(p, shared_.vm_down);
     out_.clear();
     agent_.from_vm(p, now(), out_);
     // The first packet of a VM's connection shows the SNAT translation: the record's outside tuple.
     if (opener != kNoSlot && out_.to_router.size() == 1 && out_.to_router[0].inner.src_port != 0 &&
         openers_.tuple(opener) == p.inner)
         openers_.set_outside(opener, out_.to_router[0].inner);
+    if (count_by_vip_) count_sent();
     take(opener);
 }
 
@@ -206,10 +208,18 @@ void HostNode::take(std::uint32_t) {
     // Deliveries to local VMs (a grant releasing held packets never produces any).
     std::vector<HostDelivery> to_vm = std::move(out_.to_vm);
     out_.clear();
-    for (const HostDelivery& d : to_vm) deliver(d.packet);
+    for (const HostDelivery& d : to_vm) {
+        if (!down_.empty() && down_.contains(d.dip)) {
+            drop(d.packet, shared_.vm_down);
+        } else {
+            deliver(d.packet);
+        }
+    }
 }
 
 void HostNode::on_packet(const IpPacket& p) {
+    if (p.message == kFastpathRedirect) return on_redirect(p);
+    if (count_by_vip_) ++work_by_vip_[p.inner.dst].agent_packets;
     out_.clear();
     const std::size_t bindings = agent_.bindings();
     agent_.from_network(p, now(), out_);

@@ -89,6 +89,8 @@ void HostFastpath::expire(Time now) {
 config::Schema<FastpathConfig> fastpath_schema() {
     using C = FastpathConfig;
     config::Schema<C> s("Fastpath: VIP-to-VIP connections inside the data center bypass the Muxes once redirected.");
+    s.field("enabled", &C::enabled,
+            "Fastpath for every VIP (a VIP's own \"fastpath\": true enables it for that VIP); needs both ends on.");
     s.field("handshake_timeout", &C::handshake_timeout,
             "How long a Mux waits after a SYN for the handshake's ACK (not published: 10 s).")
         .at_least(Time::ps(1));

@@ -1,6 +1,7 @@
 #include "loom/ananta/hash_study.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "loom/base/assert.hpp"
 #include "loom/base/rng.hpp"
@@ -93,6 +94,60 @@ std::vector<HashStudyRow> hashing_study(const HashStudySpec& spec) {
     row(AnantaHash{}, MuxHashKind::Ananta, spec.dips);
     for (std::uint32_t m : spec.maglev_table_sizes) row(MaglevHash{m}, MuxHashKind::Maglev, m);
     return rows;
+}
+
+std::vector<HashStudyCase> run_hash_study(std::span<const WeightedDip> dips, const HashStudyConfig& config,
+                                          std::span<const std::uint32_t> maglev_sizes, std::uint64_t seed) {
+    LOOM_ASSERT(!dips.empty(), "the study needs DIPs");
+    LOOM_ASSERT(config.remove >= 0 && config.remove < static_cast<std::int64_t>(dips.size()),
+                "a removal must leave a DIP");
+    const std::vector<WeightedDip> removed(dips.begin(), dips.end() - config.remove);
+    std::vector<WeightedDip> added(dips.begin(), dips.end());
+    // New DIPs on addresses no run uses (first octet 19), so they never collide with the VIP's own.
+    for (std::int64_t i = 0; i < config.add; ++i) {
+        const auto k = static_cast<std::uint32_t>(i);
+        added.push_back(WeightedDip{ip(19, k >> 16, (k >> 8) & 255, k & 255), dips.front().port,
+                                    ip(19, k >> 16, (k >> 8) & 255, k & 255), 1});
+    }
+    const auto flows = static_cast<std::uint64_t>(config.flows);
+    std::vector<std::uint64_t> hashes(flows);
+    for (std::uint64_t i = 0; i < flows; ++i) hashes[i] = derive(seed, i);
+    std::vector<HashStudyCase> out;
+    auto one = [&](const MuxHash& h, MuxHashKind kind, std::uint32_t size) {
+        HashStudyCase c;
+        c.kind = kind;
+        c.table_size = size;
+        c.balance = load_balance(h, dips, flows, seed);
+        c.removed = disruption(h, dips, removed, hashes);
+        c.added = disruption(h, dips, added, hashes);
+        out.push_back(std::move(c));
+    };
+    std::uint32_t total = 0;
+    for (const WeightedDip& d : dips) total += d.weight;
+    one(AnantaHash{}, MuxHashKind::Ananta, total);
+    for (std::uint32_t m : maglev_sizes) one(MaglevHash{m}, MuxHashKind::Maglev, m);
+    return out;
+}
+
+config::Schema<HashStudyConfig> hash_study_schema() {
+    using C = HashStudyConfig;
+    config::Schema<C> s("The hashing study at the end of a run: Ananta's table vs Maglev's over one VIP's DIPs.");
+    s.field("enabled", &C::enabled, "Run the study and report it (off by default).");
+    s.field("vip", &C::vip, "The VIP (its position in vips) whose DIP list is studied.").range(0, 1 << 20);
+    s.field("flows", &C::flows, "Connections sampled (pseudo-random tuple hashes of the mux hash seed).")
+        .range(1, 100'000'000);
+    s.field("remove", &C::remove, "DIPs removed from the end of the list for the disruption figure.")
+        .range(0, 1 << 20);
+    s.field("add", &C::add, "New DIPs added at the end of the list for the disruption figure.").range(0, 1 << 20);
+    s.field("maglev_table_sizes", &C::maglev_table_sizes,
+            "Maglev table sizes to study besides the pool's own mux.maglev_table_size, each a prime.")
+        .range(2, 1 << 24);
+    s.check("maglev_table_sizes", [](const C& c) -> std::optional<std::string> {
+        for (std::int64_t m : c.maglev_table_sizes)
+            if (!is_prime(static_cast<std::uint64_t>(m))) return "expected prime table sizes, got " + std::to_string(m);
+        return std::nullopt;
+    });
+    return s;
 }
 
 }  // namespace loom::ananta

@@ -78,6 +78,7 @@ Time HealthProber::next_deadline() const {
 config::Schema<HealthProbeConfig> health_probe_schema() {
     using C = HealthProbeConfig;
     config::Schema<C> s("Host Agent health probing of local VMs (values not published; common cloud defaults).");
+    s.field("enabled", &C::enabled, "Host Agents probe the VMs that are DIPs and report changes (off by default).");
     s.field("interval", &C::interval, "Time between probes of one VM (not published: 5 s).").at_least(Time::ps(1));
     s.field("timeout", &C::timeout, "A probe unanswered this long fails (not published: 1 s); at most interval.")
         .at_least(Time::ps(1));
@@ -87,6 +88,16 @@ config::Schema<HealthProbeConfig> health_probe_schema() {
     s.field("healthy_threshold", &C::healthy_threshold,
             "Consecutive successes that mark an unhealthy VM healthy again (not published: 2).")
         .range(1, 1000);
+    s.field("reply_latency", &C::reply_latency,
+            "A healthy VM answers a probe this long after it was sent (not published: 100 us).")
+        .at_least(Time::ps(1));
+    s.field("report_delay", &C::report_delay,
+            "Manager relay: a Host Agent's health report reaches the manager after this (not published: 1 ms).")
+        .at_least(Time::ps(1));
+    s.field("update_delay", &C::update_delay,
+            "Manager relay: every Mux applies a health change this long after the manager got it (not published: "
+            "50 ms).")
+        .at_least(Time::ps(1));
     s.check("timeout", [](const C& c) -> std::optional<std::string> {
         if (c.timeout > c.interval) return "expected at most interval";
         return std::nullopt;

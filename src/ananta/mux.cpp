@@ -138,6 +138,10 @@ void Mux::drop(const IpPacket& p, DropReason r, MuxOutput& out) {
     out.drops.push_back(MuxDrop{p, r});
 }
 
+CoreDecision Mux::offer_local(const IpPacket& packet, Time now) {
+    return cores_.offer(tuple_hash(packet.inner, seed_), packet.size_bytes, now);
+}
+
 void Mux::tick(Time now, MuxOutput& out) {
     if (auto r = talkers_.poll(now)) out.reports.push_back(std::move(*r));
     flows_.expire(now);

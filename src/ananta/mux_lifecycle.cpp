@@ -94,4 +94,12 @@ void MuxLifecycle::tick(Time now, MuxLifecycleOutput& out) {
     mux_->tick(now, out.mux);
 }
 
+void MuxLifecycle::tick_bgp(Time now, MuxLifecycleOutput& out) {
+    if (alive()) speaker_.tick(now, out.bgp);
+}
+
+void MuxLifecycle::handle(const BgpMessage& m, Time now) {
+    if (alive()) speaker_.handle(m, now);
+}
+
 }  // namespace loom::ananta

@@ -1,5 +1,7 @@
 #include "loom/ananta/router_node.hpp"
 
+#include <algorithm>
+
 namespace loom::ananta {
 
 namespace {
@@ -49,6 +51,10 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
                     if (auto port = at(mux_port_, d.index); port >= 0) return port;
                     break;
                 case addr::Kind::Vip:
+                    if (bgp_) {
+                        if (const std::int64_t port = bgp_->route(p.wire_dst(), h); port >= 0) return port;
+                        break;
+                    }
                     if (vip_->size() > 0) return vip_->select(h);
                     break;
                 case addr::Kind::Client: break;
@@ -76,6 +82,13 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
 }
 
 void RouterNode::on_packet(const IpPacket& in) {
+    if (bgp_)
+        if (const auto m = bgp_->accepts(in)) {
+            consumed(in);
+            bgp_out_.clear();
+            bgp_->receive(*m, now(), bgp_out_);
+            return bgp_done();
+        }
     IpPacket p = in;
     if (!p.decrement_ttl()) return drop(p, DropReason::TtlExpired);
     std::int64_t port = route(p);
@@ -86,6 +99,33 @@ void RouterNode::on_packet(const IpPacket& in) {
     if (port < 0) return drop(p, DropReason::NoRoute);
     ++forwarded_;
     send(static_cast<std::uint32_t>(port), p);
+}
+
+void RouterNode::enable_bgp(std::unique_ptr<BgpPeer> peer, BgpRouteListener* listener) {
+    bgp_ = std::move(peer);
+    listener_ = listener;
+    bgp_timer_ = std::make_unique<sim::Timer>(ctx(), this, sim::handler<&RouterNode::on_bgp_timer>);
+}
+
+void RouterNode::on_bgp_timer() {
+    bgp_out_.clear();
+    bgp_->tick(now(), bgp_out_);
+    bgp_done();
+}
+
+void RouterNode::bgp_done() {
+    if (listener_ != nullptr)
+        for (const RouteChange& c : bgp_out_.changes) listener_->bgp_route_changed(number_, c, now());
+    for (const BgpMessage& m : bgp_out_.replies) {
+        ++tally_.created;
+        send(bgp_->port_of(m.to), bgp_packet(m), m.control);
+    }
+    const Time next = bgp_->next_deadline();
+    if (next == Time::max()) {
+        bgp_timer_->cancel();
+    } else if (!bgp_timer_->armed() || bgp_timer_->expiry() != next) {
+        bgp_timer_->arm_at(std::max(next, now()));
+    }
 }
 
 }  // namespace loom::ananta

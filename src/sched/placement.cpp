@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
 #include "lower_bound.hpp"
 #include "scheduler_impl.hpp"
@@ -183,48 +184,145 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
             return list[0];
         }
     }
-    list.push_back(KnownRanges{n, {}, {}});
+    list.push_back(KnownRanges{n, {}, {}, false, {}});
     std::swap(list.back(), list[0]);
     return list[0];
 }
 
 // From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
-// proposes; Fifo as soon as one of them overflows a FIFO.
+// proposes (or, given the hops' offsets over every clock phase, the later ones skip_busy() shows to be no earlier
+// than any fit); Fifo as soon as one of them overflows a FIFO.
 Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
-                      Plan& plan) {
+                      Plan& plan, const HopOffsets* offsets) {
     for (;;) {
         if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
         const Time t = need(route, plan, exclude, table_only);
         if (t == Time::zero()) return Fit::Ok;
         m0 = next_send(route, plan, t, exclude, table_only);
+        if (offsets != nullptr && offsets->usable) m0 = skip_busy(route, *offsets, m0, exclude, table_only);
     }
 }
 
 // Finds the earliest Send cycle >= m_start (or checks m_start itself when `fixed`) at which the train fits (see
-// need()). Bookings of train `exclude` of the overlay are ignored (it is the train being extended).
+// need()). Bookings of train `exclude` of the overlay are ignored (it is the train being extended; only when
+// `fixed`). A new train's answer is remembered (PlaceMemo) until the overlay changes on the route's channels.
+Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
+                     Plan& plan) {
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    if (fixed) {
+        if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
+        return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
+    }
+    LOOM_ASSERT(exclude < 0, "a new train excludes no train of the overlay");
+    if (!reuse_) return earliest_fit(route, r, n, m_start, plan);
+    if (place_memo_.size() < candidates_.size()) place_memo_.resize(candidates_.size());
+    PlaceMemo& memo = place_memo_[static_cast<std::size_t>(r)];
+    if (memo.valid && memo.n == n && memo.m == m_start) {
+        plan = memo.plan;
+        return memo.fit;
+    }
+    memo.fit = earliest_fit(route, r, n, m_start, plan);
+    memo.valid = true;
+    memo.n = n;
+    memo.m = m_start;
+    memo.plan = plan;
+    return memo.fit;
+}
+
+// The earliest Send cycle >= m_start at which a new train of n vectors on route r fits (see need()).
 // Every Send cycle the table alone rules out for a train of this shape stays ruled out as the table grows, so the
 // search first finds the earliest fit in the table alone, starting past what earlier searches of the same shape
 // ruled out (known()), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
 // without walking again over every gap that many earlier transfers already found too small. Should a FIFO overflow
 // on the way, the search from m_start decides, as it tries other Send cycles.
-Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
-                     Plan& plan) {
-    const Route& route = candidates_[static_cast<std::size_t>(r)];
+Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan) {
     if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
-    if (fixed) return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
-    if (reuse_) {
-        KnownBusy& known = this->known(r, n).send;
-        const bool extends = known.lo <= m_start && m_start <= known.hi;
-        const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
-        // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
-        if (extends && known.stamp == table_.size()) {
-            if (search(route, n, from, exclude, false, plan) == Fit::Ok) return Fit::Ok;
-        } else if (search(route, n, from, exclude, true, plan) == Fit::Ok) {
-            known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
-            if (search(route, n, plan.m0, exclude, false, plan) == Fit::Ok) return Fit::Ok;
+    if (!reuse_) return search(route, n, m_start, -1, false, plan);
+    KnownRanges& ranges = this->known(r, n);
+    const HopOffsets* offsets = &hop_offsets(route, n, ranges);
+    KnownBusy& known = ranges.send;
+    const bool extends = known.lo <= m_start && m_start <= known.hi;
+    const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
+    // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
+    if (extends && known.stamp == table_.size()) {
+        if (search(route, n, from, -1, false, plan, offsets) == Fit::Ok) return Fit::Ok;
+    } else if (search(route, n, from, -1, true, plan, offsets) == Fit::Ok) {
+        known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
+        if (search(route, n, plan.m0, -1, false, plan, offsets) == Fit::Ok) return Fit::Ok;
+    }
+    return search(route, n, m_start, -1, false, plan, offsets);
+}
+
+// The hops' offsets from the train's start for every phase of the Send cycle (unusable when the clock is not
+// periodic or some phase overflows a FIFO: then a search must visit the Send cycles next_send() proposes, since
+// it stops at the first overflow). Every Send cycle >= 0 gives k_from >= 0, where hop timing depends on the phase
+// alone (no consumer is held back to cycle 0), so one period of Send cycles far from 0 gives every offset.
+const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int64_t n, KnownRanges& known) {
+    if (known.offsets_known) return known.offsets;
+    known.offsets_known = true;
+    HopOffsets& o = known.offsets;
+    if (!timing_.periodic()) return o;
+    const std::size_t hops = route.hops.size();
+    o.lo.assign(hops, Time::max());
+    o.hi.assign(hops, Time::ps(std::numeric_limits<std::int64_t>::min()));
+    o.length.assign(hops, Time::zero());
+    Plan plan;
+    const std::int64_t base = timing_.den() * 1024;
+    for (std::int64_t p = 0; p < timing_.den(); ++p) {
+        if (!evaluate(route, n, base + p, plan)) return o;
+        const Time t0 = timing_.clock().edge(base + p + chip_.issue_cycles);
+        for (std::size_t h = 0; h < hops; ++h) {
+            const HopPlan& hp = plan.hops[h];
+            o.lo[h] = std::min(o.lo[h], hp.start - t0);
+            o.hi[h] = std::max(o.hi[h], hp.start - t0);
+            o.length[h] = hp.end - hp.start;
         }
     }
-    return search(route, n, m_start, exclude, false, plan);
+    o.usable = true;
+    return o;
+}
+
+// The first Send cycle >= m at which every hop could be free, whatever the clock phase does to the hops' offsets:
+// a Send cycle whose train starts at t fits only if each hop's interval, which starts somewhere in
+// [t + lo, t + hi], is free, i.e. only if t + hi >= first_fit(t + lo) for every hop. Over the train starts t >= T
+// that bound only grows with T: its fixed point. Never past a Send cycle that fits, so a search may go on from
+// there instead of stepping a cycle at a time towards the fit that next_send() aims at with a cycle of slack.
+std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
+                                  bool table_only) const {
+    const ClockDomain& clock = timing_.clock();
+    if (m < 0) return m;
+    Time target = clock.edge(m + chip_.issue_cycles);
+    for (int round = 0; round < 64; ++round) {
+        Time next = target;
+        for (std::size_t h = 0; h < route.hops.size(); ++h) {
+            const topo::ChannelId c = route.hops[h].channel;
+            const Time from = target + offsets.lo[h];
+            const Time length = offsets.length[h];
+            const Time fit = table_only ? table_.first_fit(c, from, length) : first_fit(c, from, length, exclude);
+            next = std::max(next, fit - offsets.hi[h]);
+        }
+        if (next == target) break;
+        target = next;
+    }
+    return std::max(m, clock.edge_at_or_after(target) - chip_.issue_cycles);
+}
+
+void Scheduler::forget(std::int32_t changed) {
+    const Route& route = candidates_[static_cast<std::size_t>(changed)];
+    for (std::size_t r = 0; r < candidates_.size(); ++r) {
+        bool shares = false;
+        for (const RouteHop& a : candidates_[r].hops) {
+            for (const RouteHop& b : route.hops) shares = shares || a.channel == b.channel;
+        }
+        if (!shares) continue;
+        if (r < place_memo_.size()) place_memo_[r].valid = false;
+        if (r < bound_memo_.size()) bound_memo_[r].valid = false;
+    }
+}
+
+void Scheduler::forget_all() {
+    place_memo_.clear();
+    bound_memo_.clear();
 }
 
 // Appends c vectors to the train the route already carries, keeping its Send cycle.
@@ -271,6 +369,16 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
 // start meeting all hops at once is a fixed point of their first fits. Real hop offsets exceed these by the clock
 // alignment (at most a cycle, plus crossing cycles and jitter, per hop), which is subtracted as slack.
 Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
+    if (!reuse_) return completion_bound(r, n, m_ready);
+    if (bound_memo_.size() < candidates_.size()) bound_memo_.resize(candidates_.size());
+    BoundMemo& memo = bound_memo_[static_cast<std::size_t>(r)];
+    if (memo.valid && memo.n == n && memo.m == m_ready) return memo.value;
+    memo = BoundMemo{true, n, m_ready, completion_bound(r, n, m_ready)};
+    return memo.value;
+}
+
+// optimistic_completion() without the memo.
+Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     const Time t0 = timing_.clock().edge(m_ready + chip_.issue_cycles);
     // The fixed point in the table alone is a lower bound of the one with the overlay, and only grows with the
@@ -361,6 +469,7 @@ void Scheduler::add_entries(std::int32_t train) {
         overlay_.entries.push_back(
             {route.hops[h].channel, Booking{hp.start, hp.end, hp.cycle, hp.first_arrival, hp.last_leave}, train});
     }
+    forget(t.route);
     std::sort(overlay_.entries.begin(), overlay_.entries.end(), [](const OverlayEntry& a, const OverlayEntry& b) {
         return std::tie(a.channel, a.train, a.booking.start) < std::tie(b.channel, b.train, b.booking.start);
     });
@@ -414,6 +523,7 @@ bool Scheduler::overlay_uses_nonminimal() const {
 }
 
 Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready) {
+    forget_all();  // the overlay starts anew
     std::vector<std::int32_t> last(candidates_.size(), -1);
     const auto k = static_cast<std::int64_t>(allowed.size());
     std::int64_t remaining = total;

@@ -101,8 +101,9 @@ public:
     Scheduler(const topo::FrozenTopology& t, const topo::LinkClassTiming& links, const topo::ChipConfig& chip,
               const workload::TransferSet& set, const SchedulerConfig& cfg);
     Schedule run();
-    // Whether searches start past what earlier searches of the same train shape ruled out (the default); the
-    // schedule is the same either way, only slower without.
+    // Whether searches start past what earlier searches of the same train shape ruled out, skip Send cycles by the
+    // hops' offsets over every clock phase, and remember answers while the overlay leaves a route alone (the
+    // default); the schedule is the same either way, only slower without.
     void reuse_known_busy(bool on) { reuse_ = on; }
 
 private:
@@ -119,6 +120,7 @@ private:
     bool consider_extension(std::int32_t r, std::int64_t c, std::int32_t last, Option& best);
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
     Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
+    Time completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
     std::pair<std::int32_t, std::int32_t> split_of(std::int32_t r, std::size_t at);
@@ -126,7 +128,7 @@ private:
     void add_entries(std::int32_t train);
     bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
     Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
-    Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan);
+    Fit earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan);
     Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
     // What the table alone rules out for trains of one shape and length. Bookings are never removed, so it stays
@@ -136,12 +138,46 @@ private:
         std::int64_t hi = 0;
         std::int64_t stamp = -1;  // table_.size() when hi was found to fit: while it is the same, hi still fits
     };
+    // Where a train's hops start relative to its train's start, over every phase of the core clock (hop timing
+    // depends on the Send cycle's phase only): each hop's least and greatest offset and its length.
+    struct HopOffsets {
+        bool usable = false;  // the clock is periodic and the train fits its FIFOs in every phase
+        std::vector<Time> lo;
+        std::vector<Time> hi;
+        std::vector<Time> length;
+    };
     struct KnownRanges {
         std::int64_t n = 0;
         KnownBusy send;   // place(): no train fits the table alone with its Send cycle in [lo, hi)
         KnownBusy start;  // optimistic_completion(), ps of the train's start: from a start in [lo, hi], none before hi
+        bool offsets_known = false;
+        HopOffsets offsets;
     };
+    const HopOffsets& hop_offsets(const Route& route, std::int64_t n, KnownRanges& known);
+    std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
+                           bool table_only) const;
+    Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
+               const HopOffsets* offsets = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
+    // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
+    // route, for the train length and start asked last: both depend only on the table (unchanged while a transfer
+    // is planned), the transfer's ordering and the overlay's bookings on the route's channels, so they hold until
+    // the overlay changes on one of those channels (forget()).
+    struct PlaceMemo {
+        bool valid = false;
+        std::int64_t n = 0;
+        std::int64_t m = 0;
+        Fit fit = Fit::Ok;
+        Plan plan;
+    };
+    struct BoundMemo {
+        bool valid = false;
+        std::int64_t n = 0;
+        std::int64_t m = 0;
+        Time value;
+    };
+    void forget(std::int32_t r);  // the overlay changed on route r's channels
+    void forget_all();
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
@@ -173,6 +209,8 @@ private:
     std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
     std::vector<std::vector<KnownRanges>> known_;               // by shape
+    std::vector<PlaceMemo> place_memo_;                         // by candidate route
+    std::vector<BoundMemo> bound_memo_;                         // by candidate route
 
     // Committed.
     std::vector<Route> used_routes_;

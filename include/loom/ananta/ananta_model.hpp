@@ -22,6 +22,7 @@ namespace loom::ananta {
 
 class AnantaModel;
 class ControlPlane;
+class HealthRelay;
 
 // Applies the scenario's actions at their times. It is the experimenter's hand, not a part of the modelled
 // system: it reaches the components directly, as the builder does. Created first, it acts in the Delivery
@@ -50,7 +51,15 @@ struct EcmpChange {
     double share_moved = 0;
 };
 
-class AnantaModel final : public sim::ModelInstance {
+// A Mux failure or recovery of the scenario with BGP sessions on, and what came of it (filled at the end).
+struct MuxEventRecord {
+    Time at;
+    std::uint32_t mux = 0;
+    ActionKind action = ActionKind::MuxDown;
+    bool graceful = true;
+};
+
+class AnantaModel final : public sim::ModelInstance, private BgpRouteListener {
 public:
     AnantaModel(sim::Simulator& sim, const DcConfig& config);
 
@@ -75,6 +84,8 @@ public:
     const std::vector<EcmpChange>& ecmp_changes() const { return ecmp_changes_; }
     // The manager replicas and their glue ("control_plane"), or nullptr when it is off.
     const ControlPlane* control() const { return control_; }
+    const std::vector<MuxEventRecord>& mux_events() const { return mux_events_; }
+    bool bgp_sessions() const { return shared_->config.dynamics.bgp.sessions; }
     // The traced connection's hops, in time order (node order within a time).
     std::vector<HopRecord> traced_hops() const;
     // Every connection record with its Mux and DIP filled from the sightings (after finish()).
@@ -91,6 +102,17 @@ private:
     std::vector<WeightedDip> dips_of(const std::vector<DipSpec>& dips) const;
     void merge_records();
     stats::Json make_summary();
+    // Fastpath, health probing and the hashing study (ananta_dynamics.cpp).
+    void build_dynamics();
+    void apply_dynamics(const ActionConfig& a);
+    void dynamics_summary(stats::Json& s) const;
+    std::string dynamics_text() const;
+    // BGP sessions (ananta_bgp.cpp).
+    void build_bgp();
+    void apply_bgp(const ActionConfig& a);
+    void bgp_route_changed(std::uint32_t rack, const RouteChange& change, Time now) override;
+    stats::Json bgp_summary() const;
+    std::string bgp_text() const;
 
     sim::Simulator& sim_;
     std::unique_ptr<DcShared> shared_;
@@ -105,10 +127,20 @@ private:
     ControlPlane* control_ = nullptr;
     std::vector<std::vector<WeightedDip>> vip_dips_;  // current DIP list of each VIP
     std::vector<EcmpChange> ecmp_changes_;
+    std::vector<MuxEventRecord> mux_events_;
     std::vector<ConnectionReport> records_;
     stats::Json summary_;
     double wall_s_ = 0;
     bool finished_ = false;
+    HealthRelay* relay_ = nullptr;
+    std::vector<IpAddr> fastpath_vips_;
+    struct VmEvent {
+        Time at;
+        IpAddr dip = 0;
+        bool down = true;
+    };
+    std::vector<VmEvent> vm_events_;
+    std::uint64_t spoofs_sent_ = 0;
 };
 
 // Parses and cross-checks the config, then builds the model into `sim`; nullptr with `errors` filled when the

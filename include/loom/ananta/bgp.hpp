@@ -30,6 +30,23 @@ struct BgpConfig {
     std::int64_t fast_multiplier = 3;
     // Keepalives and hellos share the Mux's data queue unless a separate control queue is configured.
     bool control_queue = false;
+
+    // The data-center run: sessions between each Mux and its ToR as packets. Off: routers learn which Muxes
+    // live from the scenario's mux_down/mux_up directly (no BGP packets), as before.
+    bool sessions = false;
+    // A graceful mux_down withdraws the Mux's routes, keeps forwarding what still arrives for drain_time, then
+    // closes the sessions and stops. Not published: 1 s, many times a router's update processing.
+    Time drain_time = Time::s(1);
+    // Where a recovering Mux gets its state before it announces: after state_delay (standing for the manager,
+    // which is not in the run yet) or from a mux_state scenario action.
+    enum class StateSource : std::uint8_t { Delay, Action };
+    StateSource state_source = StateSource::Delay;
+    // Not published: 500 ms for the manager to push a pool's configuration to a fresh Mux.
+    Time state_delay = Time::ms(500);
+    // A speaker whose session a router closed (hold expiry, or a message on a session the router no longer
+    // has) opens it again after connect_retry. Not published for Ananta; RFC 4271 suggests 120 s for
+    // ConnectRetryTime, implementations restart an idle peer after seconds: 5 s.
+    Time connect_retry = Time::s(5);
 };
 config::Schema<BgpConfig> bgp_schema();
 
@@ -91,7 +108,10 @@ public:
     void shutdown(Time now, std::vector<BgpMessage>& out);
     // Silent death: nothing more is sent (routers notice only by their timers).
     void go_silent();
-    // Sends the keepalives and hellos due at or before `now`.
+    // A message from a router. A Notification means the router closed the session: nothing more is sent to it
+    // until it is opened again, connect_retry later (Open, then the announced prefixes).
+    void handle(const BgpMessage& m, Time now);
+    // Sends the keepalives and hellos due at or before `now`, and the re-opens due.
     void tick(Time now, std::vector<BgpMessage>& out);
     // When tick() next has something to send; Time::max() when nothing is scheduled.
     Time next_deadline() const;
@@ -99,9 +119,13 @@ public:
     bool running() const { return running_; }
     bool announcing() const { return running_ && installed_; }
     const std::set<Prefix>& prefixes() const { return prefixes_; }
+    // Sessions a router closed that wait for their re-open.
+    std::size_t closed_sessions() const { return reopen_at_.size(); }
+    std::uint64_t reopens() const { return reopens_; }
 
 private:
     void send(BgpKind k, const Prefix& p, std::vector<BgpMessage>& out) const;
+    void send_to(IpAddr router, BgpKind k, const Prefix& p, std::vector<BgpMessage>& out) const;
 
     BgpConfig config_;
     IpAddr self_;
@@ -111,6 +135,8 @@ private:
     bool installed_ = false;
     Time next_keepalive_ = Time::max();
     Time next_hello_ = Time::max();
+    std::map<IpAddr, Time> reopen_at_;  // closed by the router: when to open again
+    std::uint64_t reopens_ = 0;
 };
 
 // Why a router's session ended.
@@ -129,16 +155,20 @@ struct SessionDown {
 struct BgpRouterOutput {
     std::vector<RouteChange> changes;
     std::vector<SessionDown> down;
+    // Messages to peers: a Notification when the router's timer ends a session, and in answer to a BGP message
+    // (not a hello) from a peer without a session, so that the speaker learns to open it again.
+    std::vector<BgpMessage> replies;
     void clear() {
         changes.clear();
         down.clear();
+        replies.clear();
     }
 };
 
 // The router side: a session is up from its Open; any message refreshes the hold timer and hellos refresh
 // the fast detector. A peer last heard at t is up at t + hold_time - 1ps and down at t + hold_time (with fast
 // detection, last hello at h: down at h + fast_multiplier*fast_interval). A session that goes down takes its
-// announcements with it. Each prefix's next hops are the peers announcing it (as NextHop = the peer's
+// announcements with it (the peer is sent a Notification). Each prefix's next hops are the peers announcing it (as NextHop = the peer's
 // address); every change goes through change_next_hops().
 class BgpRouter {
 public:

@@ -6,10 +6,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "loom/ananta/ananta_config.hpp"
 #include "loom/ananta/control_plane_config.hpp"
+#include "loom/ananta/dynamics_config.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
@@ -71,6 +73,7 @@ struct VipSpec {
     std::int64_t dip_hosts_count = 0;
     std::int64_t dip_vm = 0;
     std::int64_t dip_port = 8080;
+    bool fastpath = false;  // Fastpath for this VIP (also on for every VIP with fastpath.enabled)
 };
 
 // One traffic source: connections to VIP `to_vip` opened from Internet client nodes ("internet") or from the
@@ -97,9 +100,14 @@ struct TrafficConfig {
 // One timed action. `action`: mux_down | mux_up (with routes withdrawn or restored at the same time unless
 // `withdraw` is false) | link_down | link_up (`target`: port path prefixes, comma-separated) | freeze | thaw
 // (`target`: a component path) | set_dips (`vip`, `dips`, `epoch`) | start_traffic | stop_traffic (`target`:
-// a traffic name) | command (`vip`, `epoch`, `mux` or -1 for all: re-sends the VIP's endpoint with that epoch).
+// a traffic name) | command (`vip`, `epoch`, `mux` or -1 for all: re-sends the VIP's endpoint with that epoch) |
+// vm_unhealthy | vm_healthy (`dips`: the VMs that stop or start answering, probes and connections alike) |
+// spoof_redirect (`target`: the component that forges, `vip`: a Fastpath redirect to every host of its DIPs)
+// | mux_state (`mux`: with BGP sessions, a recovering Mux receives its state and announces its routes).
+// With BGP sessions, mux_down is graceful (withdraw, drain, stop) or, with `withdraw` false, silent.
 enum class ActionKind : std::uint8_t {
     MuxDown, MuxUp, LinkDown, LinkUp, Freeze, Thaw, SetDips, StartTraffic, StopTraffic, Command,
+    VmUnhealthy, VmHealthy, SpoofRedirect, MuxState,
     // With "control_plane" on: configure_vip (`vip`, optional new `dips`, `replica` or -1 for the one the
     // operator believes is primary) goes through the manager; replica_crash | replica_recover | replica_freeze |
     // replica_thaw (`replica`); health_report (`dips`, `healthy`): their Host Agents report to every replica.
@@ -123,6 +131,7 @@ struct TraceConfig {
     std::int64_t client_node = 0;
     std::int64_t connection = 0;
     bool records = false;  // every connection record in stats.json (large runs: aggregates only)
+    std::string source;    // "a.b.c.d:port": the connection with this outside source instead (e.g. a SNAT VIP:port)
 };
 
 struct DcConfig {
@@ -133,12 +142,15 @@ struct DcConfig {
     TraceConfig trace;
     AnantaParameters params;
     ControlPlaneConfig control_plane;
+    DynamicsParameters dynamics;
 };
 
 config::Schema<VipSpec> vip_spec_schema();
 // "a.b.c.d" as an address; nullopt if it is not one.
 std::optional<IpAddr> parse_ip(const std::string& text);
 std::string format_ip(IpAddr a);
+// "a.b.c.d:port" as an address and port; nullopt if it is not one.
+std::optional<std::pair<IpAddr, std::uint16_t>> parse_endpoint(const std::string& text);
 // The VIP of `vips[i]` (its address, or the default one of position i).
 IpAddr vip_address(const std::vector<VipSpec>& vips, std::size_t i);
 config::Schema<TrafficConfig> traffic_schema();

@@ -35,7 +35,12 @@ struct DcShared {
     net::DropReasons reasons;
     std::array<net::DropReason, kDropReasonCount> reason_of{};  // Ananta's reasons as net ids
     net::DropReason frozen;                                      // "frozen": reached a frozen component
+    net::DropReason redirect_refused;  // "redirect_refused": a Fastpath redirect not from an Ananta address
+    net::DropReason vm_down;           // "vm_down": to or from a VM that stopped answering (vm_unhealthy)
     net::PortConfig port;
+    // Ports at both ends of a Mux's link when BGP uses a separate control queue: queue 0 control (strict
+    // priority), queue 1 data.
+    std::optional<net::PortConfig> control_port;
     LinkTiming host_link, fabric_link, internet_link;
     // --trace: the client end (address, port) of the connection to record; 0 when none is chosen yet.
     IpAddr trace_addr = 0;
@@ -73,8 +78,10 @@ class DcNode : public sim::Component {
 public:
     DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index);
 
-    // Adds output and input port `name` (the input calls on_packet). Returns the port number.
-    std::uint32_t add_port(const std::string& name, const LinkTiming& timing);
+    // Adds output and input port `name` (the input calls on_packet). Returns the port number. `config`
+    // (default: the shared one) and the queue data packets take on it (`data_queue`).
+    std::uint32_t add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config = nullptr,
+                           std::uint32_t data_queue = 0);
     IpOut& out(std::uint32_t i) { return *outs_[i]; }
     IpIn& in(std::uint32_t i) { return *ins_[i]; }
     std::size_t ports() const { return outs_.size(); }
@@ -83,12 +90,18 @@ public:
     virtual std::uint64_t pending() const { return 0; }
     std::uint32_t index() const { return index_; }
     void set_frozen(bool f) { frozen_ = f; }
+    // The scenario's hand (spoof_redirect): sends `p` on port 0 as if this component had created it.
+    void send_forged(const IpPacket& p) {
+        ++tally_.created;
+        send(0, p);
+    }
     bool frozen() const { return frozen_; }
 
 protected:
     virtual void on_packet(const IpPacket& p) = 0;
-    // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU.
-    void send(std::uint32_t port, const IpPacket& p);
+    // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU. `control`:
+    // through queue 0 (the control queue where a port has one) instead of the port's data queue.
+    void send(std::uint32_t port, const IpPacket& p, bool control = false);
     void drop(const IpPacket& p, net::DropReason r);
     void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
     void consumed(const IpPacket& p);
@@ -107,6 +120,7 @@ private:
 
     std::vector<std::unique_ptr<IpOut>> outs_;
     std::vector<std::unique_ptr<IpIn>> ins_;
+    std::vector<std::uint32_t> data_queue_;
     std::uint32_t index_;
     bool frozen_ = false;
 };

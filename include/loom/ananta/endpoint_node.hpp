@@ -4,12 +4,19 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
 #include "loom/ananta/control_hooks.hpp"
 #include "loom/ananta/dc_node.hpp"
+#include "loom/ananta/health_prober.hpp"
 #include "loom/ananta/host_agent.hpp"
+#include "loom/sim/channel.hpp"
+#include "loom/sim/timer.hpp"
 
 namespace loom::ananta {
 
@@ -84,6 +91,7 @@ public:
     static constexpr std::string_view kSubsystem = "ananta";
     HostNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, IpAddr self);
 
+    void init() override;
     void command(const HostCommand& c);
     const HostAgent& agent() const { return agent_; }
     std::uint64_t pending() const override;
@@ -99,11 +107,47 @@ public:
         position_ = position;
     }
 
+    // Fastpath, health and failed VMs (host_dynamics.cpp).
+    // Redirects are accepted from `ananta`; with `count_by_vip` the Host Agent's packets are counted by the
+    // local VIP they belong to.
+    void enable_fastpath(std::vector<IpAddr> ananta, bool count_by_vip);
+    struct VipWork {
+        std::uint64_t agent_packets = 0;  // handled by the Host Agent (from the network and from VMs)
+        std::uint64_t host_to_host = 0;   // of those sent, wrapped host to host (Fastpath)
+    };
+    const std::map<IpAddr, VipWork>& work_by_vip() const { return work_by_vip_; }
+    // Health probing of the VMs that are DIPs (builder, before the run); changes go out on the relay channel.
+    void probe(IpAddr dip);
+    sim::ChannelPort& health_port();
+    const std::vector<HealthChange>& health_changes() const { return health_changes_; }
+    std::uint64_t probes_sent() const;
+    // vm_unhealthy / vm_healthy: the VM stops (starts) answering probes and its connections' packets.
+    void set_vm_down(IpAddr dip, bool down);
+
 private:
     void on_packet(const IpPacket& p) override;
     void emit(const IpPacket& p, std::uint32_t opener) override;
     FiveTuple next_tuple(std::uint32_t source) override;
     void take(std::uint32_t opener);
+    void on_redirect(const IpPacket& p);
+    void count_sent();
+    void start_probing();
+    void on_probe_timer();
+    void on_reply_timer();
+    void on_health_message(std::uint32_t) {}
+    void probe_output();
+
+    bool count_by_vip_ = false;
+    std::map<IpAddr, VipWork> work_by_vip_;
+    std::vector<IpAddr> probed_;
+    std::unique_ptr<HealthProber> prober_;
+    ProbeOutput probe_out_;
+    std::unique_ptr<sim::Timer> probe_timer_;
+    std::unique_ptr<sim::Timer> reply_timer_;
+    std::deque<std::pair<Time, ProbeRequest>> replies_;  // answers on their way back, in time order
+    std::unique_ptr<sim::ChannelPort> health_;
+    std::vector<HealthChange> health_changes_;
+    std::set<IpAddr> down_;
 
     HostAgent agent_;
     HostOutput out_;

@@ -20,6 +20,9 @@ class Mux;
 
 // The "fastpath" config section (the paper gives no values).
 struct FastpathConfig {
+    // Fastpath for every VIP of the run (a VIP's own "fastpath": true turns it on for that VIP alone). Off by
+    // default: the paper describes it as an option of intra-DC VIP-to-VIP traffic.
+    bool enabled = false;
     // Not published: a Mux waits this long after a connection's SYN for the ACK that completes the handshake.
     Time handshake_timeout = Time::s(10);
     // Not published: a host forgets a redirect unused this long (the Host Agent's NAT idle timeout).

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "loom/ananta/mux_hash.hpp"
+#include "loom/config/schema.hpp"
 
 namespace loom::ananta {
 
@@ -59,5 +60,29 @@ struct HashStudySpec {
 // Equal-weight DIPs 10.0.i.10:8080 on hosts 10.0.i.1 (i from 0); row 0 is Ananta, then Maglev per size.
 std::vector<WeightedDip> study_dips(std::uint32_t count);
 std::vector<HashStudyRow> hashing_study(const HashStudySpec& spec);
+
+// The "hash_study" config section of the data-center run: at the end of the run, the study over one VIP's DIP
+// list (weights included), for Ananta's table and Maglev's at each table size.
+struct HashStudyConfig {
+    bool enabled = false;
+    std::int64_t vip = 0;        // position in vips
+    std::int64_t flows = 100'000;  // sampled connections
+    std::int64_t remove = 1;     // DIPs removed from the end of the list
+    std::int64_t add = 1;        // new DIPs added at the end (weight 1)
+    std::vector<std::int64_t> maglev_table_sizes;  // primes, studied besides the pool's mux.maglev_table_size
+};
+config::Schema<HashStudyConfig> hash_study_schema();
+
+// One scheme at one table size over the study's DIP list.
+struct HashStudyCase {
+    MuxHashKind kind = MuxHashKind::Ananta;
+    std::uint32_t table_size = 0;  // Ananta: the total weight
+    BalanceResult balance;
+    DisruptionResult removed;  // the last `remove` DIPs removed
+    DisruptionResult added;    // `add` DIPs added
+};
+// Ananta first, then Maglev at each size; connections are derive(seed, i) for i < flows.
+std::vector<HashStudyCase> run_hash_study(std::span<const WeightedDip> dips, const HashStudyConfig& config,
+                                          std::span<const std::uint32_t> maglev_sizes, std::uint64_t seed);
 
 }  // namespace loom::ananta

@@ -17,10 +17,19 @@ namespace loom::ananta {
 // giving values; the defaults are those common in cloud load balancers' probe settings: a probe every 5 s,
 // 1 s to answer, 2 consecutive failures to mark a VM down and 2 successes to mark it up again.
 struct HealthProbeConfig {
+    // Probing in the data-center run (off by default: no probe, no timer, outputs as before).
+    bool enabled = false;
     Time interval = Time::s(5);
     Time timeout = Time::s(1);
     std::int64_t unhealthy_threshold = 2;
     std::int64_t healthy_threshold = 2;
+    // Not published: a healthy VM answers a probe from its own Host Agent in 100 us (a local HTTP/TCP probe).
+    Time reply_latency = Time::us(100);
+    // The manager's relay of health changes, until the control plane runs in the model: a Host Agent's
+    // report reaches the manager after report_delay (not published: 1 ms inside the data center) and every
+    // Mux applies it update_delay later (not published: 50 ms, a Paxos write and one command round to the pool).
+    Time report_delay = Time::ms(1);
+    Time update_delay = Time::ms(50);
 };
 config::Schema<HealthProbeConfig> health_probe_schema();
 

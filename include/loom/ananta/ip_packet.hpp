@@ -87,6 +87,9 @@ struct IpPacket {
     std::uint8_t ttl = kDefaultTtl;  // inner header's
     bool df = false;                 // don't fragment (inner header's; outer headers copy it)
     std::uint8_t depth = 0;          // number of outer headers
+    // 0: an ordinary packet; otherwise a control message of the model, laid out as its own header says
+    // (kFastpathRedirect: fastpath_wire.hpp). Fits the padding before `outer`.
+    std::uint8_t message = 0;
     std::array<OuterHeader, kMaxEncap> outer{};
 
     bool operator==(const IpPacket&) const = default;
@@ -108,6 +111,9 @@ struct IpPacket {
 };
 static_assert(std::is_trivially_copyable_v<IpPacket>, "IpPacket travels by copy as a link payload");
 static_assert(sizeof(IpPacket) <= 64, "IpPacket stays within one cache line");
+
+// Control messages carried as IpPacket::message (0 is an ordinary packet).
+inline constexpr std::uint8_t kFastpathRedirect = 1;
 
 // A TCP segment or UDP datagram carrying `payload` bytes, sized with its headers.
 IpPacket make_packet(const FiveTuple& tuple, std::uint32_t payload, std::uint8_t tcp_flags = 0);

@@ -161,6 +161,9 @@ public:
     // The stateless SNAT mapping of (vip, proto, port), or nullptr (Fastpath resolves a port's DIP with it).
     const FlowTarget* snat_target(IpAddr vip, IpProto proto, std::uint16_t port) const;
     bool healthy(IpAddr dip) const { return !unhealthy_.contains(dip); }
+    // A packet the Mux's own host sends (a BGP keepalive sharing the data path) waits for a core like a
+    // forwarded one, on the core its tuple pins; not accepted when that core's queue is full.
+    CoreDecision offer_local(const IpPacket& packet, Time now);
 
     IpAddr address() const { return self_; }
     const MuxCounters& counters() const { return counters_; }

@@ -53,6 +53,10 @@ public:
     void handle(const IpPacket& packet, Time now, MuxLifecycleOutput& out);
     // BGP keepalives and hellos due, and the Mux's own windows and expiry.
     void tick(Time now, MuxLifecycleOutput& out);
+    // Only the BGP part of tick() (an adapter that runs the Mux's windows on its own timer).
+    void tick_bgp(Time now, MuxLifecycleOutput& out);
+    // A message from a router (a Notification closing a session); ignored unless alive.
+    void handle(const BgpMessage& m, Time now);
     Time next_deadline() const { return speaker_.next_deadline(); }
 
     MuxState state() const { return state_; }

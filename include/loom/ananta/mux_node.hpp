@@ -1,13 +1,20 @@
-// A Mux of the Ananta run: the pure Mux state machine (ananta/mux.hpp) behind one link to its ToR. Packets
-// leave at the departure time the Mux's core model gives; commands come from the timed scenario.
+// A Mux of the Ananta run: the pure Mux state machine (ananta/mux.hpp), inside its lifecycle with a BGP speaker
+// (ananta/mux_lifecycle.hpp), behind one link to its ToR. Packets leave at the departure time the Mux's core
+// model gives; commands come from the timed scenario. With BGP sessions on, the speaker's messages are packets
+// to the ToR and the Mux fails and recovers through its lifecycle.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <queue>
 #include <vector>
 
 #include "loom/ananta/control_hooks.hpp"
 #include "loom/ananta/dc_node.hpp"
+#include "loom/ananta/fastpath.hpp"
 #include "loom/ananta/mux.hpp"
+#include "loom/ananta/mux_lifecycle.hpp"
+#include "loom/sim/channel.hpp"
 #include "loom/sim/timer.hpp"
 
 namespace loom::ananta {
@@ -18,13 +25,27 @@ public:
     MuxNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, std::uint32_t number);
 
     void init() override;
-    // A configuration command (from the builder at time 0 or from the scenario); rejections are recorded.
+    // A configuration command (from the builder at time 0 or from the scenario); rejections are recorded. It is
+    // also kept as the state a recovering Mux receives (the manager's copy, until the manager runs here).
     void command(const MuxCommand& c);
-    // A failed Mux drops every packet that reaches it (mux_down) until it comes back.
+    // Without BGP sessions: a failed Mux drops every packet that reaches it (mux_down) until it comes back.
     void set_failed(bool failed) { failed_ = failed; }
-    bool failed() const { return failed_; }
+    bool failed() const { return failed_ || !alive(); }
 
-    const Mux& mux() const { return mux_; }
+    // With BGP sessions (called by the builder before init): the speaker sends its messages as packets.
+    void enable_bgp();
+    // mux_down: graceful (withdraw, keep forwarding for drain_time, close the sessions, stop) or silent.
+    void go_down(bool graceful);
+    // mux_up: boots an empty Mux that opens its sessions; it announces once it has its state (after the
+    // configured delay, or at install_state()).
+    void come_up();
+    // mux_state: a booted Mux receives its state (every command so far) and announces its routes.
+    void install_state();
+
+    const Mux& mux() const { return life_.mux(); }
+    const MuxLifecycle& lifecycle() const { return life_; }
+    // Counters summed over every incarnation (a reboot starts the Mux's own from zero).
+    MuxCounters counters() const;
     std::uint32_t number() const { return number_; }
     std::uint64_t pending() const override { return departures_.size(); }
     const std::vector<Sighting>& sightings() const { return sightings_; }
@@ -37,23 +58,52 @@ public:
     std::size_t bytes_of_state() const;
     // The control plane that hears this Mux's overload reports (builder; none: reports stay local).
     void set_control(ControlHooks* control) { control_ = control; }
+    // Packets that reached the Mux while it was down or dead (MuxDown drops).
+    std::uint64_t black_holed() const { return black_holed_; }
+    // BGP packets: sent, and lost in the Mux's own overloaded data path.
+    std::uint64_t bgp_sent() const { return bgp_sent_; }
+    std::uint64_t bgp_lost() const { return bgp_lost_; }
+
+    // Fastpath and health (mux_dynamics.cpp). enable_fastpath: redirects are accepted from `ananta` and sent for
+    // connections between two of `vips`; packets are then counted by destination VIP (mux_packets_by_vip).
+    void enable_fastpath(const std::vector<IpAddr>& ananta, const std::vector<IpAddr>& vips);
+    const MuxFastpath* fastpath() const { return fastpath_.get(); }
+    const std::map<IpAddr, std::uint64_t>& packets_by_vip() const { return by_vip_; }
+    // The endpoint on the manager relay's channel (created on first use): health changes arrive there.
+    sim::ChannelPort& health_port();
+    struct HealthApplied {
+        Time at;
+        IpAddr dip = 0;
+        bool healthy = true;
+    };
+    const std::vector<HealthApplied>& health_applied() const { return health_applied_; }
 
 private:
+    void on_redirect(const IpPacket& p);
+    void observe_fastpath(const IpPacket& p);
+    void on_health(std::uint32_t arg);
     struct Departure {
         std::int64_t at;
         std::uint64_t seq;
         IpPacket packet;
         bool operator>(const Departure& o) const { return at > o.at || (at == o.at && seq > o.seq); }
     };
+    bool alive() const { return life_.state() != MuxState::Off && life_.state() != MuxState::Silent; }
     void on_packet(const IpPacket& p) override;
     void take(Time now);
     void on_depart();
     void on_tick();
+    void on_bgp_timer();
+    void on_stop();
+    void on_state();
+    void queue_departure(const IpPacket& p, Time at);
+    void send_bgp();  // sends lout_.bgp
+    void arm_bgp();
 
-    Mux mux_;
+    MuxLifecycle life_;
+    MuxLifecycleOutput lout_;
     std::uint32_t number_;
     bool failed_ = false;
-    MuxOutput out_;
     std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
     std::uint64_t departure_seq_ = 0;
     sim::Timer depart_timer_;
@@ -63,6 +113,18 @@ private:
     std::uint64_t overload_reports_ = 0;
     ControlHooks* control_ = nullptr;
     void report_overload();
+    std::unique_ptr<MuxFastpath> fastpath_;
+    std::vector<FastpathRedirect> redirects_;
+    std::map<IpAddr, std::uint64_t> by_vip_;
+    std::unique_ptr<sim::ChannelPort> health_;
+    std::vector<HealthApplied> health_applied_;
+    // BGP (enable_bgp): timers exist only then.
+    bool bgp_ = false;
+    std::vector<BgpMessage> boot_messages_;
+    std::vector<MuxCommand> state_;
+    MuxCounters past_;
+    std::unique_ptr<sim::Timer> bgp_timer_, stop_timer_, state_timer_;
+    std::uint64_t black_holed_ = 0, bgp_sent_ = 0, bgp_lost_ = 0;
 };
 
 }  // namespace loom::ananta

@@ -5,8 +5,10 @@
 #include <memory>
 #include <vector>
 
+#include "loom/ananta/bgp_peer.hpp"
 #include "loom/ananta/dc_node.hpp"
 #include "loom/ananta/ecmp.hpp"
+#include "loom/sim/timer.hpp"
 
 namespace loom::ananta {
 
@@ -18,6 +20,7 @@ enum class Tier : std::uint8_t { Tor, Spine, Border };
 //   spine     host, VM or Mux -> the ToR of its rack; a VIP -> ECMP over the ToRs holding live Muxes;
 //             an Internet client -> ECMP over the borders.
 //   border    an Internet client -> its client node's port; anything in the data center -> ECMP over spines.
+// With BGP sessions a ToR's VIP routes are its BgpPeer's instead: ECMP over the Muxes announcing the VIP.
 // ECMP hashes the wire 5-tuple with the tier's seed (ecmp.hash_seed + tier), the same on every router of a tier.
 class RouterNode final : public DcNode {
 public:
@@ -31,6 +34,11 @@ public:
     // The ECMP group toward the Muxes (ToR: local Mux ports; spine: ToR ports). Returns the share of sampled
     // flows that moved (0 on the first call); an empty set means "no Mux": VIP traffic goes up or is dropped.
     double set_vip_ports(std::vector<NextHop> ports);
+
+    // BGP sessions with the Muxes on this ToR (by the builder, before init); route changes go to `listener`.
+    void enable_bgp(std::unique_ptr<BgpPeer> peer, BgpRouteListener* listener);
+    const BgpPeer* bgp() const { return bgp_.get(); }
+    std::int64_t mux_port(std::uint32_t mux) const { return mux < mux_port_.size() ? mux_port_[mux] : -1; }
 
     std::size_t vip_ports() const { return vip_->size(); }
     Tier tier() const { return tier_; }
@@ -55,6 +63,13 @@ private:
     std::unique_ptr<EcmpSelector> vip_;
     std::vector<double> moved_;
     std::uint64_t forwarded_ = 0;
+    // BGP (enable_bgp only).
+    void on_bgp_timer();
+    void bgp_done();  // acts on bgp_out_ and re-arms the timer
+    std::unique_ptr<BgpPeer> bgp_;
+    std::unique_ptr<sim::Timer> bgp_timer_;
+    BgpRouteListener* listener_ = nullptr;
+    BgpRouterOutput bgp_out_;
 };
 
 }  // namespace loom::ananta

@@ -36,7 +36,7 @@ TEST_CASE("Dynamics sections parse from a config and name the pointer of every e
     CHECK(errors.messages()[0].rfind("/bgp/keepalive_interval", 0) == 0);
     CHECK(errors.messages()[1].rfind("/fastpath/idle", 0) == 0);
     CHECK(errors.messages()[2].rfind("/health/timeout", 0) == 0);
-    CHECK(dynamics_sections().size() == 3);
+    CHECK(dynamics_sections().size() == 4);
 }
 
 TEST_CASE("The mux section takes maglev hashing and refuses a table size that is not prime") {

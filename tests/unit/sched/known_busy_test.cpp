@@ -118,3 +118,18 @@ TEST_CASE("Known busy Send cycles are reused exactly for fan-out trees and multi
         }
     }
 }
+
+TEST_CASE("Skipping Send cycles by the hops' offsets and remembered answers give the schedule of plain searches") {
+    // As bench/sched_bench.cpp BM_CompileNode, smaller: every transfer ready at time 0, so placement books each into
+    // an ever more fragmented table and most searches step over many busy gaps.
+    const FrozenTopology t = fx::node_of(8);
+    for (std::int64_t seed = 1; seed <= 2; ++seed) {
+        for (const bool staging : {false, true}) {
+            INFO("seed " << seed << " staging " << staging);
+            SchedulerConfig cfg;
+            cfg.staging = staging;
+            const TransferSet set = fx::random_set(t, 600, loom::Bytes(32 << 10), seed, 1, 0.0);
+            require_same(compile_with(t, set, cfg, true), compile_with(t, set, cfg, false));
+        }
+    }
+}
