@@ -21,6 +21,11 @@ void MuxFastpath::observe(const IpPacket& packet, const FlowTarget& target, Time
                           std::vector<FastpathRedirect>& out) {
     const FiveTuple& t = packet.inner;
     if (t.proto != IpProto::Tcp || !enabled(t.src) || !enabled(t.dst)) return;
+    // Handshakes that never complete (a SYN flood, a lost ACK) are forgotten at most one timeout late.
+    if (now >= next_expiry_) {
+        expire(now);
+        next_expiry_ = now + config_.handshake_timeout;
+    }
     if (packet.is_syn()) {
         if (!packet.has(tcp_flag::kAck)) pending_[t] = now;
         return;

@@ -22,8 +22,13 @@ void MuxNode::observe_fastpath(const IpPacket& p) {
 }
 
 void MuxNode::on_redirect(const IpPacket& p) {
+    if (!alive()) {  // a Mux down (with BGP sessions) forwards nothing, redirects included
+        ++black_holed_;
+        return drop(p, DropReason::MuxDown);
+    }
     const std::optional<FastpathRedirect> r = read_redirect(p);
     if (!fastpath_ || !r) return drop(p, shared_.redirect_refused);
+    if (!life_.has_mux()) return drop(p, DropReason::MuxDown);  // between incarnations (BGP sessions)
     const std::uint64_t refused = fastpath_->counters().refused;
     redirects_.clear();
     fastpath_->handle(*r, life_.mux(), now(), redirects_);
@@ -42,6 +47,7 @@ sim::ChannelPort& MuxNode::health_port() {
 
 void MuxNode::on_health(std::uint32_t arg) {
     const auto [dip, healthy] = health_of_arg(arg, shared_.config.network);
+    if (!life_.has_mux()) return;  // a Mux between incarnations loses commands, as the lifecycle says
     command(SetDipHealth{life_.mux().epoch(), dip, healthy});
     health_applied_.push_back(HealthApplied{now(), dip, healthy});
 }

@@ -28,8 +28,15 @@ void Scheduler::commit(std::size_t i, Time ready) {
     auto route_id = [&](std::int32_t r) {
         auto& u = used[static_cast<std::size_t>(r)];
         if (u < 0) {
+            // A point-to-point pair's candidates are the same every time: one copy of each serves every transfer.
+            const bool shared = pair_ != kNoPair && static_cast<std::size_t>(r) < pair_routes_;
+            const std::pair<std::uint64_t, std::int32_t> key{pair_, r};
+            if (shared) {
+                if (const auto it = pair_route_ids_.find(key); it != pair_route_ids_.end()) return u = it->second;
+            }
             u = static_cast<std::int32_t>(used_routes_.size());
             used_routes_.push_back(candidates_[static_cast<std::size_t>(r)]);
+            if (shared) pair_route_ids_.emplace(key, u);
         }
         return u;
     };

@@ -164,29 +164,33 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
 Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
     const auto ri = static_cast<std::size_t>(r);
     if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
-    if (shape_of_[ri] < 0) {
-        std::vector<std::int64_t> hops;
-        for (const RouteHop& hop : candidates_[ri].hops) {
-            hops.push_back(hop.channel);
-            hops.push_back(hop.parent);
-            hops.push_back(hop.kind);
-            hops.push_back(hop.leaf ? 1 : 0);
-        }
-        const auto id = static_cast<std::int32_t>(shapes_.size());
-        shape_of_[ri] = shapes_.emplace(std::move(hops), id).first->second;
-        if (shape_of_[ri] == id) known_.emplace_back();
-    }
+    if (shape_of_[ri] < 0) shape_of_[ri] = shape_id(candidates_[ri]);
     // A shape sees few train lengths, the last asked most often: a list, the last found moved to the front.
     auto& list = known_[static_cast<std::size_t>(shape_of_[ri])];
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (list[i].n == n) {
-            std::swap(list[i], list[0]);
+            if (i != 0) std::swap(list[i], list[0]);
             return list[0];
         }
     }
     list.push_back(KnownRanges{n, {}, {}, false, {}});
     std::swap(list.back(), list[0]);
     return list[0];
+}
+
+std::int32_t Scheduler::shape_id(const Route& route) {
+    std::vector<std::int64_t> hops;
+    hops.reserve(route.hops.size() * 4);
+    for (const RouteHop& hop : route.hops) {
+        hops.push_back(hop.channel);
+        hops.push_back(hop.parent);
+        hops.push_back(hop.kind);
+        hops.push_back(hop.leaf ? 1 : 0);
+    }
+    const auto id = static_cast<std::int32_t>(shapes_.size());
+    const std::int32_t shape = shapes_.emplace(std::move(hops), id).first->second;
+    if (shape == id) known_.emplace_back();
+    return shape;
 }
 
 // From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
@@ -577,11 +581,22 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     splits_.clear();
     overlay_ = Overlay{};
     stage_ = x.dsts.size() == 1;
+    pair_ = kNoPair;
     if (x.dsts.size() == 1) {
         candidates_ = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
         if (candidates_.empty())
             throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
                                          topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
+        // The candidates of a pair are the same every time (route.hpp, RouteCache): so are their shapes.
+        const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.src)) << 32) |
+                                   static_cast<std::uint32_t>(x.dsts[0]);
+        auto [shapes, added] = pair_shapes_.try_emplace(pair);
+        if (added) {
+            for (const Route& route : candidates_) shapes->second.push_back(shape_id(route));
+        }
+        shape_of_ = shapes->second;
+        pair_ = pair;
+        pair_routes_ = candidates_.size();
         duration_lb_[i] = transfer_duration_bound(net_, x, n, candidates_);
         std::vector<std::int32_t> all;
         std::vector<std::int32_t> minimal;

@@ -24,15 +24,54 @@ It first_past(It first, It last, Past past) {
     return first;
 }
 
+// The same, galloping from `hint` (any position in [first, last]) in the direction of the answer: queries of one
+// transfer's placement come in runs near the same place of a channel, so a query starts where the last one ended.
+template <class It, class Past>
+It first_past_near(It first, It last, It hint, Past past) {
+    if (hint == last || past(*hint)) return first_past(first, hint, past);
+    It lo = hint + 1;  // every element in [first, lo) is not past
+    std::ptrdiff_t step = 1;
+    while (lo != last) {
+        const It probe = lo + (std::min<std::ptrdiff_t>(step, last - lo) - 1);
+        if (past(*probe)) return std::partition_point(lo, probe, [&](const auto& x) { return !past(x); });
+        lo = probe + 1;
+        step *= 2;
+    }
+    return last;
+}
+
 }  // namespace
 
 ReservationTable::ReservationTable(std::vector<Time> min_gap)
-    : min_gap_(std::move(min_gap)), bookings_(min_gap_.size()), blocks_(min_gap_.size()) {}
+    : min_gap_(std::move(min_gap)),
+      bookings_(min_gap_.size()),
+      blocks_(min_gap_.size()),
+      block_finger_(min_gap_.size(), 0),
+      booking_finger_(min_gap_.size(), 0) {}
+
+std::vector<ReservationTable::Block>::const_iterator ReservationTable::first_block_ending_after(std::int32_t c,
+                                                                                                Time s) const {
+    const auto ci = static_cast<std::size_t>(c);
+    const auto& blocks = blocks_[ci];
+    const auto hint = blocks.begin() + static_cast<std::ptrdiff_t>(std::min(block_finger_[ci], blocks.size()));
+    const auto it = first_past_near(blocks.begin(), blocks.end(), hint, [s](const Block& b) { return b.end > s; });
+    block_finger_[ci] = static_cast<std::size_t>(it - blocks.begin());
+    return it;
+}
+
+std::vector<Booking>::const_iterator ReservationTable::first_booking_from(std::int32_t c, Time s) const {
+    const auto ci = static_cast<std::size_t>(c);
+    const auto& v = bookings_[ci];
+    const auto hint = v.begin() + static_cast<std::ptrdiff_t>(std::min(booking_finger_[ci], v.size()));
+    const auto it = first_past_near(v.begin(), v.end(), hint, [s](const Booking& b) { return b.start >= s; });
+    booking_finger_[ci] = static_cast<std::size_t>(it - v.begin());
+    return it;
+}
 
 std::optional<Time> ReservationTable::conflict_end(std::int32_t c, Time s, Time e) const {
     const auto& blocks = blocks_[static_cast<std::size_t>(c)];
     // Blocks are disjoint and sorted, so their ends are sorted too: the first block ending after s.
-    const auto it = first_past(blocks.begin(), blocks.end(), [s](const Block& b) { return b.end > s; });
+    const auto it = first_block_ending_after(c, s);
     if (it != blocks.end() && it->start < e) return it->end;
     return std::nullopt;
 }
@@ -41,7 +80,7 @@ Time ReservationTable::first_fit(std::int32_t c, Time s, Time length) const {
     const auto& blocks = blocks_[static_cast<std::size_t>(c)];
     // List scheduling asks mostly about times past everything booked: answer those without a search.
     if (blocks.empty() || s >= blocks.back().end) return s;
-    auto it = first_past(blocks.begin(), blocks.end(), [s](const Block& b) { return b.end > s; });
+    auto it = first_block_ending_after(c, s);
     while (it != blocks.end() && it->start < s + length) {
         s = std::max(s, it->end);
         ++it;
@@ -53,14 +92,14 @@ const Booking* ReservationTable::before(std::int32_t c, Time s) const {
     const auto& v = bookings_[static_cast<std::size_t>(c)];
     if (v.empty()) return nullptr;
     if (v.back().start < s) return &v.back();  // the common case: s past every booking's start
-    const auto it = first_past(v.begin(), v.end(), [s](const Booking& b) { return b.start >= s; });
+    const auto it = first_booking_from(c, s);
     return it == v.begin() ? nullptr : &*(it - 1);
 }
 
 const Booking* ReservationTable::after(std::int32_t c, Time s) const {
     const auto& v = bookings_[static_cast<std::size_t>(c)];
     if (v.empty() || v.back().start < s) return nullptr;
-    const auto it = first_past(v.begin(), v.end(), [s](const Booking& b) { return b.start >= s; });
+    const auto it = first_booking_from(c, s);
     return it == v.end() ? nullptr : &*it;
 }
 

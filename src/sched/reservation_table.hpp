@@ -52,6 +52,12 @@ private:
     std::vector<std::vector<Booking>> bookings_;
     std::vector<std::vector<Block>> blocks_;
     std::int64_t size_ = 0;
+    // Per channel, where the last query of its blocks and of its bookings ended: the next starts its search there
+    // (a hint only, never changes an answer).
+    mutable std::vector<std::size_t> block_finger_;
+    mutable std::vector<std::size_t> booking_finger_;
+    std::vector<Block>::const_iterator first_block_ending_after(std::int32_t c, Time s) const;
+    std::vector<Booking>::const_iterator first_booking_from(std::int32_t c, Time s) const;
 };
 
 }  // namespace loom::sched::detail

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -159,6 +160,7 @@ private:
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
                const HopOffsets* offsets = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
+    std::int32_t shape_id(const Route& route);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
     // route, for the train length and start asked last: both depend only on the table (unchanged while a transfer
     // is planned), the transfer's ordering and the overlay's bookings on the route's channels, so they hold until
@@ -208,12 +210,19 @@ private:
     bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
     std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
+    std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
 
     // Committed.
     std::vector<Route> used_routes_;
+    // The transfer being planned, when point-to-point: (src << 32 | dst) and how many of candidates_ are the pair's
+    // own (split halves follow them); the index into used_routes_ of each such candidate committed so far.
+    static constexpr std::uint64_t kNoPair = ~std::uint64_t{0};
+    std::uint64_t pair_ = kNoPair;
+    std::size_t pair_routes_ = 0;
+    std::map<std::pair<std::uint64_t, std::int32_t>, std::int32_t> pair_route_ids_;  // (pair, candidate) -> used
     std::vector<CommittedTrain> committed_;
     std::vector<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle)
     std::vector<std::int64_t> staging_used_;                          // by TSP, bytes

@@ -51,6 +51,32 @@ TEST_CASE("An Ananta run with --perf reports packet hops and their rate") {
     CHECK(r.err.find("packet_hops_per_s=") != std::string::npos);
 }
 
+TEST_CASE("The BGP experiment configs run, print their result table and write byte-identical stats.json twice") {
+    for (const std::string name : {"mux-failure-ci", "bgp-cascade-ci"}) {
+        const std::string cfg = "configs/ananta/" + name + ".json";
+        const auto a = scratch(name + "-a"), b = scratch(name + "-b");
+        const Run r = loom("run " + cfg + " --quiet --out " + a.string());
+        REQUIRE(r.code == 0);
+        CHECK(r.out.find("  bgp: ") != std::string::npos);
+        CHECK(r.out.find("bgp messages: ") != std::string::npos);
+        REQUIRE(loom("run " + cfg + " --quiet --out " + b.string()).code == 0);
+        CHECK(slurp(a / "stats.json") == slurp(b / "stats.json"));
+    }
+    const Run m = loom("run configs/ananta/mux-failure-ci.json --quiet");
+    CHECK(m.out.find("mux1 graceful down at 1.000 s: removed after") != std::string::npos);
+    CHECK(m.out.find("mux2 silent down at 1.000 s: removed after 29.000 s (hold_expired)") != std::string::npos);
+}
+
+TEST_CASE("The BGP sweeps give the same points under -j 2 as under -j 1") {
+    for (const std::string name : {"mux-failure", "bgp-cascade"}) {
+        const auto a = scratch(name + "-sweep-a"), b = scratch(name + "-sweep-b");
+        const std::string sweep = "sweep configs/ananta/" + name + ".sweep.json --quiet --out ";
+        REQUIRE(loom(sweep + a.string() + " -j 1").code == 0);
+        REQUIRE(loom(sweep + b.string() + " -j 2").code == 0);
+        CHECK(slurp(a / "points.csv") == slurp(b / "points.csv"));
+    }
+}
+
 // ---- the control plane's studies ----
 
 namespace {

@@ -60,7 +60,7 @@ public:
     bool enabled(IpAddr vip) const { return enabled_.contains(vip); }
     // Every packet the Mux forwarded (as it arrived, before encapsulation), with its target: a SYN opens a
     // pending handshake, the connection's next packet with ACK set completes it and a stage-1 redirect to the
-    // source VIP goes out.
+    // source VIP goes out. Also expires stale handshakes, at most once per handshake_timeout.
     void observe(const IpPacket& packet, const FlowTarget& target, Time now, std::vector<FastpathRedirect>& out);
     // A stage-1 redirect that reached this Mux (addressed to a VIP it serves): resolves the source port's DIP
     // through `mux`'s SNAT mappings and sends a redirect to each host (one when both VMs share a host).
@@ -77,6 +77,7 @@ private:
     std::set<IpAddr> ananta_;
     std::set<IpAddr> enabled_;
     std::unordered_map<FiveTuple, Time, FiveTupleHasher> pending_;  // lookups only
+    Time next_expiry_ = Time::zero();
     MuxFastpathCounters counters_;
 };
 

@@ -197,3 +197,40 @@ TEST_CASE("BGP parameters default to a 30 s hold time and a 300 ms fast detectio
     CHECK_FALSE(c.fast_detection);
     CHECK(bgp_schema().defaults()["hold_time"] == "30s");
 }
+
+TEST_CASE("A router closing a session makes the speaker re-open it after connect_retry, with its announcements") {
+    BgpConfig c;
+    c.connect_retry = Time::s(5);
+    BgpSpeaker s(c, kMuxA, {kRouter});
+    std::vector<BgpMessage> out;
+    s.announce(kVip, Time::zero(), out);
+    s.start(Time::zero(), out);
+    s.state_installed(Time::zero(), out);
+    out.clear();
+    s.handle(BgpMessage{BgpKind::Notification, kRouter, kMuxA, Prefix{}, false}, Time::s(1));
+    CHECK(s.closed_sessions() == 1);
+    CHECK(s.next_deadline() == Time::s(6));
+    s.tick(Time::s(6) - Time::ps(1), out);
+    CHECK(out.empty());  // the keepalive due at 10 s is not sent to a closed session either
+    s.tick(Time::s(6), out);
+    REQUIRE(out.size() == 2);
+    CHECK(out[0].kind == BgpKind::Open);
+    CHECK(out[1] == BgpMessage{BgpKind::Update, kMuxA, kRouter, kVip, false});
+    CHECK(s.reopens() == 1);
+}
+
+TEST_CASE("A router answers a keepalive on a session it does not have, and a hold expiry, with a Notification") {
+    BgpConfig c;
+    BgpRouter r(c, EcmpConfig{}, kRouter);
+    BgpRouterOutput out;
+    r.handle(BgpMessage{BgpKind::Keepalive, kMuxA, kRouter, Prefix{}, false}, Time::s(1), out);
+    REQUIRE(out.replies.size() == 1);
+    CHECK(out.replies[0] == BgpMessage{BgpKind::Notification, kRouter, kMuxA, Prefix{}, false});
+    out.clear();
+    r.handle(BgpMessage{BgpKind::Open, kMuxB, kRouter, Prefix{}, false}, Time::s(1), out);
+    r.tick(Time::s(31) - Time::ps(1), out);
+    CHECK(out.replies.empty());
+    r.tick(Time::s(31), out);
+    REQUIRE(out.replies.size() == 1);
+    CHECK(out.replies[0].to == kMuxB);
+}

@@ -194,3 +194,21 @@ TEST_CASE("A handshake that completes after the handshake timeout is not redirec
     w.forward(tcp_flag::kAck, 0, Time::s(10), stage1);
     CHECK(stage1.empty());
 }
+
+TEST_CASE("A Mux forgets handshakes that never complete once the handshake timeout has passed") {
+    std::vector<FastpathRedirect> out;
+    FastpathConfig c;
+    c.handshake_timeout = Time::s(1);
+    MuxFastpath fp{c, kMuxA, kAnanta};
+    fp.set_enabled(kVip1, true);
+    fp.set_enabled(kVip2, true);
+    const FlowTarget target{kDip2, 8080, kHost2};
+    IpPacket syn = make_packet(kWire, 0, tcp_flag::kSyn);
+    fp.observe(syn, target, Time::zero(), out);
+    CHECK(fp.pending() == 1);
+    // Another connection's SYN a timeout later sweeps the first one away.
+    syn.inner.src_port = 1025;
+    fp.observe(syn, target, Time::s(1), out);
+    CHECK(fp.pending() == 1);
+    CHECK(out.empty());
+}
