@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "loom/ananta/ananta_stats.hpp"
+#include "loom/ananta/control_plane.hpp"
 #include "loom/base/error.hpp"
 #include "loom/stats/group.hpp"
 
@@ -169,6 +170,12 @@ void AnantaModel::build() {
     configure_vips();
     build_dynamics();
     if (bgp.sessions) build_bgp();
+    if (c.control_plane.enabled) {
+        control_ = &sim_.add<ControlPlane>("ananta.control", sh, muxes_, hosts_);
+        control_->build(sim_);
+        for (MuxNode* m : muxes_) m->set_control(control_);
+        for (HostNode* h : hosts_) h->set_control(control_, static_cast<std::uint32_t>(h->index() - hosts_.front()->index()));
+    }
 
     // The traced connection: its client end is known before the run.
     const FiveTuple t = ClientNode::tuple_of(static_cast<std::uint32_t>(c.trace.client_node),
@@ -228,6 +235,7 @@ void AnantaModel::configure_vips() {
             const auto count = static_cast<std::uint16_t>(per);
             HostNode& h = host_of(dips[i].host);
             h.command(SetSnatVip{kEpoch, dips[i].dip, vip});
+            if (c.control_plane.enabled && c.control_plane.snat) continue;  // ports come from the manager
             h.command(SnatGrant{kEpoch, dips[i].dip, vip, first, count});
             for (IpProto proto : snat_vip[v])
                 for (MuxNode* m : muxes_)
@@ -298,6 +306,7 @@ void AnantaModel::apply(const ActionConfig& a) {
                 for (std::uint32_t p = 0; p < node->ports(); ++p)
                     if (part.covers(node->out(p).engine().path()))
                         node->out(p).engine().set_down(a.action == ActionKind::LinkDown);
+            if (control_) control_->set_links(part, a.action == ActionKind::LinkDown);
             break;
         }
         case ActionKind::Freeze:
@@ -336,6 +345,19 @@ void AnantaModel::apply(const ActionConfig& a) {
                 for (ClientNode* k : clients_) k->set_traffic(static_cast<std::uint32_t>(t), a.action == ActionKind::StartTraffic);
                 for (HostNode* h : hosts_) h->set_traffic(static_cast<std::uint32_t>(t), a.action == ActionKind::StartTraffic);
             }
+            break;
+        case ActionKind::ConfigureVip: {
+            std::vector<WeightedDip> dips;
+            if (!a.dips.empty()) dips = dips_of(a.dips);
+            control_->configure_vip(static_cast<std::size_t>(a.vip), a.dips.empty() ? nullptr : &dips, a.replica);
+            break;
+        }
+        case ActionKind::ReplicaCrash: control_->crash(static_cast<std::size_t>(a.replica)); break;
+        case ActionKind::ReplicaRecover: control_->recover(static_cast<std::size_t>(a.replica)); break;
+        case ActionKind::ReplicaFreeze: control_->freeze(static_cast<std::size_t>(a.replica)); break;
+        case ActionKind::ReplicaThaw: control_->thaw(static_cast<std::size_t>(a.replica)); break;
+        case ActionKind::HealthReport:
+            for (const WeightedDip& d : dips_of(a.dips)) control_->health_report(d.dip, d.host, a.healthy);
             break;
     }
 }
@@ -535,6 +557,7 @@ stats::Json AnantaModel::make_summary() {
         ecmp.push_back({{"at_ps", e.at.count()}, {"router", e.router}, {"share_moved", e.share_moved}});
     s["ecmp_changes"] = ecmp;
     if (bgp_sessions()) s["bgp"] = bgp_summary();
+    if (control_) s["control_plane"] = control_->summary(end);
 
     // State per open connection: what the components hold for connections (endpoints, Host Agent bindings, Mux
     // flow tables, sightings), over the connections open at the end.
@@ -610,6 +633,7 @@ std::optional<std::string> AnantaModel::text_summary() const {
                            s["state"]["bytes_per_open_connection"].get<double>(),
                            s["state"]["open_connections"].get<std::uint64_t>());
     out += dynamics_text();
+    if (control_) out += control_->text_summary(sim_.now());
     return out;
 }
 
@@ -668,6 +692,7 @@ std::unique_ptr<AnantaModel> build(const config::Json& root, sim::Simulator& sim
             bool any = false;
             for (DcNode* n : model->nodes())
                 for (std::uint32_t p = 0; p < n->ports() && !any; ++p) any = part.covers(n->out(p).engine().path());
+            if (model->control() != nullptr) any = any || model->control()->covers(part);
             if (!any) errors.add(at, fmt::format("no port path starts with '{}' (e.g. ananta.tor0.spine1)", a.target));
         }
         if (a.action == ActionKind::SpoofRedirect) {

@@ -127,7 +127,13 @@ config::Schema<ActionConfig> action_schema() {
               {"vm_unhealthy", ActionKind::VmUnhealthy},
               {"vm_healthy", ActionKind::VmHealthy},
               {"spoof_redirect", ActionKind::SpoofRedirect},
-              {"mux_state", ActionKind::MuxState}},
+              {"mux_state", ActionKind::MuxState},
+              {"configure_vip", ActionKind::ConfigureVip},
+              {"replica_crash", ActionKind::ReplicaCrash},
+              {"replica_recover", ActionKind::ReplicaRecover},
+              {"replica_freeze", ActionKind::ReplicaFreeze},
+              {"replica_thaw", ActionKind::ReplicaThaw},
+              {"health_report", ActionKind::HealthReport}},
              "What to do.")
         .required();
     s.field("target", &C::target,
@@ -140,7 +146,11 @@ config::Schema<ActionConfig> action_schema() {
         .range(0, std::int64_t{1} << 40);
     s.field("withdraw", &C::withdraw, "mux_down/mux_up: routers drop (restore) the Mux's routes at once; with BGP sessions, mux_down "
             "withdraws first and stops after bgp.drain_time (false: dies silently, routers notice by their timers).");
-    s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list; vm_unhealthy/vm_healthy: the VMs.");
+    s.list("dips", &C::dips, dip_spec_schema(), "set_dips: the new DIP list; vm_unhealthy/vm_healthy: the VMs; configure_vip (optional), health_report: the DIPs.");
+    s.field("replica", &C::replica,
+            "Manager replica (replica_*; configure_vip: -1 = the one the operator believes is primary).")
+        .range(-1, 63);
+    s.field("healthy", &C::healthy, "health_report: the DIPs' new health as their Host Agents report it.");
     return s;
 }
 
@@ -259,6 +269,8 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
     if (root.contains("trace")) trace_schema().parse(root.at("trace"), "/trace", out.trace, errors);
     parse_parameters(root, out.params, errors);
     parse_dynamics_parameters(root, out.dynamics, errors);
+    if (root.contains("control_plane"))
+        control_plane_schema().parse(root.at("control_plane"), "/control_plane", out.control_plane, errors);
     if (errors.size() != before) return;
 
     // Cross-checks: every message names the element it is about.
@@ -333,6 +345,7 @@ void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& er
                                   a.action == ActionKind::SpoofRedirect;
         if (needs_target && a.target.empty()) errors.add(at + "/target", "expected a path");
     }
+    check_control_plane(out, errors);
     check_dynamics(out, errors);
     if (out.trace.client_node >= n.client_nodes)
         errors.add("/trace/client_node",
@@ -406,6 +419,7 @@ std::vector<config::FieldInfo> dc_sections() {
     lists.list("scenario", &DcConfig::scenario, action_schema(), "Timed actions, applied in time then list order.");
     for (auto& f : lists.describe()) out.push_back(std::move(f));
     out.push_back(config::section_info("trace", trace_schema()));
+    out.push_back(config::section_info("control_plane", control_plane_schema()));
     for (auto& f : parameter_sections()) out.push_back(std::move(f));
     for (auto& f : dynamics_sections()) out.push_back(std::move(f));
     return out;

@@ -203,6 +203,8 @@ void HostNode::take(std::uint32_t) {
     for (const HostDrop& d : out_.drops) drop(d.packet, d.reason);
     for (const IpPacket& q : out_.to_router) send(0, q);
     snat_requests_ += out_.snat_requests.size();
+    if (control_ != nullptr)
+        for (const SnatRequest& r : out_.snat_requests) control_->snat_request(position_, r);
     // Deliveries to local VMs (a grant releasing held packets never produces any).
     std::vector<HostDelivery> to_vm = std::move(out_.to_vm);
     out_.clear();

@@ -464,6 +464,18 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
             return;
         }
         case ManagerStage::Overload: {
+            // A report whose top talker is being withdrawn, or was withdrawn from every Mux only after the
+            // report's window began, describes the overload that withdrawal deals with: nothing more to do
+            // (otherwise the Muxes' reports of the windows around a withdrawal would take down the next VIP).
+            if (!w.overload.report.top.empty()) {
+                const IpAddr top = w.overload.report.top.front().vip;
+                const auto at_it = withdrawn_at_.find(top);
+                if (withdrawing_.contains(top) ||
+                    (at_it != withdrawn_at_.end() && w.overload.report.window_start < at_it->second)) {
+                    finish(item, Outcome::Refused, at, out);
+                    return;
+                }
+            }
             for (const auto& t : w.overload.report.top)
                 if (!withdrawn_.contains(t.vip)) {
                     w.target_vip = t.vip;
@@ -473,6 +485,7 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
                 finish(item, Outcome::Refused, at, out);
                 return;
             }
+            withdrawing_.insert(w.target_vip);
             if (!propose(item, LogEntry{LogKind::Withdraw, w.target_vip, 0, 1, {}}, at, out))
                 finish(item, Outcome::NotPrimary, at, out);
             return;
@@ -574,6 +587,8 @@ void Manager::finish(std::uint64_t item, Outcome outcome, Time now, ManagerActio
                                              w.requested, w.host_sent ? w.answered : now, now});
             break;
         case Kind::Overload:
+            if (w.target_vip != 0 && withdrawing_.erase(w.target_vip) && outcome == Outcome::Done)
+                withdrawn_at_[w.target_vip] = now;
             out.isolation_done.push_back(IsolationDone{outcome == Outcome::Done ? w.target_vip : 0, w.overload.mux,
                                                        w.overload.report.window_start, w.requested, now});
             break;

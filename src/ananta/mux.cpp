@@ -164,7 +164,12 @@ void Mux::handle(const IpPacket& packet, Time now, MuxOutput& out) {
     }
 
     const std::uint32_t tenant = ep != nullptr ? ep->tenant : snat->tenant;
-    if (!fair_.admit(tenant, now)) return drop(packet, DropReason::FairShare, out);
+    if (!fair_.admit(tenant, now)) {
+        // A fair-share drop is an overload drop too (the Mux sheds load it has no capacity for): it raises the
+        // overload signal that reports the top talkers.
+        if (auto r = talkers_.record_overload_drop(now)) out.reports.push_back(std::move(*r));
+        return drop(packet, DropReason::FairShare, out);
+    }
 
     const std::uint64_t h = tuple_hash(t, seed_);
     const CoreDecision core = cores_.offer(h, packet.size_bytes, now);

@@ -75,6 +75,7 @@ void MuxNode::on_tick() {
     lout_.clear();
     if (alive()) life_.mux().tick(now(), lout_.mux);
     overload_reports_ += lout_.mux.reports.size();
+    report_overload();
     tick_timer_.arm_in(shared_.config.params.mux.overload_window);
 }
 
@@ -110,6 +111,7 @@ void MuxNode::on_packet(const IpPacket& p) {
     if (life_.mux().counters().new_connections != before)
         sightings_.push_back(Sighting{p.inner, t, life_.mux().address()});
     overload_reports_ += lout_.mux.reports.size();
+    report_overload();
     for (const MuxDrop& d : lout_.mux.drops) drop(d.packet, d.reason);
     for (const MuxForward& f : lout_.mux.forwards) {
         if (f.depart <= t) {
@@ -220,6 +222,11 @@ void MuxNode::install_state() {
     life_.state_installed(now(), lout_);
     send_bgp();
     arm_bgp();
+}
+
+void MuxNode::report_overload() {
+    if (control_ != nullptr)
+        for (const OverloadReport& r : lout_.mux.reports) control_->overload(number_, r);
 }
 
 std::size_t MuxNode::bytes_of_state() const {

@@ -76,3 +76,43 @@ TEST_CASE("The BGP sweeps give the same points under -j 2 as under -j 1") {
         CHECK(slurp(a / "points.csv") == slurp(b / "points.csv"));
     }
 }
+
+// ---- the control plane's studies ----
+
+namespace {
+const char* const kControlStudies[] = {"manager-availability", "snat-latency", "snat-fairness", "stale-primary",
+                                       "vip-config-snat-storm", "syn-flood"};
+}
+
+TEST_CASE("Every control-plane study's CI config runs, exits 0, prints the control-plane lines and is byte-identical twice") {
+    for (const char* study : kControlStudies) {
+        const std::string cfg = std::string("configs/ananta/") + study + "-ci.json";
+        INFO(cfg);
+        const auto a = scratch(std::string("cp-") + study + "-a"), b = scratch(std::string("cp-") + study + "-b");
+        const Run r = loom("run " + cfg + " --quiet --out " + a.string());
+        REQUIRE(r.code == 0);
+        CHECK(r.out.find("  control plane: 5 replicas") != std::string::npos);
+        REQUIRE(loom("run " + cfg + " --quiet --out " + b.string()).code == 0);
+        CHECK(slurp(a / "stats.json") == slurp(b / "stats.json"));
+        CHECK(loom("validate " + std::string("configs/ananta/") + study + "-paper.json").code == 0);
+    }
+}
+
+TEST_CASE("A control-plane sweep gives the same points with two jobs as with one") {
+    const auto d = scratch("cp-sweep");
+    const std::string s = "configs/ananta/stale-primary-ci.sweep.json";
+    REQUIRE(loom("sweep " + s + " --quiet --out " + (d / "one").string()).code == 0);
+    REQUIRE(loom("sweep " + s + " -j 2 --quiet --out " + (d / "two").string()).code == 0);
+    CHECK(slurp(d / "one" / "points.csv") == slurp(d / "two" / "points.csv"));
+    CHECK(slurp(d / "one" / "points.jsonl") == slurp(d / "two" / "points.jsonl"));
+}
+
+TEST_CASE("loom validate names the JSON pointer of a bad control-plane parameter") {
+    const auto d = scratch("cp-bad");
+    write(d / "bad.json", R"({"model": "ananta", "end_time": "1s", "network": {"racks": 1, "hosts_per_rack": 2},
+        "vips": [{"dips": [{"host": 0}]}], "control_plane": {"enabled": true, "replicas": 3, "initial_primary": 4},
+        "scenario": [{"at": "1s", "action": "replica_freeze", "replica": 3}]})");
+    const Run r = loom("validate " + (d / "bad.json").string());
+    CHECK(r.code == 2);
+    CHECK(r.err.find("/control_plane/initial_primary: expected -1 or a replica in 0..2, got 4") != std::string::npos);
+}

@@ -21,6 +21,7 @@
 namespace loom::ananta {
 
 class AnantaModel;
+class ControlPlane;
 class HealthRelay;
 
 // Applies the scenario's actions at their times. It is the experimenter's hand, not a part of the modelled
@@ -86,6 +87,8 @@ public:
     const std::vector<RouterNode*>& borders() const { return borders_; }
     const std::vector<DcNode*>& nodes() const { return nodes_; }
     const std::vector<EcmpChange>& ecmp_changes() const { return ecmp_changes_; }
+    // The manager replicas and their glue ("control_plane"), or nullptr when it is off.
+    const ControlPlane* control() const { return control_; }
     const std::vector<MuxEventRecord>& mux_events() const { return mux_events_; }
     bool bgp_sessions() const { return shared_->config.dynamics.bgp.sessions; }
     // The traced connection's hops, in time order (node order within a time).
@@ -127,6 +130,7 @@ private:
     std::vector<HostNode*> hosts_;
     std::vector<ClientNode*> clients_;
     std::vector<bool> mux_live_;
+    ControlPlane* control_ = nullptr;
     std::vector<std::vector<WeightedDip>> vip_dips_;  // current DIP list of each VIP
     std::vector<EcmpChange> ecmp_changes_;
     std::vector<MuxEventRecord> mux_events_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "loom/ananta/ananta_config.hpp"
+#include "loom/ananta/control_plane_config.hpp"
 #include "loom/ananta/dynamics_config.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/base/units.hpp"
@@ -106,7 +107,11 @@ struct TrafficConfig {
 // With BGP sessions, mux_down is graceful (withdraw, drain, stop) or, with `withdraw` false, silent.
 enum class ActionKind : std::uint8_t {
     MuxDown, MuxUp, LinkDown, LinkUp, Freeze, Thaw, SetDips, StartTraffic, StopTraffic, Command,
-    VmUnhealthy, VmHealthy, SpoofRedirect, MuxState
+    VmUnhealthy, VmHealthy, SpoofRedirect, MuxState,
+    // With "control_plane" on: configure_vip (`vip`, optional new `dips`, `replica` or -1 for the one the
+    // operator believes is primary) goes through the manager; replica_crash | replica_recover | replica_freeze |
+    // replica_thaw (`replica`); health_report (`dips`, `healthy`): their Host Agents report to every replica.
+    ConfigureVip, ReplicaCrash, ReplicaRecover, ReplicaFreeze, ReplicaThaw, HealthReport
 };
 struct ActionConfig {
     Time at = Time::zero();
@@ -117,6 +122,8 @@ struct ActionConfig {
     std::int64_t epoch = 1;
     bool withdraw = true;
     std::vector<DipSpec> dips;
+    std::int64_t replica = -1;  // manager replica (control-plane actions)
+    bool healthy = false;       // health_report
 };
 
 // "trace": which connection --trace draws (client node, its n-th connection).
@@ -134,6 +141,7 @@ struct DcConfig {
     std::vector<ActionConfig> scenario;
     TraceConfig trace;
     AnantaParameters params;
+    ControlPlaneConfig control_plane;
     DynamicsParameters dynamics;
 };
 
@@ -152,6 +160,8 @@ config::Schema<TraceConfig> trace_schema();
 // Parses every section of the model and cross-checks them (every DIP on an existing host and VM, VIPs unique,
 // traffic naming existing VIPs, actions naming existing Muxes, VIPs and sources); errors name JSON Pointers.
 void parse_dc_config(const config::Json& root, DcConfig& out, config::Errors& errors);
+// Cross-checks of the control-plane section and actions (replica numbers, actions that need it enabled).
+void check_control_plane(const DcConfig& config, config::Errors& errors);
 // The sections as `loom list` shows them (the ones of ananta_config.hpp and dynamics_config.hpp included).
 std::vector<config::FieldInfo> dc_sections();
 

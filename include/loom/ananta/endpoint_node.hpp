@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "loom/ananta/control_hooks.hpp"
 #include "loom/ananta/dc_node.hpp"
 #include "loom/ananta/health_prober.hpp"
 #include "loom/ananta/host_agent.hpp"
@@ -100,6 +101,11 @@ public:
     std::uint64_t rejections() const { return agent_.counters().commands_rejected; }
     std::uint64_t snat_requests() const { return snat_requests_; }
     std::size_t bytes_of_state() const;
+    // The control plane that takes this host's SNAT requests (builder; none: requests are only counted).
+    void set_control(ControlHooks* control, std::uint32_t position) {
+        control_ = control;
+        position_ = position;
+    }
 
     // Fastpath, health and failed VMs (host_dynamics.cpp).
     // Redirects are accepted from `ananta`; with `count_by_vip` the Host Agent's packets are counted by the
@@ -150,6 +156,8 @@ private:
     std::vector<IpAddr> vms_;
     std::uint64_t snat_requests_ = 0;
     std::uint32_t next_port_ = 0;
+    ControlHooks* control_ = nullptr;
+    std::uint32_t position_ = 0;
 };
 
 }  // namespace loom::ananta

@@ -276,6 +276,8 @@ private:
     std::map<IpAddr, VipConfig> vips_;                   // configured (committed) VIPs, on the primary
     std::map<IpAddr, std::uint64_t> vip_digest_;         // every replica: committed digests
     std::set<IpAddr> withdrawn_;
+    std::set<IpAddr> withdrawing_;            // withdrawals in progress (primary)
+    std::map<IpAddr, Time> withdrawn_at_;     // when every Mux had applied a withdrawal (primary)
     std::set<IpAddr> unhealthy_;                          // DIPs reported down
     std::set<std::pair<IpAddr, std::uint16_t>> releasing_;
     bool fence_pending_ = false;

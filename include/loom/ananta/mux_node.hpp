@@ -9,6 +9,7 @@
 #include <queue>
 #include <vector>
 
+#include "loom/ananta/control_hooks.hpp"
 #include "loom/ananta/dc_node.hpp"
 #include "loom/ananta/fastpath.hpp"
 #include "loom/ananta/mux.hpp"
@@ -55,6 +56,8 @@ public:
     const std::vector<Rejection>& rejections() const { return rejections_; }
     std::uint64_t overload_reports() const { return overload_reports_; }
     std::size_t bytes_of_state() const;
+    // The control plane that hears this Mux's overload reports (builder; none: reports stay local).
+    void set_control(ControlHooks* control) { control_ = control; }
     // Packets that reached the Mux while it was down or dead (MuxDown drops).
     std::uint64_t black_holed() const { return black_holed_; }
     // BGP packets: sent, and lost in the Mux's own overloaded data path.
@@ -108,6 +111,8 @@ private:
     std::vector<Sighting> sightings_;
     std::vector<Rejection> rejections_;
     std::uint64_t overload_reports_ = 0;
+    ControlHooks* control_ = nullptr;
+    void report_overload();
     std::unique_ptr<MuxFastpath> fastpath_;
     std::vector<FastpathRedirect> redirects_;
     std::map<IpAddr, std::uint64_t> by_vip_;

@@ -365,11 +365,19 @@ TEST_CASE("Overload isolation withdraws the top VIP from every Mux and leaves ot
         REQUIRE(o.forwards.size() == 1);
         CHECK(o.forwards[0].packet.inner.dst == kVip1);
     }
-    // A second report naming the same VIP first withdraws the next one down the list.
+    // A report of a window that began before the withdrawal took effect describes the same overload: ignored.
     w.input(0, MuxOverload{w.mux_addr(1), rep}, Time::ms(20));
     w.run_until(Time::ms(30));
     REQUIRE(w.isolation_done.size() == 2);
-    CHECK(w.isolation_done[1].vip == kVip1);
+    CHECK(w.isolation_done[1].vip == 0);
+    CHECK_FALSE(w.manager(0).withdrawn(kVip1));
+    // A later window still overloaded with the same VIP on top withdraws the next one down the list.
+    rep.window_start = Time::ms(29);
+    rep.window_end = Time::ms(30);
+    w.input(0, MuxOverload{w.mux_addr(1), rep}, Time::ms(30));
+    w.run_until(Time::ms(40));
+    REQUIRE(w.isolation_done.size() == 3);
+    CHECK(w.isolation_done[2].vip == kVip1);
 }
 
 namespace {

@@ -1,0 +1,22 @@
+// What Muxes and hosts of the Ananta run tell the control plane when it runs: a Host Agent's SNAT request and a
+// Mux's overload report. The builder sets the hook only when "control_plane" is enabled; without it both nodes
+// behave as before (requests are counted, reports stay local).
+#pragma once
+
+#include <cstdint>
+
+#include "loom/ananta/host_agent.hpp"
+#include "loom/ananta/top_talkers.hpp"
+
+namespace loom::ananta {
+
+class ControlHooks {
+public:
+    virtual ~ControlHooks() = default;
+    // Host `host` (its position in the model's host list) asks for SNAT ports for `request.dip`.
+    virtual void snat_request(std::uint32_t host, const SnatRequest& request) = 0;
+    // Mux `mux` (its number) saw overload drops in its last window.
+    virtual void overload(std::uint32_t mux, const OverloadReport& report) = 0;
+};
+
+}  // namespace loom::ananta
