@@ -71,6 +71,12 @@ std::vector<std::string> covered_runs() {
             "run configs/ananta/health-ci.json",
             "run configs/ananta/hashing-ci.json",
             "run configs/ananta/mux-failure-ci.json",
+            "run configs/ananta/manager-availability-ci.json",
+            "run configs/ananta/snat-latency-ci.json",
+            "run configs/ananta/snat-fairness-ci.json",
+            "run configs/ananta/stale-primary-ci.json",
+            "run configs/ananta/syn-flood-ci.json",
+            "run configs/ananta/vip-config-snat-storm-ci.json",
             "run configs/bench/phold.json --set phold.lps=64 --set end_time=20us"};
 }
 
