@@ -108,6 +108,61 @@ stats::StatDecls stat_declarations() {
     d.list("/stats/ananta/health/failures", "mixed", "each VM failure: failed_at_ps, reported_at_ps, detection_ps, muxes_updated_at_ps, stop_ps (ps, -1: never), new connections after the failure and their outcomes");
     // The hashing study (with hash_study.enabled).
     d.record("/stats/ananta/hash_study", "mixed", "Ananta's hash and Maglev per table size on one VIP: balance (max_over_mean, ratio), disrupted and forced shares (ratio) when a DIP is removed or added, and the run's measured connections per DIP");
+        // The control plane (with control_plane.enabled): manager replicas, VIP configuration, SNAT, isolation.
+    const std::string cp = "/stats/ananta/control_plane/";
+    d.scalar(cp + "replicas/*/up", "bool", "the replica is running at the end (key manager<i>)");
+    d.scalar(cp + "replicas/*/frozen", "bool", "the replica is frozen at the end");
+    d.scalar(cp + "replicas/*/believes_primary", "bool", "the replica believes it is the primary at the end");
+    d.scalar(cp + "replicas/*/epoch", "epochs", "the epoch of the replica's ballot at the end (0: never led)");
+    d.scalar(cp + "replicas/*/commit_index", "count", "log slots the replica knows committed at the end");
+    d.scalar(cp + "replicas/*/rejections", "count", "commands of this replica that Muxes or Host Agents rejected, as it learned");
+    d.scalar(cp + "replicas/*/fence_writes", "count", "Paxos writes the replica made because a command of its was rejected");
+    d.scalar(cp + "replicas/*/not_primary", "count", "requests the replica turned away because it was not the primary");
+    d.scalar(cp + "replicas/*/snat_dropped", "count", "SNAT requests the replica dropped (a second outstanding request of a DIP, or over a limit)");
+    d.scalar(cp + "replicas/*/inputs_lost", "count", "inputs that reached the replica while it was down or frozen");
+    d.scalar(cp + "replicas/*/commands_rejected_at_peers", "count", "commands this replica issued that Muxes or Host Agents rejected");
+    d.scalar(cp + "paxos_links/packets_sent", "packets", "Paxos messages the replicas sent over their links");
+    d.scalar(cp + "paxos_links/packets_dropped", "packets", "Paxos messages the links dropped (faults, links down)");
+    d.scalar(cp + "primary/elections_won", "count", "times a replica became primary");
+    d.scalar(cp + "primary/first_primary_ps", "ps", "when the first primary was elected (-1: never)");
+    d.scalar(cp + "primary/time_without_primary_ps", "ps", "time after the first election with no replica believing it leads");
+    d.scalar(cp + "primary/time_with_two_believing_primaries_ps", "ps", "time during which two or more replicas believed they led (frozen ones included)");
+    for (const char* dist : {"vip_configuration/latency_ps", "vip_configuration/manager_latency_ps", "snat/latency_ps",
+                             "snat/by_vip/*/latency_ps"})
+        d.record(cp + dist, "ps", "a latency distribution: count, p50, p90, p99, max (nearest rank)");
+    d.scalar(cp + "vip_configuration/requested", "count", "configure_vip requests of the scenario");
+    d.scalar(cp + "vip_configuration/done", "count", "VIP configurations every Mux and Host Agent applied");
+    d.scalar(cp + "vip_configuration/not_done", "count", "VIP configurations still pending at the end");
+    d.scalar(cp + "vip_configuration/invalid", "count", "VIP configurations the manager refused as invalid");
+    d.list(cp + "vip_configuration/operations", "mixed", "each configure_vip: vip, requested_ps and latency_ps (ps, -1: not done), outcome, attempts, replica");
+    d.scalar(cp + "vip_configuration/initial_done", "count", "VIPs of the config that the first primary configured");
+    d.scalar(cp + "vip_configuration/initial_done_at_ps", "ps", "when the last of the config's VIPs was configured");
+    d.scalar(cp + "vip_configuration/timeouts", "count", "configure_vip attempts that timed out and were retried");
+    d.scalar(cp + "snat/requests", "count", "SNAT port-range requests Host Agents made");
+    d.scalar(cp + "snat/granted", "count", "SNAT requests granted");
+    d.scalar(cp + "snat/waiting", "count", "SNAT requests not granted by the end");
+    d.scalar(cp + "snat/ranges_on_request", "count", "port ranges granted to requests (pre-allocation not counted)");
+    d.scalar(cp + "snat/multi_range_grants", "count", "grants of more than one range (demand prediction)");
+    d.scalar(cp + "snat/ranges_installed", "count", "port ranges installed on the Muxes, pre-allocation included");
+    d.scalar(cp + "snat/ports_installed", "count", "ports of those ranges");
+    d.scalar(cp + "snat/refused", "count", "SNAT requests refused (a per-VM limit on ports or on rate)");
+    d.scalar(cp + "snat/not_primary", "count", "SNAT requests that reached a replica that was not the primary");
+    d.scalar(cp + "snat/timeouts", "count", "SNAT requests a Host Agent sent again after no answer");
+    d.scalar(cp + "snat/duplicate_requests", "count", "second outstanding requests of a DIP, dropped");
+    d.scalar(cp + "snat/invariant_violations", "count", "times a (VIP, port) mapped to two DIPs or two live connections shared a 5-tuple (0 expected)");
+    d.list(cp + "snat/violations", "text", "each SNAT invariant violation, described");
+    d.scalar(cp + "snat/by_vip/*/waiting", "count", "this source VIP's SNAT requests not granted by the end");
+    d.scalar(cp + "isolation/overload_reports", "count", "overload reports the primary received from Muxes");
+    d.scalar(cp + "isolation/reports_without_action", "count", "overload reports that led to no withdrawal");
+    d.list(cp + "isolation/withdrawals", "mixed", "each overload isolation: vip, mux, overload_start_ps, reported_ps, withdrawn_ps, detect_ps, withdraw_ps, isolate_ps (ps)");
+    d.scalar(cp + "isolation/muxes_withdrawn", "count", "Muxes that withdrew an isolated VIP");
+    d.scalar(cp + "commands/mux_applied", "count", "manager commands Muxes applied");
+    d.scalar(cp + "commands/mux_rejected", "count", "manager commands Muxes rejected for a stale epoch");
+    d.scalar(cp + "commands/host_applied", "count", "manager commands Host Agents applied");
+    d.scalar(cp + "commands/host_rejected", "count", "manager commands Host Agents rejected for a stale epoch");
+    d.scalar(cp + "commands/rejections_seen", "count", "rejections the replicas learned of");
+    d.scalar(cp + "commands/fence_writes", "count", "Paxos writes made because a command was rejected (the stale-primary fix)");
+    d.scalar(cp + "commands/inputs_lost", "count", "inputs that reached replicas while they were down or frozen");
     return d;
 }
 
