@@ -25,6 +25,16 @@ std::int64_t period_vectors(const Serializer& s, const HopTiming& timing, std::i
     return q > limit ? 0 : static_cast<std::int64_t>(q);
 }
 
+Pace::Pace(const Serializer& s)
+    : wire_bits_(s.wire_bits()), rate_(s.rate()), one_(s(1)), latency_(s.latency()) {
+    const i128 bits_ps = static_cast<i128>(wire_bits_) * 1'000'000'000'000LL;
+    if (rate_ > 0 && bits_ps > 0 && bits_ps <= std::numeric_limits<std::int64_t>::max() - rate_) {
+        bits_ps_ = static_cast<std::int64_t>(bits_ps);
+        k_fast_ = (std::numeric_limits<std::int64_t>::max() - rate_) / bits_ps_;
+        by_rate_ = FixedDivisor(static_cast<std::uint64_t>(rate_));
+    }
+}
+
 HopTiming::HopTiming(const ClockDomain& clock, std::int64_t forward_cycles, std::int64_t crossing_cycles,
                      std::int32_t fifo_depth, Time jitter_allowance)
     : clock_(clock),
@@ -64,6 +74,7 @@ std::int32_t HopTiming::kind(const Serializer* in, const std::vector<const Seria
     const std::int64_t q = period_vectors(*in, *this, kMaxPeriodVectors);
     const bool same_pace = k.receive || (k.out_first->same_pace(*in) && k.out_last->same_pace(*in));
     k.periodic = q > 0 && same_pace;
+    if (k.out_last != nullptr) k.out_last_pace = Pace(*k.out_last);
     k.period_vectors = q;
     // Past two periods (plus the FIFO's depth, which bounds how far back an occupancy count looks) the
     // per-vector pattern only repeats: the earliest start and the FIFO's high-water mark no longer change.

@@ -15,33 +15,6 @@
 
 namespace loom::sched::detail {
 
-// A hop kind: the in-channel's timing and the consumer at its far end.
-struct HopKind {
-    const Serializer* in = nullptr;
-    bool receive = true;
-    const Serializer* out_first = nullptr;  // Forward: the out port whose slots start first (fastest)
-    const Serializer* out_last = nullptr;   // Forward: the out port whose slots start last (slowest)
-    bool periodic = false;                  // results depend on (phase, min(n, period_vectors)) only
-    std::int64_t period_vectors = 0;        // vectors after which the per-vector pattern repeats
-    std::int64_t n_cap = 0;                 // periodic: trains longer than this are evaluated as this long
-};
-
-struct HopResult {
-    // Forward: the edge index at which the onward train starts (issue cycle + forward_cycles).
-    // Receive: the issue cycle.
-    std::int64_t k = 0;
-    std::int32_t occupancy = 0;  // most vectors of this train in the far end's FIFO at once
-};
-
-// Contract rules 3, 5 and 6 for one train of n vectors whose first bit enters the channel at edge k_from:
-//  vector i arrives at a_i = edge(k_from) + S_in(i) + L_in, and (allowing jitter J) is available at
-//  v_i = edge(edge_at_or_after(a_i + J) + crossing_cycles).
-//  Forward: it issues at the first edge m >= 0 with edge(m) >= v_i - S_out_first(i-1) for all i, and the onward
-//  train starts at edge k = m + forward_cycles; vector i stays in the FIFO over [a_i, edge(m) + S_out_last(i-1)).
-//  Receive: issue at the first cycle m with edge(m) >= v_i - S_in(i-1) for all i; vector i stays in the FIFO
-//  over [a_i, max(v_i, edge(m))).
-// The occupancy when vector i arrives counts it and every earlier vector still there (leave > a_i). Arrivals
-// without jitter enter the FIFO (earliest), availability with it (latest): both bounds are safe.
 // x / d for 0 <= x < 2^64 and a divisor fixed in advance, by a multiply instead of a 64-bit division (the planner
 // converts times and clock edges millions of times with the same period): with m = floor((2^64 - 1) / d), the
 // product's high half is floor(x / d) or one less, and one comparison corrects it. Exact.
@@ -61,6 +34,58 @@ private:
     std::uint64_t m_ = ~std::uint64_t{0};
 };
 
+// Serializer::operator() (S(k) = ceil(k * wire_bits * 10^12 / rate)) by a multiply with the rate's reciprocal where
+// Serializer takes its 64-bit path, else by Serializer itself: the same values.
+class Pace {
+public:
+    Pace() = default;
+    explicit Pace(const Serializer& s);
+    Time operator()(std::int64_t k) const {
+        if (k >= 0 && k <= k_fast_)
+            return Time::ps(static_cast<std::int64_t>(by_rate_(static_cast<std::uint64_t>(k * bits_ps_ + rate_ - 1))));
+        return Serializer::time(wire_bits_, rate_, k);
+    }
+    Time one() const { return one_; }          // S(1)
+    Time latency() const { return latency_; }
+
+private:
+    std::int64_t wire_bits_ = 1;
+    std::int64_t rate_ = 1;
+    std::int64_t bits_ps_ = 0;  // wire_bits * 10^12
+    std::int64_t k_fast_ = -1;  // k * bits_ps <= INT64_MAX - rate for 0 <= k <= k_fast (Serializer's 64-bit path)
+    FixedDivisor by_rate_;
+    Time one_;
+    Time latency_;
+};
+
+// A hop kind: the in-channel's timing and the consumer at its far end.
+struct HopKind {
+    const Serializer* in = nullptr;
+    bool receive = true;
+    const Serializer* out_first = nullptr;  // Forward: the out port whose slots start first (fastest)
+    const Serializer* out_last = nullptr;   // Forward: the out port whose slots start last (slowest)
+    bool periodic = false;                  // results depend on (phase, min(n, period_vectors)) only
+    std::int64_t period_vectors = 0;        // vectors after which the per-vector pattern repeats
+    std::int64_t n_cap = 0;                 // periodic: trains longer than this are evaluated as this long
+    Pace out_last_pace;                     // Forward: *out_last
+};
+
+struct HopResult {
+    // Forward: the edge index at which the onward train starts (issue cycle + forward_cycles).
+    // Receive: the issue cycle.
+    std::int64_t k = 0;
+    std::int32_t occupancy = 0;  // most vectors of this train in the far end's FIFO at once
+};
+
+// Contract rules 3, 5 and 6 for one train of n vectors whose first bit enters the channel at edge k_from:
+//  vector i arrives at a_i = edge(k_from) + S_in(i) + L_in, and (allowing jitter J) is available at
+//  v_i = edge(edge_at_or_after(a_i + J) + crossing_cycles).
+//  Forward: it issues at the first edge m >= 0 with edge(m) >= v_i - S_out_first(i-1) for all i, and the onward
+//  train starts at edge k = m + forward_cycles; vector i stays in the FIFO over [a_i, edge(m) + S_out_last(i-1)).
+//  Receive: issue at the first cycle m with edge(m) >= v_i - S_in(i-1) for all i; vector i stays in the FIFO
+//  over [a_i, max(v_i, edge(m))).
+// The occupancy when vector i arrives counts it and every earlier vector still there (leave > a_i). Arrivals
+// without jitter enter the FIFO (earliest), availability with it (latest): both bounds are safe.
 class HopTiming {
 public:
     HopTiming(const ClockDomain& clock, std::int64_t forward_cycles, std::int64_t crossing_cycles,

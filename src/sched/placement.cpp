@@ -42,10 +42,10 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
         hp.k_from = hop.parent < 0 ? k_src : plan.hops[static_cast<std::size_t>(hop.parent)].k_out;
         const detail::HopResult res = timing_.evaluate(hop.kind, hp.k_from, n);
         if (res.occupancy > chip_.fifo_depth) return false;
-        const Serializer& s = net_.channel(hop.channel);
+        const Pace& s = net_.fast(hop.channel);
         hp.start = timing_.edge(hp.k_from);
         hp.end = hp.start + s(n);
-        hp.first_arrival = hp.start + s(1) + s.latency();
+        hp.first_arrival = hp.start + s.one() + s.latency();
         hp.last_arrival = hp.end + s.latency();
         if (hop.leaf) {
             hp.cycle = res.k;
@@ -56,7 +56,7 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
         } else {
             hp.k_out = res.k;
             hp.cycle = res.k - chip_.forward_cycles;
-            hp.last_leave = timing_.edge(res.k) + (*timing_.hop_kind(hop.kind).out_last)(n - 1);
+            hp.last_leave = timing_.edge(res.k) + timing_.hop_kind(hop.kind).out_last_pace(n - 1);
         }
     }
     return true;
@@ -395,11 +395,11 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
     }
     start = hops_fixed_point(route, n, start, false, 64);
     Time offset;
-    for (const RouteHop& hop : route.hops) offset += net_.channel(hop.channel)(1) + net_.channel(hop.channel).latency();
-    const Serializer& s = net_.channel(route.hops.back().channel);
+    for (const RouteHop& hop : route.hops) offset += net_.fast(hop.channel).one() + net_.fast(hop.channel).latency();
+    const Pace& s = net_.fast(route.hops.back().channel);
     const Time per_hop =
         timing_.period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
-    return start + offset - s(1) + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
+    return start + offset - s.one() + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
 }
 
 // The earliest train start at or after `start` at which every hop of a new train of n vectors has an interval of its
@@ -410,12 +410,12 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
         Time next = start;
         Time offset;
         for (const RouteHop& hop : route.hops) {
-            const Serializer& s = net_.channel(hop.channel);
+            const Pace& s = net_.fast(hop.channel);
             const Time length = s(n);
             const Time fit = table_only ? table_.first_fit(hop.channel, start + offset, length)
                                         : first_fit(hop.channel, start + offset, length, -1);
             next = std::max(next, fit - offset);
-            offset += s(1) + s.latency();
+            offset += s.one() + s.latency();
         }
         if (next == start) break;
         start = next;
