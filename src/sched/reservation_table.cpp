@@ -1,6 +1,8 @@
 #include "reservation_table.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 
 #include "loom/base/assert.hpp"
 
@@ -46,16 +48,34 @@ ReservationTable::ReservationTable(std::vector<Time> min_gap)
     : min_gap_(std::move(min_gap)),
       bookings_(min_gap_.size()),
       blocks_(min_gap_.size()),
-      block_finger_(min_gap_.size(), 0),
+      block_fingers_(min_gap_.size()),
+      next_finger_(min_gap_.size(), 0),
       booking_finger_(min_gap_.size(), 0) {}
 
 ReservationTable::Blocks::const_iterator ReservationTable::first_block_ending_after(std::int32_t c,
                                                                                                 Time s) const {
     const auto ci = static_cast<std::size_t>(c);
     const auto& blocks = blocks_[ci];
-    const auto hint = blocks.begin() + static_cast<std::ptrdiff_t>(std::min(block_finger_[ci], blocks.size()));
-    const auto it = first_past_near(blocks.begin(), blocks.end(), hint, [s](const Block& b) { return b.end > s; });
-    block_finger_[ci] = static_cast<std::size_t>(it - blocks.begin());
+    auto& fingers = block_fingers_[ci];
+    // Start from the finger nearest s in time (searches for trains of different lengths work at different places of
+    // a channel); move it there, or, when the answer is far from every finger, the oldest one.
+    std::size_t best = 0;
+    std::int64_t best_d = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t f = 0; f < kFingers; ++f) {
+        const std::int64_t d = std::abs(fingers[f].at.count() - s.count());
+        const bool closer = d < best_d;
+        best = closer ? f : best;
+        best_d = closer ? d : best_d;
+    }
+    const std::size_t from = std::min(fingers[best].index, blocks.size());
+    const auto it = first_past_near(blocks.begin(), blocks.end(), blocks.begin() + static_cast<std::ptrdiff_t>(from),
+                                    [s](const Block& b) { return b.end > s; });
+    const auto index = static_cast<std::size_t>(it - blocks.begin());
+    if ((index > from ? index - from : from - index) > kNear) {
+        best = next_finger_[ci];
+        next_finger_[ci] = static_cast<std::uint8_t>((best + 1) % kFingers);
+    }
+    fingers[best] = Finger{s, index};
     return it;
 }
 

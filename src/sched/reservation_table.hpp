@@ -3,6 +3,7 @@
 // consuming instruction issues and the span its vectors occupy the clock-crossing FIFO.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -55,7 +56,15 @@ private:
     std::int64_t size_ = 0;
     // Per channel, where the last query of its blocks and of its bookings ended: the next starts its search there
     // (a hint only, never changes an answer).
-    mutable std::vector<std::size_t> block_finger_;
+    // Blocks: several fingers per channel, each (time asked, index found).
+    static constexpr std::size_t kFingers = 4;
+    static constexpr std::size_t kNear = 8;  // an answer this close to its finger moves the finger
+    struct Finger {
+        Time at;
+        std::size_t index = 0;
+    };
+    mutable std::vector<std::array<Finger, kFingers>> block_fingers_;
+    mutable std::vector<std::uint8_t> next_finger_;
     mutable std::vector<std::size_t> booking_finger_;
     using Blocks = std::vector<Block, HugePageAllocator<Block>>;
     using Bookings = std::vector<Booking, HugePageAllocator<Booking>>;
