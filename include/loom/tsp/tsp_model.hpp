@@ -30,7 +30,7 @@ namespace loom::tsp {
 class TspModel : public sim::ModelInstance {
 public:
     // `recording`: the chips record arrivals (the program's vector hops fit executor.record_limit).
-    TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system, std::unique_ptr<VectorWire> wire,
+    TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system,
              ExecutorConfig executor, Program program, std::vector<TspChip*> chips, bool recording);
     void finish() override;
     std::string perf_fields() const override;
@@ -41,7 +41,7 @@ public:
     const TspSystem& system() const { return *system_; }
     const std::vector<TspChip*>& chips() const { return chips_; }
     // Runs (vectors in vector mode, train segments in train mode) put on links: the executor's arrival events.
-    std::uint64_t runs_sent() const { return wire_->made(); }
+    std::uint64_t runs_sent() const;
     // Vector hops so far (arrivals processed over all chips).
     std::int64_t vector_hops() const;
 
@@ -50,7 +50,6 @@ private:
 
     sim::Simulator& sim_;
     std::unique_ptr<TspSystem> system_;
-    std::unique_ptr<VectorWire> wire_;
     ExecutorConfig executor_;
     Program program_;
     std::vector<TspChip*> chips_;  // by vertex id
