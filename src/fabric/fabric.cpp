@@ -29,7 +29,9 @@ FabricModel::FabricModel(sim::Simulator& sim, std::unique_ptr<topo::FrozenTopolo
                          std::unique_ptr<RoutingTables> tables, std::unique_ptr<RoutingFunction> routing,
                          std::unique_ptr<workload::TrafficPattern> pattern, std::unique_ptr<FabricSetup> net)
     : sim_(sim), topology_(std::move(topology)), tables_(std::move(tables)), routing_(std::move(routing)),
-      pattern_(std::move(pattern)), net_(std::move(net)) {}
+      pattern_(std::move(pattern)), net_(std::move(net)) {
+    add_probes();
+}
 
 FabricModel::~FabricModel() = default;
 

@@ -50,7 +50,9 @@ TspModel::TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system,
       executor_(executor),
       program_(std::move(program)),
       chips_(std::move(chips)),
-      recording_(recording) {}
+      recording_(recording) {
+    add_probes();
+}
 
 std::int64_t TspModel::vector_hops() const {
     std::int64_t n = 0;

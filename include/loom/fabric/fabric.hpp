@@ -85,6 +85,9 @@ public:
     // " flit_hops=<n> flit_hops_per_s=<r>": flits through a router switch, per wall second from the monitor's
     // init() (the start of the run) to finish().
     std::string perf_fields() const override;
+    // Time series: the run's running totals (flits and packets generated, injected, ejected, in the network,
+    // flit hops, source queues, marked packets measured), summed over the routers and terminals when sampled.
+    std::vector<sim::Probe> probes(const std::string& key) const override;
 
     // The problems found by the conservation checks (empty when flits and credits are all accounted for).
     std::vector<std::string> conservation_problems() const;
@@ -123,6 +126,8 @@ private:
     Monitor* monitor_ = nullptr;
     double wall_s_ = 0;
     bool finished_ = false;
+    sim::Probes probes_;
+    void add_probes();
 };
 
 // Builds the Dragonfly of config.topology and the network on it.

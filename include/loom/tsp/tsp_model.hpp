@@ -34,6 +34,9 @@ public:
              ExecutorConfig executor, Program program, std::vector<TspChip*> chips, bool recording);
     void finish() override;
     std::string perf_fields() const override;
+    // Time series: instructions, vectors sent, vector hops, vectors delivered, active TSPs, the last arrival
+    // and the last delivery so far, over every chip when sampled.
+    std::vector<sim::Probe> probes(const std::string& key) const override;
     // The schedule as a Chrome/Perfetto trace: link occupancy by the trains the instructions send, TSP activity by
     // instruction (sched::trace_json); slices named by transfer.
     std::optional<std::string> trace() const override;
@@ -46,6 +49,8 @@ public:
     std::int64_t vector_hops() const;
 
 private:
+    sim::Probes probes_;
+    void add_probes();
     void write_stats(bool complete);
 
     sim::Simulator& sim_;
