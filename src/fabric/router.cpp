@@ -56,7 +56,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
       wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
-    pool_.bind_owner(ctx);
     const auto P = static_cast<std::size_t>(ports_);
     const auto PV = P * static_cast<std::size_t>(vcs_);
     // Hot arrays first (VCs, ports, credits), the allocation scratch after them.
@@ -137,23 +136,13 @@ void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits
     in_[port].credits = credits_back;
 }
 
-// A head flit's record moves from the line's storage into the router's own pool; the flit names it there.
-[[gnu::noinline]] std::uint32_t Router::take_record(std::int32_t port, std::uint32_t arg) {
-    RecordStore& line = *in_[port].records;
-    const net::PacketHandle h = pool_.allocate();
-    LOOM_ASSERT(h.index < Flit::kMaxPackets,
-                fmt::format("{}: more than {} packets held at once", path(), Flit::kMaxPackets));
-    pool_[h] = line.at(Flit::packet_of(arg));
-    line.release(Flit::packet_of(arg));
-    return Flit::with_packet(arg, h.index);
-}
-
-// And out again into the storage of the line it leaves on.
-std::uint32_t Router::give_record(PortOut& out, std::uint32_t arg) {
-    const net::PacketHandle h{Flit::packet_of(arg)};
+// A head flit leaving copies its packet's record from the storage of the line it came in on (this router's to
+// read, update and release from the head's arrival on) into the storage of the line it leaves on.
+std::uint32_t Router::pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg) {
+    RecordStore& from = *in_[in_port].records;
     std::uint32_t handle = 0;
-    out.records->push(handle) = pool_[h];
-    pool_.release(h);
+    out.records->push(handle) = from.at(Flit::packet_of(arg));
+    from.release(Flit::packet_of(arg));
     LOOM_ASSERT(handle < Flit::kMaxPackets, fmt::format("{}: more than {} packets on a line", path(), Flit::kMaxPackets));
     return Flit::with_packet(arg, handle);
 }
@@ -224,7 +213,6 @@ void Router::on_credit_wake(std::int32_t port) {
 
 // Inline: drain calls it for every flit.
 [[gnu::always_inline]] inline void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
-    if (Flit::is_head(arg)) arg = take_record(port, arg);
     const std::uint32_t vc = Flit::vc_of(arg);
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
@@ -288,11 +276,11 @@ void Router::drain(std::int64_t c) {
 void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
-    auto& packet = pool_[net::PacketHandle{Flit::packet_of(arg)}];
+    auto& packet = in_[iv / vcs_].records->at(Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
-        port = network_ports_ + static_cast<std::int32_t>(packet.header.dst) - first_terminal_;
+        port = network_ports_ + static_cast<std::int32_t>(packet.dst) - first_terminal_;
     } else {
         const RouteQuery q{vertex_, p.dest_router,
                            std::span<const std::int32_t>(used_, static_cast<std::size_t>(network_ports_))};
@@ -453,7 +441,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     x.head = (x.head + 1) & (x.capacity - 1);
     --x.size;
     PortOut& out = out_[out_port];
-    if (Flit::is_head(arg)) arg = give_record(out, arg);
+    if (Flit::is_head(arg)) arg = pass_record(port, out, arg);
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
         --credits_[ov];

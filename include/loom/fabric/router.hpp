@@ -83,8 +83,7 @@ public:
     std::int64_t ticks() const { return ticks_; }
     // What this router counted (its own; summed by the monitor at sample boundaries and by the model in finish).
     const FabricCounters& counters() const { return counters_; }
-    // Packets whose head is buffered here (their records are in the router's own pool).
-    std::uint64_t packets_held() const { return pool_.live(); }
+
 
 private:
     enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
@@ -125,8 +124,7 @@ private:
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
-    std::uint32_t take_record(std::int32_t port, std::uint32_t arg);
-    std::uint32_t give_record(PortOut& out, std::uint32_t arg);
+    std::uint32_t pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg);
     static void grow_ring(Vc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
@@ -148,7 +146,6 @@ private:
     static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
     const FabricSetup& net_;
-    PacketPool pool_;           // records of the packets whose heads are buffered here
     FabricCounters counters_;
     topo::VertexId vertex_;
     std::int32_t network_ports_;
