@@ -8,6 +8,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/fabric/flit.hpp"
+#include "loom/sim/simulator.hpp"
 #include "round_robin.hpp"
 
 namespace loom::fabric {
@@ -99,6 +100,22 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         wired_ |= bit64(q);
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
+    if (net.config.noisy_links()) {
+        // Each channel's draws come from (seed, router path, port): the same flits see the same noise whatever
+        // the construction order or partitioning.
+        noise_.resize(static_cast<std::size_t>(network_ports_));
+        for (std::int32_t q = 0; q < network_ports_; ++q) {
+            if (!wired(q)) continue;
+            const topo::LinkClass lc = net.topology.channel(net.topology.channel_at(vertex, q)).link_class;
+            const LinkTiming timing = net.config.channel_timing(lc, net.clock.period_ceil());
+            Noise& n = noise_[static_cast<std::size_t>(q)];
+            n.stream = derive(ctx.sim().seed(), fmt::format("{}.port{}", path(), q));
+            n.errors = net::ErrorModel(timing, n.stream);
+            n.jitter = timing.jitter;
+            n.replay = net.config.replay_cycles(lc);
+            out_[q].noise = &n;
+        }
+    }
     for (std::int32_t c = 0; c < net.classes; ++c)
         class_vcs_[static_cast<std::size_t>(c)] = {static_cast<std::uint8_t>(net.vc_first(c)),
                                                    static_cast<std::uint8_t>(net.vc_first(c + 1))};
@@ -134,6 +151,29 @@ void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits
     out_[port].flits = &flits;
     out_[port].records = &records;
     in_[port].credits = credits_back;
+}
+
+// A noisy channel (FabricConfig): the flit's FEC outcome and jitter, drawn from (channel, flit number); a flit
+// FEC cannot correct arrives replay cycles later and holds the channel as long; no flit overtakes the one before.
+std::int64_t Router::disturb(PortOut& out, std::int64_t arrive) {
+    Noise& n = *out.noise;
+    const std::uint64_t unit = n.units++;
+    switch (n.errors.outcome(unit)) {
+        case net::FecOutcome::Uncorrectable:
+            ++counters_.link_retries;
+            arrive += n.replay;
+            out.next_free += n.replay;
+            break;
+        case net::FecOutcome::Corrected: ++counters_.link_corrected; break;
+        case net::FecOutcome::Clean: break;
+    }
+    if (n.jitter > Time::zero()) {
+        const Time j = net::jitter_of(n.stream, unit, n.jitter);
+        if (j > Time::zero()) arrive = net_.clock.edge_at_or_after(Time::ps(net_.clock.edge(arrive).count() + j.count()));
+    }
+    arrive = std::max(arrive, n.last + 1);
+    n.last = arrive;
+    return arrive;
 }
 
 // A head flit leaving copies its packet's record from the storage of the line it came in on (this router's to
@@ -450,7 +490,8 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     const std::int64_t now = ctx().now_ps();
     const std::int64_t depart = std::max(cycle + traversal_cycles_, out.next_free);
     out.next_free = depart + 1;
-    const std::int64_t arrive = depart + out.latency;
+    std::int64_t arrive = depart + out.latency;
+    if (out.noise != nullptr) [[unlikely]] arrive = disturb(out, arrive);
     out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
     const std::int64_t credit_at = cycle + credit_delay_ + out_[port].latency;
     out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),
