@@ -357,6 +357,10 @@ stats::Json FabricModel::summary() const {
     j["flits_in_network"] = total.flits_injected - total.flits_ejected;
     j["packets_ejected"] = total.packets_ejected;
     j["flit_hops"] = total.flit_hops;
+    if (n.config.noisy_links()) {
+        j["link_fec_corrected"] = total.link_corrected;
+        j["link_retries"] = total.link_retries;
+    }
     std::int64_t queued = 0;
     for (const Terminal* term : terminals_) queued += term->queued_packets();
     j["source_queue_packets"] = queued;

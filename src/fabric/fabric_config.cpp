@@ -16,6 +16,21 @@ std::int64_t FabricConfig::latency_cycles(topo::LinkClass c) const {
     return local_latency_cycles;
 }
 
+LinkTiming FabricConfig::channel_timing(topo::LinkClass c, Time period) const {
+    LinkTiming t;
+    // One flit per cycle: flit_bytes * 8 bits per period.
+    t.rate = Bandwidth::bps(static_cast<std::int64_t>(
+        std::llround(static_cast<double>(flit_bytes.count()) * 8.0 * 1e12 / static_cast<double>(period.count()))));
+    t.unit_payload = flit_bytes;
+    t.unit_wire = flit_bytes;
+    t.latency_parts = {{"channel", Time::ps(latency_cycles(c) * period.count())}};
+    t.jitter = link_jitter;
+    t.bit_error_rate = link_bit_error_rate;
+    t.fec_correctable_bits = link_fec_correctable_bits;
+    t.replay_latency = Time::ps(replay_cycles(c) * period.count());
+    return t;
+}
+
 std::int64_t FabricConfig::speedup_milli() const { return std::llround(internal_speedup * 1000.0); }
 
 std::int32_t FabricConfig::rounds_at(std::int64_t cycle) const {
@@ -61,6 +76,21 @@ config::Schema<FabricConfig> fabric_schema() {
     s.field("terminal_latency_cycles", &F::terminal_latency_cycles,
             "Terminal injection and ejection channels, credits the same.")
         .range(1, 1'000'000);
+    s.field("link_jitter", &F::link_jitter,
+            "Router-to-router channels: extra delay per flit, uniform in [0, jitter], rounded up to a cycle; flits "
+            "never overtake. Default 0 (off; not in the reference set-up).")
+        .at_least(Time::zero());
+    s.field("link_bit_error_rate", &F::link_bit_error_rate,
+            "Router-to-router channels: raw bit error rate of each flit's bits. Default 0 (off).")
+        .range(0.0, 0.5);
+    s.field("link_fec_correctable_bits", &F::link_fec_correctable_bits,
+            "Bit errors per flit FEC corrects; a flit with more is resent by link-level retry (go-back-N, never "
+            "reordering). Default 0.")
+        .range(0, 1'000'000);
+    s.field("link_replay_cycles", &F::link_replay_cycles,
+            "Cycles a retried flit loses, holding its channel as long. Default 0: twice the channel's latency plus "
+            "one (error reported back, flit resent).")
+        .range(0, 1'000'000);
     return s;
 }
 

@@ -8,6 +8,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/fabric/flit.hpp"
+#include "loom/sim/simulator.hpp"
 #include "round_robin.hpp"
 
 namespace loom::fabric {
@@ -56,7 +57,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
       wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
-    pool_.bind_owner(ctx);
     const auto P = static_cast<std::size_t>(ports_);
     const auto PV = P * static_cast<std::size_t>(vcs_);
     // Hot arrays first (VCs, ports, credits), the allocation scratch after them.
@@ -100,6 +100,22 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         wired_ |= bit64(q);
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
+    if (net.config.noisy_links()) {
+        // Each channel's draws come from (seed, router path, port): the same flits see the same noise whatever
+        // the construction order or partitioning.
+        noise_.resize(static_cast<std::size_t>(network_ports_));
+        for (std::int32_t q = 0; q < network_ports_; ++q) {
+            if (!wired(q)) continue;
+            const topo::LinkClass lc = net.topology.channel(net.topology.channel_at(vertex, q)).link_class;
+            const LinkTiming timing = net.config.channel_timing(lc, net.clock.period_ceil());
+            Noise& n = noise_[static_cast<std::size_t>(q)];
+            n.stream = derive(ctx.sim().seed(), fmt::format("{}.port{}", path(), q));
+            n.errors = net::ErrorModel(timing, n.stream);
+            n.jitter = timing.jitter;
+            n.replay = net.config.replay_cycles(lc);
+            out_[q].noise = &n;
+        }
+    }
     for (std::int32_t c = 0; c < net.classes; ++c)
         class_vcs_[static_cast<std::size_t>(c)] = {static_cast<std::uint8_t>(net.vc_first(c)),
                                                    static_cast<std::uint8_t>(net.vc_first(c + 1))};
@@ -137,23 +153,36 @@ void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits
     in_[port].credits = credits_back;
 }
 
-// A head flit's record moves from the line's storage into the router's own pool; the flit names it there.
-[[gnu::noinline]] std::uint32_t Router::take_record(std::int32_t port, std::uint32_t arg) {
-    RecordStore& line = *in_[port].records;
-    const net::PacketHandle h = pool_.allocate();
-    LOOM_ASSERT(h.index < Flit::kMaxPackets,
-                fmt::format("{}: more than {} packets held at once", path(), Flit::kMaxPackets));
-    pool_[h] = line.at(Flit::packet_of(arg));
-    line.release(Flit::packet_of(arg));
-    return Flit::with_packet(arg, h.index);
+// A noisy channel (FabricConfig): the flit's FEC outcome and jitter, drawn from (channel, flit number); a flit
+// FEC cannot correct arrives replay cycles later and holds the channel as long; no flit overtakes the one before.
+std::int64_t Router::disturb(PortOut& out, std::int64_t arrive) {
+    Noise& n = *out.noise;
+    const std::uint64_t unit = n.units++;
+    switch (n.errors.outcome(unit)) {
+        case net::FecOutcome::Uncorrectable:
+            ++counters_.link_retries;
+            arrive += n.replay;
+            out.next_free += n.replay;
+            break;
+        case net::FecOutcome::Corrected: ++counters_.link_corrected; break;
+        case net::FecOutcome::Clean: break;
+    }
+    if (n.jitter > Time::zero()) {
+        const Time j = net::jitter_of(n.stream, unit, n.jitter);
+        if (j > Time::zero()) arrive = net_.clock.edge_at_or_after(Time::ps(net_.clock.edge(arrive).count() + j.count()));
+    }
+    arrive = std::max(arrive, n.last + 1);
+    n.last = arrive;
+    return arrive;
 }
 
-// And out again into the storage of the line it leaves on.
-std::uint32_t Router::give_record(PortOut& out, std::uint32_t arg) {
-    const net::PacketHandle h{Flit::packet_of(arg)};
+// A head flit leaving copies its packet's record from the storage of the line it came in on (this router's to
+// read, update and release from the head's arrival on) into the storage of the line it leaves on.
+std::uint32_t Router::pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg) {
+    RecordStore& from = *in_[in_port].records;
     std::uint32_t handle = 0;
-    out.records->push(handle) = pool_[h];
-    pool_.release(h);
+    out.records->push(handle) = from.at(Flit::packet_of(arg));
+    from.release(Flit::packet_of(arg));
     LOOM_ASSERT(handle < Flit::kMaxPackets, fmt::format("{}: more than {} packets on a line", path(), Flit::kMaxPackets));
     return Flit::with_packet(arg, handle);
 }
@@ -224,7 +253,6 @@ void Router::on_credit_wake(std::int32_t port) {
 
 // Inline: drain calls it for every flit.
 [[gnu::always_inline]] inline void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
-    if (Flit::is_head(arg)) arg = take_record(port, arg);
     const std::uint32_t vc = Flit::vc_of(arg);
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
@@ -288,11 +316,11 @@ void Router::drain(std::int64_t c) {
 void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
-    auto& packet = pool_[net::PacketHandle{Flit::packet_of(arg)}];
+    auto& packet = in_[iv / vcs_].records->at(Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
-        port = network_ports_ + static_cast<std::int32_t>(packet.header.dst) - first_terminal_;
+        port = network_ports_ + static_cast<std::int32_t>(packet.dst) - first_terminal_;
     } else {
         const RouteQuery q{vertex_, p.dest_router,
                            std::span<const std::int32_t>(used_, static_cast<std::size_t>(network_ports_))};
@@ -453,7 +481,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     x.head = (x.head + 1) & (x.capacity - 1);
     --x.size;
     PortOut& out = out_[out_port];
-    if (Flit::is_head(arg)) arg = give_record(out, arg);
+    if (Flit::is_head(arg)) arg = pass_record(port, out, arg);
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
         --credits_[ov];
@@ -462,7 +490,8 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     const std::int64_t now = ctx().now_ps();
     const std::int64_t depart = std::max(cycle + traversal_cycles_, out.next_free);
     out.next_free = depart + 1;
-    const std::int64_t arrive = depart + out.latency;
+    std::int64_t arrive = depart + out.latency;
+    if (out.noise != nullptr) [[unlikely]] arrive = disturb(out, arrive);
     out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
     const std::int64_t credit_at = cycle + credit_delay_ + out_[port].latency;
     out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),

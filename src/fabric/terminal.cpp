@@ -253,11 +253,9 @@ void Terminal::start_stream_packet() {
 void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer) {
     FabricRecord& packet = current_;
     packet = FabricRecord{};
-    packet.header.id = (static_cast<std::uint64_t>(id_) << 40) | packets_opened_++;
-    packet.header.src = static_cast<std::uint32_t>(id_);
-    packet.header.dst = static_cast<std::uint32_t>(dst);
-    packet.header.bytes = flits * net_.config.flit_bytes.count();
-    packet.header.created = Time::ps(net_.clock.edge(created).count());
+    packet.id = (static_cast<std::uint64_t>(id_) << 40) | packets_opened_++;
+    packet.src = static_cast<std::uint32_t>(id_);
+    packet.dst = static_cast<std::uint32_t>(dst);
     FabricPacket& p = packet.payload;
     p.dest_router = net_.pattern.router_of(dst);
     p.flits = flits;
@@ -315,13 +313,12 @@ void Terminal::pump(std::int64_t cycle) {
 
 void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arrival cycle
     ++counters_.flits_ejected;
-    FabricRecord& packet = arriving_[Flit::vc_of(arg)];
-    if (Flit::is_head(arg)) {
-        // Copy the record out of the line's storage into our own.
-        packet = ejection_records_->at(Flit::packet_of(arg));
-        ejection_records_->release(Flit::packet_of(arg));
-    }
+    // The packet's record stays in the ejection line's storage (ours to read from the head's arrival on) until
+    // its tail is in.
+    std::uint32_t& handle = arriving_[Flit::vc_of(arg)];
+    if (Flit::is_head(arg)) handle = Flit::packet_of(arg);
     if (!Flit::is_tail(arg)) return;
+    const FabricRecord& packet = ejection_records_->at(handle);
 
     const FabricPacket& p = packet.payload;
     const std::int64_t total = c - p.created_cycle;
@@ -346,9 +343,9 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     }
     if (net_.observer) {
         PacketSummary summary;
-        summary.id = packet.header.id;
-        summary.src = static_cast<std::int32_t>(packet.header.src);
-        summary.dst = static_cast<std::int32_t>(packet.header.dst);
+        summary.id = packet.id;
+        summary.src = static_cast<std::int32_t>(packet.src);
+        summary.dst = static_cast<std::int32_t>(packet.dst);
         summary.flits = p.flits;
         summary.created_cycle = p.created_cycle;
         summary.injected_cycle = p.injected_cycle;
@@ -360,7 +357,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
         summary.marked = p.marked;
         net_.observer(summary);
     }
-    LOOM_DEBUG_ASSERT(packet.header.dst == static_cast<std::uint32_t>(id_), "packet ejected at the wrong terminal");
+    LOOM_DEBUG_ASSERT(packet.dst == static_cast<std::uint32_t>(id_), "packet ejected at the wrong terminal");
     if (p.transfer >= 0) {
         const TransferBook& book = *net_.transfers;
         const auto e = expect_.find(p.transfer);
@@ -381,6 +378,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
             }
         }
     }
+    ejection_records_->release(handle);
 }
 
 }  // namespace loom::fabric

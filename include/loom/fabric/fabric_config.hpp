@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 
+#include "loom/base/link_timing.hpp"
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
 #include "loom/fabric/allocator.hpp"
@@ -49,6 +50,18 @@ struct FabricConfig {
     std::int64_t global_latency_cycles = 100;
     // Terminal <-> router channels (injection and ejection): not given by the reference set-up; 1 cycle.
     std::int64_t terminal_latency_cycles = 1;
+    // Optional noise on the router-to-router channels, off by default (every output unchanged); the reference
+    // set-up has none. Each channel is a base::LinkTiming of one flit per cycle (channel_timing): a flit gets
+    // an extra delay drawn uniformly in [0, link_jitter] (rounded up to a cycle edge), and its FEC outcome is
+    // drawn from Binomial(flit bits, link_bit_error_rate) against link_fec_correctable_bits; a flit FEC cannot
+    // correct is sent again by link-level retry, arriving link_replay_cycles later and holding the channel as
+    // long (go-back-N: the flits behind it wait), so flits never overtake one another. Draws are counter-based
+    // per channel and flit (net::ErrorModel, net::jitter_of). Credits travel clean.
+    Time link_jitter{};
+    double link_bit_error_rate = 0.0;
+    std::int32_t link_fec_correctable_bits = 0;
+    // 0: twice the channel's latency plus one cycle (the error is reported back, then the flit resent).
+    std::int64_t link_replay_cycles = 0;
 
     // Not a config key: an exact cycle period that replaces router_clock when positive (the TSP mapping derives
     // it from the link rate, tsp_fabric.hpp).
@@ -63,6 +76,15 @@ struct FabricConfig {
 
     std::int64_t pipeline_cycles() const { return routing_cycles + vc_alloc_cycles + sw_alloc_cycles + st_cycles; }
     std::int64_t latency_cycles(topo::LinkClass c) const;
+    // Whether any noise is configured.
+    bool noisy_links() const { return link_jitter > Time::zero() || link_bit_error_rate > 0.0; }
+    // The cycles a retried flit loses on a channel of class c.
+    std::int64_t replay_cycles(topo::LinkClass c) const {
+        return link_replay_cycles > 0 ? link_replay_cycles : 2 * latency_cycles(c) + 1;
+    }
+    // A channel of class c as a LinkTiming: one flit of flit_bytes per cycle of `period`, the class's latency,
+    // the noise above.
+    LinkTiming channel_timing(topo::LinkClass c, Time period) const;
     // internal_speedup in thousandths (exact integer arithmetic for the rounds of each cycle).
     std::int64_t speedup_milli() const;
     // Switch allocation rounds in cycle `cycle`: floor((cycle + 1) s) - floor(cycle s).

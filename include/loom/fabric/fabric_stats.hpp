@@ -33,6 +33,7 @@ struct FabricCounters {
     std::array<std::int64_t, kChannelKinds> channel_flits{};
     std::int64_t buffer_in = 0, buffer_out = 0;              // flits written to / read from input buffers
     std::int64_t buffer_in_cycles = 0, buffer_out_cycles = 0;  // sums of the cycles they were written / read
+    std::int64_t link_corrected = 0, link_retries = 0;  // noisy channels: flits FEC corrected / sent again
 
     // Adds another component's counts (the cycle is left alone).
     void add(const FabricCounters& o) {
@@ -50,6 +51,8 @@ struct FabricCounters {
         buffer_out += o.buffer_out;
         buffer_in_cycles += o.buffer_in_cycles;
         buffer_out_cycles += o.buffer_out_cycles;
+        link_corrected += o.link_corrected;
+        link_retries += o.link_retries;
     }
 };
 

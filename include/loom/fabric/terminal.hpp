@@ -143,7 +143,7 @@ private:
     FabricRecord current_;
     std::uint32_t current_handle_ = 0;  // its handle in the injection line's RecordStore (from its head on)
     std::uint64_t packets_opened_ = 0;  // packets this terminal made (their ids: terminal id << 40 | this count)
-    std::vector<FabricRecord> arriving_;  // per VC: the record of the packet arriving on the ejection line
+    std::vector<std::uint32_t> arriving_;  // per VC: the handle of the packet arriving on the ejection line
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;
     std::int32_t current_flits_ = 0;
