@@ -234,10 +234,8 @@ void HostNode::on_packet(const IpPacket& p) {
 }
 
 std::size_t HostNode::bytes_of_state() const {
-    // Host Agent bindings: two hash entries per connection (inbound and outbound) with their nodes.
-    return EndpointNode::bytes_of_state() +
-           agent_.bindings() * (2 * sizeof(FiveTuple) + sizeof(Time) + sizeof(FiveTuple) + 4 * sizeof(void*)) +
-           sightings_.capacity() * sizeof(Sighting);
+    // Host Agent bindings: the pool and its two indexes, as allocated.
+    return EndpointNode::bytes_of_state() + agent_.binding_bytes() + sightings_.capacity() * sizeof(Sighting);
 }
 
 }  // namespace loom::ananta
