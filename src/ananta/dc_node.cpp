@@ -100,82 +100,68 @@ std::uint32_t Openers::open(std::uint64_t id, const FiveTuple& tuple, std::uint3
                             Time now, TcpOutput& out) {
     const std::uint32_t s = take_slot(slots_, free_);
     Slot& slot = slots_[s];
-    slot.live = true;
-    slot.report = ConnectionReport{};
-    slot.report.outside = tuple;
-    slot.report.record.tuple = tuple;
-    slot.report.traffic = traffic;
-    slot.report.proto = tuple.proto;
+    slot.outside = tuple;
+    slot.traffic = traffic;
     if (tuple.proto == IpProto::Tcp) {
-        slot.udp.reset();
-        slot.tcp.emplace(TcpConnection::client(tcp_, id, tuple, static_cast<std::uint64_t>(t.bytes)));
-        slot.tcp->open(now, out);
+        TcpConnection& c = slot.conn.emplace<TcpConnection>(
+            TcpConnection::client(tcp_, id, tuple, static_cast<std::uint64_t>(t.bytes)));
+        c.open(now, out);
     } else {
-        slot.tcp.reset();
         UdpFlowSpec spec;
         spec.bytes = static_cast<std::uint32_t>(t.udp_datagram_bytes);
         spec.datagrams = std::max<std::uint64_t>(
             1, static_cast<std::uint64_t>((t.bytes + t.udp_datagram_bytes - 1) / t.udp_datagram_bytes));
         spec.interval = t.udp_interval;
-        slot.udp.emplace(id, tuple, spec);
-        slot.udp->start(now, out);
+        slot.conn.emplace<UdpFlow>(id, tuple, spec).start(now, out);
     }
-    by_tuple_[tuple] = s;
+    // A tuple still open in another slot is taken over by the new connection.
+    by_tuple_.erase(tuple, key_of());
+    by_tuple_.insert(tuple, s, key_of());
     return s;
 }
 
 bool Openers::receive(const IpPacket& p, Time now, TcpOutput& out, std::uint32_t& slot) {
-    auto it = by_tuple_.find(p.inner.reversed());
-    if (it == by_tuple_.end()) return false;
-    slot = it->second;
-    Slot& s = slots_[slot];
-    if (s.tcp) s.tcp->receive(p, now, out);
+    const std::uint32_t i = by_tuple_.find(p.inner.reversed(), key_of());
+    if (i == TupleIndex::kNone) return false;
+    slot = i;
+    if (auto* c = std::get_if<TcpConnection>(&slots_[i].conn)) c->receive(p, now, out);
     return true;
 }
 
 void Openers::on_timer(std::uint32_t slot, Time now, TcpOutput& out) {
     Slot& s = slots_[slot];
-    if (!s.live) return;
-    if (s.tcp) s.tcp->on_timer(now, out);
-    if (s.udp) s.udp->on_timer(now, out);
+    if (auto* c = std::get_if<TcpConnection>(&s.conn)) c->on_timer(now, out);
+    if (auto* u = std::get_if<UdpFlow>(&s.conn)) u->on_timer(now, out);
 }
 
 Time Openers::next_timer(std::uint32_t slot) const {
     const Slot& s = slots_[slot];
-    if (!s.live) return kNever;
-    return s.tcp ? s.tcp->next_timer() : s.udp->next_timer();
+    if (!s.live()) return kNever;
+    if (const auto* c = std::get_if<TcpConnection>(&s.conn)) return c->next_timer();
+    return std::get<UdpFlow>(s.conn).next_timer();
 }
 
 bool Openers::retire_if_done(std::uint32_t slot) {
     Slot& s = slots_[slot];
-    if (!s.live) return false;
-    const ConnectionRecord& r = s.tcp ? s.tcp->record() : s.udp->record();
+    if (!s.live()) return false;
+    const ConnectionRecord& r = record_of(s);
     if (r.outcome == ConnectionOutcome::Open) return false;
-    s.report.record = r;
-    retired_.push_back(s.report);
-    by_tuple_.erase(r.tuple);
-    s.tcp.reset();
-    s.udp.reset();
-    s.live = false;
+    retired_.push_back(report_of(s));
+    by_tuple_.erase(r.tuple, key_of());
+    s.conn.emplace<std::monostate>();
     free_.push_back(slot);
     return true;
 }
 
 std::vector<ConnectionReport> Openers::reports() const {
     std::vector<ConnectionReport> out = retired_;
-    for (const Slot& s : slots_) {
-        if (!s.live) continue;
-        ConnectionReport r = s.report;
-        r.record = s.tcp ? s.tcp->record() : s.udp->record();
-        out.push_back(r);
-    }
+    for (const Slot& s : slots_)
+        if (s.live()) out.push_back(report_of(s));
     return out;
 }
 
 std::size_t Openers::bytes_of_state() const {
-    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) +
-           by_tuple_.size() * (sizeof(FiveTuple) + sizeof(std::uint32_t) + 2 * sizeof(void*)) +
-           by_tuple_.bucket_count() * sizeof(void*);
+    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes();
 }
 
 // ---- Servers ----
@@ -186,19 +172,14 @@ std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOu
         bytes_received_ += p.payload_bytes;
         return std::nullopt;
     }
-    auto it = by_tuple_.find(p.inner);
-    std::uint32_t s;
-    if (it == by_tuple_.end()) {
+    std::uint32_t s = by_tuple_.find(p.inner, key_of());
+    if (s == TupleIndex::kNone) {
         if (!p.is_syn() || p.has(tcp_flag::kAck)) return std::nullopt;  // a stray segment: nothing to answer
         s = take_slot(slots_, free_);
         Slot& slot = slots_[s];
-        slot.live = true;
-        slot.tuple = p.inner;
         slot.done_at = kNever;
         slot.tcp.emplace(TcpConnection::server(tcp_, 0, p.inner));
-        by_tuple_[p.inner] = s;
-    } else {
-        s = it->second;
+        by_tuple_.insert(p.inner, s, key_of());
     }
     Slot& slot = slots_[s];
     const std::uint64_t before = slot.tcp->record().bytes_delivered;
@@ -210,27 +191,24 @@ std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOu
 
 void Servers::on_timer(std::uint32_t slot, Time now, TcpOutput& out) {
     Slot& s = slots_[slot];
-    if (!s.live) return;
+    if (!s.tcp) return;
     if (s.done_at == kNever) s.tcp->on_timer(now, out);
     if (s.tcp->state() == TcpState::Failed || (s.done_at != kNever && now >= s.done_at + linger())) {
-        by_tuple_.erase(s.tuple);
+        by_tuple_.erase(s.tcp->record().tuple, key_of());
         s.tcp.reset();
-        s.live = false;
         free_.push_back(slot);
     }
 }
 
 Time Servers::next_timer(std::uint32_t slot) const {
     const Slot& s = slots_[slot];
-    if (!s.live) return kNever;
+    if (!s.tcp) return kNever;
     if (s.done_at != kNever) return s.done_at + linger();
     return s.tcp->next_timer();
 }
 
 std::size_t Servers::bytes_of_state() const {
-    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) +
-           by_tuple_.size() * (sizeof(FiveTuple) + sizeof(std::uint32_t) + 2 * sizeof(void*)) +
-           by_tuple_.bucket_count() * sizeof(void*) +
+    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
            udp_.size() * (sizeof(FiveTuple) + 8 + 2 * sizeof(void*)) + udp_.bucket_count() * sizeof(void*);
 }
 

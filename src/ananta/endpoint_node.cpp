@@ -205,8 +205,14 @@ void HostNode::take(std::uint32_t) {
     snat_requests_ += out_.snat_requests.size();
     if (control_ != nullptr)
         for (const SnatRequest& r : out_.snat_requests) control_->snat_request(position_, r);
-    // Deliveries to local VMs (a grant releasing held packets never produces any).
-    std::vector<HostDelivery> to_vm = std::move(out_.to_vm);
+    // Deliveries to local VMs (a grant releasing held packets never produces any). A delivery can make the VM
+    // send, which comes back here: the list is swapped into a spare buffer (kept for reuse, no allocation).
+    std::vector<HostDelivery> to_vm;
+    if (!spare_.empty()) {
+        to_vm = std::move(spare_.back());
+        spare_.pop_back();
+    }
+    to_vm.swap(out_.to_vm);
     out_.clear();
     for (const HostDelivery& d : to_vm) {
         if (!down_.empty() && down_.contains(d.dip)) {
@@ -215,6 +221,8 @@ void HostNode::take(std::uint32_t) {
             deliver(d.packet);
         }
     }
+    to_vm.clear();
+    spare_.push_back(std::move(to_vm));
 }
 
 void HostNode::on_packet(const IpPacket& p) {
@@ -234,10 +242,8 @@ void HostNode::on_packet(const IpPacket& p) {
 }
 
 std::size_t HostNode::bytes_of_state() const {
-    // Host Agent bindings: two hash entries per connection (inbound and outbound) with their nodes.
-    return EndpointNode::bytes_of_state() +
-           agent_.bindings() * (2 * sizeof(FiveTuple) + sizeof(Time) + sizeof(FiveTuple) + 4 * sizeof(void*)) +
-           sightings_.capacity() * sizeof(Sighting);
+    // Host Agent bindings: the pool and its two indexes, as allocated.
+    return EndpointNode::bytes_of_state() + agent_.binding_bytes() + sightings_.capacity() * sizeof(Sighting);
 }
 
 }  // namespace loom::ananta

@@ -2,23 +2,54 @@
 
 namespace loom::ananta {
 
-void FlowTable::erase(std::unordered_map<FiveTuple, Entry, FiveTupleHasher>::iterator it) {
-    lists_[index(it->second.cls)].erase(it->second.pos);
-    map_.erase(it);
+void FlowTable::link_back(FlowClass c, std::uint32_t i) {
+    List& l = lists_[index(c)];
+    Entry& e = pool_[i];
+    e.cls = c;
+    e.prev = l.tail;
+    e.next = kNone;
+    if (l.tail == kNone) {
+        l.head = i;
+    } else {
+        pool_[l.tail].next = i;
+    }
+    l.tail = i;
+    ++l.size;
+}
+
+void FlowTable::unlink(std::uint32_t i) {
+    List& l = lists_[index(pool_[i].cls)];
+    Entry& e = pool_[i];
+    if (e.prev == kNone) {
+        l.head = e.next;
+    } else {
+        pool_[e.prev].next = e.next;
+    }
+    if (e.next == kNone) {
+        l.tail = e.prev;
+    } else {
+        pool_[e.next].prev = e.prev;
+    }
+    --l.size;
+}
+
+void FlowTable::erase(std::uint32_t i) {
+    unlink(i);
+    index_.erase(pool_[i].key, key_of());
+    free_.push_back(i);
 }
 
 std::optional<FlowTarget> FlowTable::lookup(const FiveTuple& key, Time now) {
-    auto it = map_.find(key);
-    if (it == map_.end()) return std::nullopt;
-    Entry& e = it->second;
-    if (now - e.last_seen >= timeout(e.cls)) {
-        erase(it);
+    const std::uint32_t i = index_.find(key, key_of());
+    if (i == kNone) return std::nullopt;
+    if (now - pool_[i].last_seen >= timeout(pool_[i].cls)) {
+        erase(i);
         ++expired_;
         return std::nullopt;
     }
-    e.last_seen = now;
-    FlowClass to = e.cls;
-    if (e.cls == FlowClass::Untrusted) {
+    pool_[i].last_seen = now;
+    FlowClass to = pool_[i].cls;
+    if (to == FlowClass::Untrusted) {
         expire_class(FlowClass::Trusted, now);
         if (static_cast<std::int64_t>(size(FlowClass::Trusted)) < quota(FlowClass::Trusted)) {
             to = FlowClass::Trusted;
@@ -28,30 +59,37 @@ std::optional<FlowTarget> FlowTable::lookup(const FiveTuple& key, Time now) {
         }
     }
     // Move to the back of its (possibly new) class list: most recently seen.
-    auto& from_list = lists_[index(e.cls)];
-    auto& to_list = lists_[index(to)];
-    to_list.splice(to_list.end(), from_list, e.pos);
-    e.cls = to;
-    return e.target;
+    unlink(i);
+    link_back(to, i);
+    return pool_[i].target;
 }
 
 bool FlowTable::insert(const FiveTuple& key, const FlowTarget& target, Time now) {
-    if (auto it = map_.find(key); it != map_.end()) erase(it);
+    if (const std::uint32_t i = index_.find(key, key_of()); i != kNone) erase(i);
     expire_class(FlowClass::Untrusted, now);
     if (static_cast<std::int64_t>(size(FlowClass::Untrusted)) >= quota(FlowClass::Untrusted)) return false;
-    auto& list = lists_[index(FlowClass::Untrusted)];
-    list.push_back(key);
-    map_.emplace(key, Entry{target, FlowClass::Untrusted, now, std::prev(list.end())});
+    std::uint32_t i;
+    if (free_.empty()) {
+        pool_.emplace_back();
+        i = static_cast<std::uint32_t>(pool_.size() - 1);
+    } else {
+        i = free_.back();
+        free_.pop_back();
+    }
+    Entry& e = pool_[i];
+    e.key = key;
+    e.target = target;
+    e.last_seen = now;
+    link_back(FlowClass::Untrusted, i);
+    index_.insert(key, i, key_of());
     return true;
 }
 
 void FlowTable::expire_class(FlowClass c, Time now) {
-    auto& list = lists_[index(c)];
+    List& l = lists_[index(c)];
     const Time t = timeout(c);
-    while (!list.empty()) {
-        auto it = map_.find(list.front());
-        if (now - it->second.last_seen < t) break;
-        erase(it);
+    while (l.head != kNone && now - pool_[l.head].last_seen >= t) {
+        erase(l.head);
         ++expired_;
     }
 }
@@ -62,9 +100,9 @@ void FlowTable::expire(Time now) {
 }
 
 std::optional<FlowClass> FlowTable::class_of(const FiveTuple& key) const {
-    auto it = map_.find(key);
-    if (it == map_.end()) return std::nullopt;
-    return it->second.cls;
+    const std::uint32_t i = index_.find(key, key_of());
+    if (i == kNone) return std::nullopt;
+    return pool_[i].cls;
 }
 
 }  // namespace loom::ananta

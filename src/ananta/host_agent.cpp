@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "loom/base/assert.hpp"
+
 namespace loom::ananta {
 
 HostAgent::HostAgent(const HostAgentConfig& config, IpAddr self, const FastpathConfig& fastpath)
@@ -65,25 +67,46 @@ void HostAgent::clamp(IpPacket& p) {
 }
 
 void HostAgent::bind(const FiveTuple& outside, const FiveTuple& inside, Time now) {
-    inbound_[outside] = Binding{inside, now};
-    outbound_[inside.reversed()] = outside;
+    LOOM_DEBUG_ASSERT(inside.src == outside.src && inside.src_port == outside.src_port && inside.proto == outside.proto,
+                "a NAT binding changes only the destination");
+    // Callers bind only an outside tuple without a live binding (find_inbound removed an expired one).
+    LOOM_DEBUG_ASSERT(inbound_.find(outside, outside_of()) == TupleIndex::kNone, "a second binding for one outside tuple");
+    std::uint32_t i;
+    if (free_.empty()) {
+        pool_.emplace_back();
+        i = static_cast<std::uint32_t>(pool_.size() - 1);
+    } else {
+        i = free_.back();
+        free_.pop_back();
+    }
+    pool_[i].outside = outside;
+    inbound_.insert(outside, i, outside_of());
+    Binding& b = pool_[i];
+    b.dip = inside.dst;
+    b.dip_port = inside.dst_port;
+    b.last_seen = now;
+    // The reply tuple now leads to this binding (taking it over from another binding if one had it).
+    const FiveTuple reply = b.reply();
+    outbound_.erase(reply, reply_of());
+    outbound_.insert(reply, i, reply_of());
 }
 
 void HostAgent::unbind(const FiveTuple& outside) {
-    auto it = inbound_.find(outside);
-    if (it == inbound_.end()) return;
-    outbound_.erase(it->second.inside.reversed());
-    inbound_.erase(it);
+    const std::uint32_t i = inbound_.erase(outside, outside_of());
+    if (i == TupleIndex::kNone) return;
+    outbound_.erase(pool_[i].reply(), reply_of());
+    pool_[i].dip = 0;
+    free_.push_back(i);
 }
 
 HostAgent::Binding* HostAgent::find_inbound(const FiveTuple& outside, Time now) {
-    auto it = inbound_.find(outside);
-    if (it == inbound_.end()) return nullptr;
-    if (now - it->second.last_seen >= config_.flow_idle_timeout) {
+    const std::uint32_t i = inbound_.find(outside, outside_of());
+    if (i == TupleIndex::kNone) return nullptr;
+    if (now - pool_[i].last_seen >= config_.flow_idle_timeout) {
         unbind(outside);
         return nullptr;
     }
-    return &it->second;
+    return &pool_[i];
 }
 
 void HostAgent::send_to_router(IpPacket p, Time now, HostOutput& out) {
@@ -107,9 +130,9 @@ void HostAgent::from_network(const IpPacket& packet, Time now, HostOutput& out) 
     q.decapsulate();
     if (!vms_.contains(dip)) return drop(q, DropReason::NoRoute, out);
     if (Binding* b = find_inbound(q.inner, now)) {
-        if (b->inside.dst != dip) return drop(q, DropReason::NoFlow, out);
+        if (b->dip != dip) return drop(q, DropReason::NoFlow, out);
         b->last_seen = now;
-        q.inner = b->inside;
+        q.inner = b->inside();
     } else {
         auto rule = nat_.find(NatKey{Endpoint{q.inner.dst, q.inner.proto, q.inner.dst_port}, dip});
         if (rule == nat_.end()) return drop(q, DropReason::NoRoute, out);
@@ -150,8 +173,8 @@ bool HostAgent::try_snat(IpPacket& p, IpAddr vip, Time now) {
 
 void HostAgent::outbound(const IpPacket& packet, Time now, HostOutput& out) {
     IpPacket q = packet;
-    if (auto it = outbound_.find(q.inner); it != outbound_.end()) {
-        const FiveTuple outside = it->second;
+    if (const std::uint32_t i = outbound_.find(q.inner, reply_of()); i != TupleIndex::kNone) {
+        const FiveTuple outside = pool_[i].outside;
         if (Binding* b = find_inbound(outside, now)) {
             b->last_seen = now;
             q.inner = outside.reversed();
@@ -178,8 +201,8 @@ void HostAgent::outbound(const IpPacket& packet, Time now, HostOutput& out) {
 void HostAgent::expire(Time now) {
     fastpath_.expire(now);
     std::vector<FiveTuple> gone;
-    for (const auto& [outside, b] : inbound_)
-        if (now - b.last_seen >= config_.flow_idle_timeout) gone.push_back(outside);
+    for (const Binding& b : pool_)
+        if (b.dip != 0 && now - b.last_seen >= config_.flow_idle_timeout) gone.push_back(b.outside);
     for (const FiveTuple& t : gone) unbind(t);  // the set removed does not depend on the map's order
 }
 

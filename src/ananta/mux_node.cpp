@@ -230,9 +230,8 @@ void MuxNode::report_overload() {
 }
 
 std::size_t MuxNode::bytes_of_state() const {
-    // The flow table's entries (key, target, class, time and list links, plus the hash node).
-    return life_.mux().flows().size() * (sizeof(FiveTuple) + sizeof(FlowTarget) + 48) +
-           sightings_.capacity() * sizeof(Sighting);
+    // The flow table's entries (pool and index, as allocated).
+    return life_.mux().flows().bytes() + sightings_.capacity() * sizeof(Sighting);
 }
 
 }  // namespace loom::ananta

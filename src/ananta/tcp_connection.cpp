@@ -11,7 +11,7 @@ constexpr std::int64_t kPsPerS = 1'000'000'000'000;
 }
 
 TcpConnection::TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client)
-    : config_(config), client_(is_client), out_tuple_(is_client ? tuple : tuple.reversed()), rto_(config.initial_rto) {
+    : config_(&config), client_(is_client), rto_(config.initial_rto) {
     record_.id = id;
     record_.tuple = tuple;
     mss_ = static_cast<std::uint32_t>(config.segment_bytes);
@@ -29,10 +29,10 @@ TcpConnection TcpConnection::server(const TcpConfig& config, std::uint64_t id, c
 }
 
 IpPacket TcpConnection::segment(std::uint8_t flags, std::uint32_t seq, std::uint32_t payload) const {
-    IpPacket p = make_packet(out_tuple_, payload, flags);
+    IpPacket p = make_packet(out_tuple(), payload, flags);
     p.seq = seq;
     p.ack = client_ ? 0 : rcv_next_;
-    if ((flags & tcp_flag::kSyn) != 0) p.mss = static_cast<std::uint16_t>(config_.segment_bytes);
+    if ((flags & tcp_flag::kSyn) != 0) p.mss = static_cast<std::uint16_t>(config_->segment_bytes);
     return p;
 }
 
@@ -40,7 +40,7 @@ Time TcpConnection::data_time(std::uint64_t index) const {
     // Segment k leaves at established + ceil(k * segment bits / rate): computed from the start, never by
     // adding rounded per-segment times.
     __extension__ using I128 = __int128;
-    const I128 rate = config_.data_rate.bits_per_s();
+    const I128 rate = config_->data_rate.bits_per_s();
     const I128 num = static_cast<I128>(index) * mss_ * 8 * kPsPerS;
     return record_.established + Time::ps(static_cast<std::int64_t>((num + rate - 1) / rate));
 }
@@ -79,7 +79,7 @@ void TcpConnection::send_data(std::uint64_t index, TcpOutput& out) {
 
 void TcpConnection::progress(Time now) {
     retries_ = 0;
-    rto_ = config_.initial_rto;
+    rto_ = config_->initial_rto;
     deadline_ = snd_una_ < next_send_ ? now + rto_ : kNever;
 }
 
@@ -95,7 +95,7 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
             total_ = (bytes_ + mss_ - 1) / mss_;
             out.send.push_back(segment(tcp_flag::kAck, 0, 0));
             retries_ = 0;
-            rto_ = config_.initial_rto;
+            rto_ = config_->initial_rto;
             deadline_ = kNever;
             if (total_ == 0) {
                 out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, 0, 0));
@@ -145,7 +145,7 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
         state_ = TcpState::Established;
         record_.established = now;
         retries_ = 0;
-        rto_ = config_.initial_rto;
+        rto_ = config_->initial_rto;
         deadline_ = kNever;
     }
     if (state_ == TcpState::Done) {
@@ -154,16 +154,17 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
     }
     if (p.payload_bytes > 0) {
         ++record_.segments_received;
-        if (p.seq >= rcv_next_ && !out_of_order_.contains(p.seq)) {
+        if (p.seq >= rcv_next_ && !(out_of_order_ && out_of_order_->contains(p.seq))) {
             record_.bytes_delivered += p.payload_bytes;
             if (p.seq == rcv_next_) {
                 ++rcv_next_;
-                while (!out_of_order_.empty() && *out_of_order_.begin() == rcv_next_) {
-                    out_of_order_.erase(out_of_order_.begin());
+                while (out_of_order_ && !out_of_order_->empty() && *out_of_order_->begin() == rcv_next_) {
+                    out_of_order_->erase(out_of_order_->begin());
                     ++rcv_next_;
                 }
             } else {
-                out_of_order_.insert(p.seq);
+                if (!out_of_order_) out_of_order_ = std::make_unique<std::set<std::uint32_t>>();
+                out_of_order_->insert(p.seq);
             }
         }
         out.send.push_back(segment(tcp_flag::kAck, 0, 0));
@@ -182,10 +183,10 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
 
 void TcpConnection::timeout(Time now, TcpOutput& out) {
     if (deadline_ == kNever || now < deadline_) return;
-    if (retries_ >= static_cast<std::uint32_t>(config_.max_retries)) return fail(now);
+    if (retries_ >= static_cast<std::uint32_t>(config_->max_retries)) return fail(now);
     ++retries_;
     ++record_.retransmissions;
-    rto_ = std::min(rto_ * 2, config_.max_rto);
+    rto_ = std::min(rto_ * 2, config_->max_rto);
     switch (state_) {
         case TcpState::SynSent: out.send.push_back(segment(tcp_flag::kSyn, 0, 0)); break;
         case TcpState::SynReceived: out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0)); break;

@@ -9,12 +9,14 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include "loom/ananta/dc_config.hpp"
 #include "loom/ananta/drop_reason.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/ananta/tcp_connection.hpp"
+#include "loom/ananta/tuple_index.hpp"
 #include "loom/base/link_timing.hpp"
 #include "loom/net/drop_reason.hpp"
 #include "loom/net/input_port.hpp"
@@ -144,6 +146,7 @@ struct ConnectionReport {
 // slots). A finished connection is retired: its record kept, its slot reused.
 class Openers {
 public:
+    // `tcp` outlives the Openers (its connections refer to it).
     explicit Openers(const TcpConfig& tcp) : tcp_(tcp) {}
     // Opens a connection; packets to send are appended to `out`. Returns its slot (a timer id).
     std::uint32_t open(std::uint64_t id, const FiveTuple& tuple, std::uint32_t traffic, const TrafficConfig& t,
@@ -154,24 +157,37 @@ public:
     Time next_timer(std::uint32_t slot) const;
     // Retires the connection in `slot` if it is over; true if it was.
     bool retire_if_done(std::uint32_t slot);
-    void set_outside(std::uint32_t slot, const FiveTuple& outside) { slots_[slot].report.outside = outside; }
-    const FiveTuple& tuple(std::uint32_t slot) const { return slots_[slot].report.record.tuple; }
+    void set_outside(std::uint32_t slot, const FiveTuple& outside) { slots_[slot].outside = outside; }
+    const FiveTuple& tuple(std::uint32_t slot) const { return record_of(slots_[slot]).tuple; }
     std::size_t open_count() const { return by_tuple_.size(); }
     // Records of retired connections, then of open ones (slot order), for the merge.
     std::vector<ConnectionReport> reports() const;
     std::size_t bytes_of_state() const;
 
 private:
+    // An open connection (TCP or UDP; monostate: a free slot), its outside tuple (what the network beyond a
+    // SNAT sees) and its traffic; the record lives in the connection until it retires.
     struct Slot {
-        std::optional<TcpConnection> tcp;
-        std::optional<UdpFlow> udp;
-        ConnectionReport report;
-        bool live = false;
+        std::variant<std::monostate, TcpConnection, UdpFlow> conn;
+        FiveTuple outside;
+        std::uint32_t traffic = 0;
+        bool live() const { return conn.index() != 0; }
     };
-    TcpConfig tcp_;
+    static const ConnectionRecord& record_of(const Slot& s) {
+        return s.conn.index() == 1 ? std::get<1>(s.conn).record() : std::get<2>(s.conn).record();
+    }
+    ConnectionReport report_of(const Slot& s) const {
+        const ConnectionRecord& r = record_of(s);
+        return ConnectionReport{r, s.outside, s.traffic, r.tuple.proto};
+    }
+    auto key_of() const {
+        return [this](std::uint32_t i) -> const FiveTuple& { return record_of(slots_[i]).tuple; };
+    }
+
+    const TcpConfig& tcp_;
     std::vector<Slot> slots_;
     std::vector<std::uint32_t> free_;
-    std::unordered_map<FiveTuple, std::uint32_t, FiveTupleHasher> by_tuple_;  // lookups only
+    TupleIndex by_tuple_;  // open connections by their tuple
     std::vector<ConnectionReport> retired_;
 };
 
@@ -179,6 +195,7 @@ private:
 // server lingers (answering a repeated FIN) for kServerLinger before it is removed.
 class Servers {
 public:
+    // `tcp` outlives the Servers (its connections refer to it).
     explicit Servers(const TcpConfig& tcp) : tcp_(tcp) {}
     // A packet for a server (inner tuple client -> us). Returns the slot touched (a timer id) or nullopt.
     std::optional<std::uint32_t> receive(const IpPacket& p, Time now, TcpOutput& out);
@@ -192,15 +209,17 @@ public:
 
 private:
     struct Slot {
-        std::optional<TcpConnection> tcp;
-        FiveTuple tuple;
+        std::optional<TcpConnection> tcp;  // none: a free slot
         Time done_at = kNever;
-        bool live = false;
     };
-    TcpConfig tcp_;
+    auto key_of() const {
+        return [this](std::uint32_t i) -> const FiveTuple& { return slots_[i].tcp->record().tuple; };
+    }
+
+    const TcpConfig& tcp_;
     std::vector<Slot> slots_;
     std::vector<std::uint32_t> free_;
-    std::unordered_map<FiveTuple, std::uint32_t, FiveTupleHasher> by_tuple_;
+    TupleIndex by_tuple_;  // servers by their client -> server tuple
     std::uint64_t bytes_received_ = 0;
     std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher> udp_;  // datagrams by flow
 };

@@ -151,6 +151,7 @@ private:
 
     HostAgent agent_;
     HostOutput out_;
+    std::vector<std::vector<HostDelivery>> spare_;  // delivery lists for take(), reused
     std::vector<Sighting> sightings_;
     std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher> udp_bytes_;
     std::vector<IpAddr> vms_;

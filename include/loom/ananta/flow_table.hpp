@@ -4,11 +4,11 @@
 #pragma once
 
 #include <cstdint>
-#include <list>
 #include <optional>
-#include <unordered_map>
+#include <vector>
 
 #include "loom/ananta/ip_packet.hpp"
+#include "loom/ananta/tuple_index.hpp"
 #include "loom/base/units.hpp"
 
 namespace loom::ananta {
@@ -32,7 +32,7 @@ struct FlowTableLimits {
 };
 
 // Timeouts: an entry last seen at t is live at t + timeout - 1ps and gone at t + timeout.
-// Entries are kept in per-class recency lists (idle timeouts are per class, so the front is always the next
+// Entries live in a pool (indexed by key) and are kept in per-class recency lists (idle timeouts are per class, so the front is always the next
 // to expire): expiry is amortized O(1) per entry and never depends on hash-table order.
 class FlowTable {
 public:
@@ -47,19 +47,31 @@ public:
     // Removes every entry idle for at least its class's timeout at `now`.
     void expire(Time now);
 
-    std::size_t size(FlowClass c) const { return lists_[index(c)].size(); }
-    std::size_t size() const { return map_.size(); }
+    std::size_t size(FlowClass c) const { return lists_[index(c)].size; }
+    std::size_t size() const { return index_.size(); }
     std::optional<FlowClass> class_of(const FiveTuple& key) const;
     std::uint64_t promotions() const { return promotions_; }
     std::uint64_t promotions_refused() const { return promotions_refused_; }
     std::uint64_t expired() const { return expired_; }
+    // Bytes the entries take (pool, free list and index, as allocated).
+    std::size_t bytes() const {
+        return pool_.capacity() * sizeof(Entry) + free_.capacity() * sizeof(std::uint32_t) + index_.bytes();
+    }
 
 private:
+    static constexpr std::uint32_t kNone = TupleIndex::kNone;
     struct Entry {
+        FiveTuple key;
         FlowTarget target;
-        FlowClass cls = FlowClass::Untrusted;
+        std::uint32_t prev = kNone;  // recency list links (pool positions)
         Time last_seen;
-        std::list<FiveTuple>::iterator pos;
+        std::uint32_t next = kNone;
+        FlowClass cls = FlowClass::Untrusted;
+    };
+    struct List {
+        std::uint32_t head = kNone;  // least recently seen
+        std::uint32_t tail = kNone;
+        std::size_t size = 0;
     };
     static std::size_t index(FlowClass c) { return c == FlowClass::Trusted ? 1 : 0; }
     Time timeout(FlowClass c) const {
@@ -68,12 +80,19 @@ private:
     std::int64_t quota(FlowClass c) const {
         return c == FlowClass::Trusted ? limits_.trusted_quota : limits_.untrusted_quota;
     }
-    void erase(std::unordered_map<FiveTuple, Entry, FiveTupleHasher>::iterator it);
+    auto key_of() const {
+        return [this](std::uint32_t i) -> const FiveTuple& { return pool_[i].key; };
+    }
+    void link_back(FlowClass c, std::uint32_t i);
+    void unlink(std::uint32_t i);
+    void erase(std::uint32_t i);
     void expire_class(FlowClass c, Time now);
 
     FlowTableLimits limits_;
-    std::unordered_map<FiveTuple, Entry, FiveTupleHasher> map_;
-    std::list<FiveTuple> lists_[2];  // least recently seen first
+    std::vector<Entry> pool_;
+    std::vector<std::uint32_t> free_;
+    TupleIndex index_;
+    List lists_[2];
     std::uint64_t promotions_ = 0;
     std::uint64_t promotions_refused_ = 0;
     std::uint64_t expired_ = 0;

@@ -19,6 +19,7 @@
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/ananta/mux.hpp"
 #include "loom/ananta/snat_port_source.hpp"
+#include "loom/ananta/tuple_index.hpp"
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
 
@@ -120,14 +121,26 @@ public:
     IpAddr address() const { return self_; }
     const HostCounters& counters() const { return counters_; }
     std::size_t bindings() const { return inbound_.size(); }
+    // Bytes the NAT bindings take (pool and both indexes).
+    std::size_t binding_bytes() const {
+        return pool_.capacity() * sizeof(Binding) + free_.capacity() * sizeof(std::uint32_t) + inbound_.bytes() +
+               outbound_.bytes();
+    }
     std::size_t held(IpAddr dip) const;
     bool request_outstanding(IpAddr dip) const { return outstanding_.contains(dip); }
     Epoch epoch() const { return epochs_.highest(); }
 
 private:
+    // The inside view differs from the outside one only in its destination (peer -> DIP:port), so a binding
+    // stores that; bindings live in a pool indexed by outside tuple and by inside reply tuple.
     struct Binding {
-        FiveTuple inside;  // peer -> DIP:port
+        FiveTuple outside;  // peer -> VIP:port
+        IpAddr dip = 0;     // 0: a free pool entry
+        std::uint16_t dip_port = 0;
         Time last_seen;
+        FiveTuple inside() const { return FiveTuple{outside.src, dip, outside.src_port, dip_port, outside.proto}; }
+        // The inside reply (DIP -> peer), the key of the outbound index.
+        FiveTuple reply() const { return FiveTuple{dip, outside.src, dip_port, outside.src_port, outside.proto}; }
     };
     struct NatKey {
         Endpoint endpoint;
@@ -157,8 +170,16 @@ private:
     std::map<IpAddr, std::vector<SnatGrant>> grants_;       // dip -> port ranges held
     std::set<IpAddr> outstanding_;                          // DIPs with a SNAT request in flight
     std::map<IpAddr, std::vector<IpPacket>> held_;          // dip -> packets waiting for ports
-    std::unordered_map<FiveTuple, Binding, FiveTupleHasher> inbound_;     // outside (peer -> VIP) -> binding
-    std::unordered_map<FiveTuple, FiveTuple, FiveTupleHasher> outbound_;  // inside reply (DIP -> peer) -> outside
+    std::vector<Binding> pool_;
+    std::vector<std::uint32_t> free_;
+    TupleIndex inbound_;   // outside (peer -> VIP) -> binding
+    TupleIndex outbound_;  // inside reply (DIP -> peer) -> binding
+    auto outside_of() const {
+        return [this](std::uint32_t i) -> const FiveTuple& { return pool_[i].outside; };
+    }
+    auto reply_of() const {
+        return [this](std::uint32_t i) { return pool_[i].reply(); };
+    }
     HostFastpath fastpath_;
     HostCounters counters_;
 };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <vector>
 
@@ -38,7 +39,7 @@ struct TcpOutput {
     void clear() { send.clear(); }
 };
 
-// One side of a connection. The opener (client) calls open(); the passive side (server) is created on the
+// One side of a connection (it keeps a reference to its config, which must outlive it). The opener (client) calls open(); the passive side (server) is created on the
 // first SYN and fed it through receive(). The adapter keeps one timer at next_timer() and calls on_timer()
 // when it fires (a call at any other time is harmless). Timing: a segment first sent at t and not acknowledged
 // is resent at t + rto (not at t + rto - 1ps), then after 2 rto, 4 rto, ... capped at max_rto; after
@@ -74,10 +75,12 @@ private:
     void finish(Time now);
     Time data_time(std::uint64_t index) const;
 
-    TcpConfig config_;
+    FiveTuple out_tuple() const { return client_ ? record_.tuple : record_.tuple.reversed(); }
+
+    const TcpConfig* config_;
     bool client_;
-    FiveTuple out_tuple_;  // the direction this side sends
     TcpState state_ = TcpState::Closed;
+    std::uint32_t rcv_next_ = 0;  // receiver (server) side: next segment expected
     ConnectionRecord record_;
     Time rto_;
     Time deadline_ = kNever;  // retransmission timer
@@ -89,8 +92,8 @@ private:
     std::uint64_t next_send_ = 0;  // next new segment
     std::uint64_t snd_una_ = 0;    // oldest unacknowledged
     // Receiver (server) side.
-    std::uint32_t rcv_next_ = 0;
-    std::set<std::uint32_t> out_of_order_;
+    // Segments received beyond a gap (allocated on the first one: empty without loss).
+    std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
 };
 
 // A UDP pseudo-connection: `datagrams` datagrams of `bytes` payload sent at a fixed interval by the sender;
