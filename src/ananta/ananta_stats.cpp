@@ -127,6 +127,7 @@ stats::StatDecls stat_declarations() {
     d.scalar(cp + "primary/first_primary_ps", "ps", "when the first primary was elected (-1: never)");
     d.scalar(cp + "primary/time_without_primary_ps", "ps", "time after the first election with no replica believing it leads");
     d.scalar(cp + "primary/time_with_two_believing_primaries_ps", "ps", "time during which two or more replicas believed they led (frozen ones included)");
+    d.scalar(cp + "primary/time_with_two_acting_primaries_ps", "ps", "time during which two or more running (not frozen) replicas believed they led");
     for (const char* dist : {"vip_configuration/latency_ps", "vip_configuration/manager_latency_ps", "snat/latency_ps",
                              "snat/by_vip/*/latency_ps"})
         d.record(cp + dist, "ps", "a latency distribution: count, p50, p90, p99, max (nearest rank)");
