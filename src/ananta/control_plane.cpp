@@ -624,9 +624,10 @@ stats::Json ControlPlane::summary(Time end) const {
     }
     account(end);
     stats::Json reps = stats::Json::object();
-    std::uint64_t rejections = 0, fences = 0, lost = 0;
+    std::uint64_t rejections = 0, fences = 0, lost = 0, reclaimed = 0;
     for (const ManagerNode* m : replicas_) {
         const ManagerCounters c = m->counters();
+        reclaimed += c.snat_reclaimed;
         rejections += c.rejections;
         fences += c.fence_writes;
         lost += m->lost_inputs();
@@ -648,6 +649,21 @@ stats::Json ControlPlane::summary(Time end) const {
                 link_dropped += o->engine().drops().total();
             }
     s["paxos_links"] = {{"packets_sent", link_sent}, {"packets_dropped", link_dropped}};
+    std::uint64_t cmd_sent = 0, cmd_dropped = 0, ack_sent = 0, received = 0, malformed = 0, incomplete = 0;
+    for (ManagerNode* m : replicas_)
+        for (const auto& o : m->command_outs()) {
+            cmd_sent += o->engine().sent();
+            cmd_dropped += o->engine().drops().total();
+        }
+    for (ControlAgent* a : agents_) {
+        received += a->packets_received();
+        malformed += a->malformed();
+        incomplete += a->incomplete();
+        for (const auto& o : a->outs()) ack_sent += o->engine().sent();
+    }
+    s["command_links"] = {{"command_packets_sent", cmd_sent}, {"command_packets_dropped", cmd_dropped},
+                          {"command_packets_received", received}, {"malformed", malformed},
+                          {"incomplete_commands", incomplete}, {"ack_packets_sent", ack_sent}};
     s["primary"] = {{"elections_won", gained}, {"first_primary_ps", first_primary == kNever ? -1 : first_primary.count()},
                     {"time_without_primary_ps", without}, {"time_with_two_believing_primaries_ps", stale},
                     {"time_with_two_acting_primaries_ps", acting}};
@@ -724,7 +740,9 @@ stats::Json ControlPlane::summary(Time end) const {
                  {"ports_installed", ports}, {"latency_ps", cp_distribution(snat_lat)}, {"refused", snat_refused_},
                  {"not_primary", snat_not_primary_}, {"timeouts", snat_timeouts_},
                  {"duplicate_requests", duplicate_requests_}, {"invariant_violations", violations_.size()},
-                 {"violations", violations_}, {"by_vip", by_vip}};
+                 {"violations", violations_}, {"by_vip", by_vip}, {"ranges_held", held_.size()},
+                 {"ranges_returned", returns_.size()}, {"ranges_reclaimed", reclaimed},
+                 {"ranges_reused", reused_ranges_}};
     stats::Json iso = stats::Json::array();
     for (const IsolationDone& i : isolations_)
         iso.push_back({{"vip", i.vip ? format_ip(i.vip) : ""}, {"mux", format_ip(i.mux)},
@@ -764,22 +782,27 @@ std::string ControlPlane::text_summary(Time end) const {
     const auto& n = s["snat"];
     if (n["requests"].get<std::uint64_t>() > 0 || n["ranges_installed"].get<std::uint64_t>() > 0)
         out += fmt::format("  snat: {} requests, {} granted ({} waiting); latency p50 {} p90 {} p99 {} max {}; "
-                           "{} ranges installed, {} refused, {} timeouts\n",
+                           "{} ranges installed, {} returned idle, {} reclaimed, {} reused, {} refused, {} timeouts\n",
                            n["requests"].get<std::uint64_t>(), n["granted"].get<std::uint64_t>(),
                            n["waiting"].get<std::uint64_t>(), cp_ms(n["latency_ps"]["p50"].get<std::int64_t>()),
                            cp_ms(n["latency_ps"]["p90"].get<std::int64_t>()), cp_ms(n["latency_ps"]["p99"].get<std::int64_t>()),
                            cp_ms(n["latency_ps"]["max"].get<std::int64_t>()), n["ranges_installed"].get<std::uint64_t>(),
-                           n["refused"].get<std::uint64_t>(), n["timeouts"].get<std::uint64_t>());
+                           n["ranges_returned"].get<std::uint64_t>(), n["ranges_reclaimed"].get<std::uint64_t>(),
+                           n["ranges_reused"].get<std::uint64_t>(), n["refused"].get<std::uint64_t>(),
+                           n["timeouts"].get<std::uint64_t>());
     for (const auto& i : s["isolation"]["withdrawals"])
         out += fmt::format("  isolation: vip {} withdrawn from {} Muxes; detected {} after overload began, "
                            "withdrawn {} after the report\n",
                            i["vip"].get<std::string>(), s["isolation"]["muxes_withdrawn"].get<std::uint64_t>(),
                            cp_ms(i["detect_ps"].get<std::int64_t>()), cp_ms(i["withdraw_ps"].get<std::int64_t>()));
     const auto& c = s["commands"];
-    out += fmt::format("  commands: {} applied and {} rejected on Muxes, {} and {} on Host Agents; {} fence writes\n",
+    out += fmt::format("  commands: {} applied and {} rejected on Muxes, {} and {} on Host Agents; {} fence writes; "
+                       "{} command packets, {} ack packets\n",
                        c["mux_applied"].get<std::uint64_t>(), c["mux_rejected"].get<std::uint64_t>(),
                        c["host_applied"].get<std::uint64_t>(), c["host_rejected"].get<std::uint64_t>(),
-                       c["fence_writes"].get<std::uint64_t>());
+                       c["fence_writes"].get<std::uint64_t>(),
+                       s["command_links"]["command_packets_sent"].get<std::uint64_t>(),
+                       s["command_links"]["ack_packets_sent"].get<std::uint64_t>());
     return out;
 }
 
