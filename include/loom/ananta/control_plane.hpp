@@ -1,8 +1,9 @@
 // The Ananta control plane inside the run: Ananta Manager replicas (ManagerNode, each a pure Manager with its
-// Paxos replica) exchanging Paxos messages as packets over a mesh of net/ links, and the ControlPlane component
-// that carries everything else between them and the data plane: commands to Muxes and Host Agents (applied after
-// the manager's programming latency, acknowledged after control_latency), Host Agents' SNAT requests, Mux
-// overload reports, keep-alives, and the operator's VIP configurations. It records what a study measures.
+// Paxos replica) exchanging Paxos messages as packets over a mesh of net/ links; commands to Muxes and Host
+// Agents and their acknowledgements as packets on command links to each one's ControlAgent; and the
+// ControlPlane component that carries the rest between them and the data plane as timed deliveries: Host
+// Agents' SNAT requests, idle-range returns and health reports, Mux overload reports and reboots, keep-alives,
+// and the operator's VIP configurations. It records what a study measures.
 #pragma once
 
 #include <cstdint>
