@@ -79,12 +79,12 @@ void run_network(benchmark::State& state, topo::DragonflyConfig shape, double ra
         sim::RunLimits limits;
         limits.end = Time::ns(warmup);  // 1 GHz: a cycle is 1 ns
         sim->run(limits);
-        const std::int64_t before = model->network().stats.totals.flit_hops;
+        const std::int64_t before = model->totals().flit_hops;
         state.ResumeTiming();
         limits.end = Time::ns(warmup + window);
         sim->run(limits);
         state.PauseTiming();
-        hops += model->network().stats.totals.flit_hops - before;
+        hops += model->totals().flit_hops - before;
         cycles += window;
         model.reset();
         sim.reset();

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 
 #include "loom/sched/scheduler.hpp"
 #include "loom/sched/verifier.hpp"
@@ -118,5 +119,119 @@ void BM_CompileNode(benchmark::State& state) {
     state.counters["peak_rss_mib"] = peak_rss_mib();
 }
 BENCHMARK(BM_CompileNode)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+namespace {
+
+// FNV-1a over every field of a schedule: instructions, reservations, predicted runs, per-transfer timings and the
+// figures. Two binaries that print the same digest compiled the same schedule (bench/README.md, "Scheduling many
+// transfers on one node").
+struct Digest {
+    std::uint64_t h = 1469598103934665603ULL;
+    void add(std::int64_t v) {
+        auto u = static_cast<std::uint64_t>(v);
+        for (int i = 0; i < 8; ++i) {
+            h ^= (u >> (8 * i)) & 0xFF;
+            h *= 1099511628211ULL;
+        }
+    }
+};
+
+std::uint64_t schedule_digest(const sched::Schedule& s) {
+    Digest d;
+    for (const auto& p : s.programs) {
+        d.add(p.tsp);
+        d.add(static_cast<std::int64_t>(p.instructions.size()));
+        for (const auto& i : p.instructions) {
+            d.add(i.cycle);
+            d.add(static_cast<std::int64_t>(i.op));
+            d.add(i.in_port);
+            d.add(i.out_ports);
+            d.add(i.transfer);
+            d.add(i.first_vector);
+            d.add(i.count);
+            d.add(i.address);
+        }
+    }
+    for (const auto& r : s.reservations) {
+        d.add(r.channel);
+        d.add(r.start.count());
+        d.add(r.end.count());
+        d.add(r.transfer);
+        d.add(r.first_vector);
+        d.add(r.count);
+    }
+    for (const auto& r : s.predicted) {
+        d.add(r.transfer);
+        d.add(r.tsp);
+        d.add(r.channel);
+        d.add(r.first_vector);
+        d.add(r.count);
+        d.add(r.offset);
+        d.add(r.train_start.count());
+        d.add(r.final_destination ? 1 : 0);
+    }
+    for (const auto& t : s.transfers) {
+        d.add(t.transfer);
+        d.add(t.ready.count());
+        d.add(t.first_issue.count());
+        d.add(t.last_arrival.count());
+        d.add(t.completion.count());
+        d.add(t.vectors);
+        d.add(t.trains);
+        d.add(t.paths);
+        d.add(t.nonminimal_vectors);
+        d.add(t.staged_vectors);
+    }
+    d.add(s.makespan.count());
+    d.add(s.lower_bound.count());
+    d.add(s.jitter_allowance.count());
+    return d.h;
+}
+
+// Prints the digest of the schedule of `count` random node transfers (as BM_CompileNode; arg 1: staging on) or, for
+// count 0, of the 264-TSP system with fan-out 2, dependencies and staging. Compare old and new binaries:
+//   sched_bench --benchmark_filter=BM_ScheduleDigest 2>&1 | grep digest
+void BM_ScheduleDigest(benchmark::State& state) {
+    topo::TspTopologyConfig tc;
+    tc.kind = state.range(0) == 0 ? topo::TspKind::System264 : topo::TspKind::Node;
+    const topo::FrozenTopology t = topo::build_tsp_topology(tc);
+    topo::ChipConfig chip;
+    chip.memory = Bytes(std::int64_t{16} << 30);
+    workload::TransferSetConfig c;
+    sched::SchedulerConfig sc;
+    sc.staging = state.range(1) != 0;
+    if (state.range(0) == 0) {
+        c.random.count = 3000;
+        c.random.seed = 11;
+        c.random.fanout = 2;
+        c.random.dependency_probability = 0.3;
+    } else {
+        c.random.count = state.range(0);
+        c.random.seed = 7;
+    }
+    const workload::TransferSet set = workload::make_transfer_set(c, t, chip);
+    std::uint64_t h = 0;
+    for (auto _ : state) {
+        const sched::Schedule s = sched::compile(t, topo::LinkClassTiming{}, chip, set, sc);
+        h = schedule_digest(s);
+        if (state.range(0) == 0) {
+            // Point-to-point with dependencies and staging on the same system.
+            workload::TransferSetConfig c2;
+            c2.random.count = 3000;
+            c2.random.seed = 13;
+            c2.random.dependency_probability = 0.3;
+            const workload::TransferSet set2 = workload::make_transfer_set(c2, t, chip);
+            h ^= schedule_digest(sched::compile(t, topo::LinkClassTiming{}, chip, set2, sc)) * 31;
+        }
+    }
+    std::fprintf(stderr, "digest %s/%lld/%lld %016llx\n", "BM_ScheduleDigest", static_cast<long long>(state.range(0)),
+                 static_cast<long long>(state.range(1)), static_cast<unsigned long long>(h));
+}
+BENCHMARK(BM_ScheduleDigest)
+    ->Args({0, 0})->Args({0, 1})->Args({1'000, 0})->Args({1'000, 1})->Args({3'000, 0})->Args({10'000, 0})
+    ->Args({10'000, 1})->Args({30'000, 0})->Args({100'000, 0})
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
 
 BENCHMARK_MAIN();

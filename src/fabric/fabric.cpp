@@ -27,9 +27,11 @@ void parse(const config::Json& root, FabricModelConfig& out, config::Errors& err
 
 FabricModel::FabricModel(sim::Simulator& sim, std::unique_ptr<topo::FrozenTopology> topology,
                          std::unique_ptr<RoutingTables> tables, std::unique_ptr<RoutingFunction> routing,
-                         std::unique_ptr<workload::TrafficPattern> pattern, std::unique_ptr<NetworkContext> net)
+                         std::unique_ptr<workload::TrafficPattern> pattern, std::unique_ptr<FabricSetup> net)
     : sim_(sim), topology_(std::move(topology)), tables_(std::move(tables)), routing_(std::move(routing)),
-      pattern_(std::move(pattern)), net_(std::move(net)) {}
+      pattern_(std::move(pattern)), net_(std::move(net)) {
+    add_probes();
+}
 
 FabricModel::~FabricModel() = default;
 
@@ -103,13 +105,14 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         for (const auto& p : problems) errors.add("/traffic/trace", p);
         if (!problems.empty()) return nullptr;
     }
-    auto net = std::make_unique<NetworkContext>(*topo, *tables, *fn, *pattern, fabric, traffic_used);
+    auto net = std::make_unique<FabricSetup>(*topo, *tables, *fn, *pattern, fabric, traffic_used);
     auto model = std::make_unique<FabricModel>(sim, std::move(topo), std::move(tables), std::move(fn),
                                                std::move(pattern), std::move(net));
-    NetworkContext& n = *model->net_;
+    FabricSetup& n = *model->net_;
     const topo::FrozenTopology& t = *model->topology_;
     if (transfers != nullptr) {
         model->book_ = std::make_unique<TransferBook>(*transfers->set, transfers->options, n.clock);
+        model->book_->count_shares(t);
         n.transfers = model->book_.get();
     }
 
@@ -152,7 +155,14 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     }
     const std::size_t terminal_lines = first_line[routers];
     model->lines_ = std::vector<FlitLink>(terminal_lines + 2 * static_cast<std::size_t>(n.pattern.terminals()));
+    model->records_ = std::vector<RecordStore>(model->lines_.size());
     std::vector<FlitLink>& lines = model->lines_;
+    // The record storage of a flit line, bound to its two ends.
+    auto records_of = [&](const FlitLink& line, const sim::Component& sender, const sim::Component& receiver) -> RecordStore& {
+        RecordStore& r = model->records_[static_cast<std::size_t>(&line - lines.data())];
+        r.bind(sender.ctx(), receiver.ctx());
+        return r;
+    };
     // Line of router v's port q: its input flit line, or (credit = true) the credit line back to its output.
     auto line_of = [&](topo::VertexId v, std::int32_t q, bool credit) -> FlitLink& {
         const Router& r = *model->routers_[static_cast<std::size_t>(v)];
@@ -178,11 +188,23 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         Router& b = *model->routers_[static_cast<std::size_t>(ch.dst)];
         FlitLink& flits = line_of(ch.dst, ch.dst_port, false);
         FlitLink& credits = line_of(ch.src, ch.src_port, true);
-        a.attach_output(ch.src_port, flits, &credits);
-        b.attach_input(ch.dst_port, flits, credits);
+        RecordStore& records = records_of(flits, a, b);
+        a.attach_output(ch.src_port, flits, &credits, records);
+        b.attach_input(ch.dst_port, flits, credits, records);
         flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
         credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
     }
+    // The monitor sums every router's and terminal's counts at its sample boundaries; it opens the measurement
+    // window and hears of the marked packets ejected after it by messages (Monitor).
+    for (const Router* r : model->routers_) model->monitor_->watch(r->counters());
+    for (const Terminal* term : model->terminals_) {
+        model->monitor_->watch(term->counters());
+        model->monitor_->watch(term->marked());
+    }
+    const auto monitor_endpoint = static_cast<std::uint32_t>(n.pattern.terminals());
+    sim::Channel& measure = sim.add_channel("fabric.measure", monitor_endpoint + 1, n.clock.min_span(Cycles(1)));
+    model->monitor_->measure_port().attach(measure, monitor_endpoint);
+    for (Terminal* term : model->terminals_) term->attach_measure(measure, monitor_endpoint);
     if (transfers != nullptr) {
         // Completion notices: any terminal to any, one cycle at least (TransferBook).
         sim::Channel& notices = sim.add_channel("fabric.transfers", static_cast<std::uint32_t>(n.pattern.terminals()),
@@ -197,9 +219,11 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         FlitLink& injection = line_of(v, q, false);
         FlitLink& credits = lines[terminal_lines + 2 * static_cast<std::size_t>(id)];
         FlitLink& ejection = lines[terminal_lines + 2 * static_cast<std::size_t>(id) + 1];
-        term.attach(injection, credits, ejection);
-        r.attach_input(q, injection, credits);
-        r.attach_output(q, ejection, nullptr);
+        RecordStore& injected = records_of(injection, term, r);
+        RecordStore& ejected = records_of(ejection, r, term);
+        term.attach(injection, credits, ejection, injected, ejected);
+        r.attach_input(q, injection, credits, injected);
+        r.attach_output(q, ejection, nullptr, ejected);
         injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q));
         credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake);
         ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake);
@@ -231,7 +255,7 @@ double ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 }  // namespace
 
 std::vector<std::string> FabricModel::conservation_problems() const {
-    const NetworkContext& n = *net_;
+    const FabricSetup& n = *net_;
     const topo::FrozenTopology& t = *topology_;
     const std::int32_t vcs = n.config.vcs;
     const std::int32_t depth = n.config.vc_buffer_flits;
@@ -258,7 +282,7 @@ std::vector<std::string> FabricModel::conservation_problems() const {
             if (r->wired(q)) flying += r->input_line(q).size();
     }
     for (const Terminal* term : terminals_) flying += term->ejection_line().size();
-    const FabricCounters& c = n.stats.totals;
+    const FabricCounters c = totals();
     if (c.flits_injected - c.flits_ejected != buffered + flying)
         report(fmt::format("flits: {} injected - {} ejected = {} in the network, but {} are buffered and {} on "
                            "channels",
@@ -296,9 +320,24 @@ std::vector<std::string> FabricModel::conservation_problems() const {
     return problems;
 }
 
+FabricCounters FabricModel::totals() const {
+    FabricCounters t;
+    for (const Router* r : routers_) t.add(r->counters());
+    for (const Terminal* term : terminals_) t.add(term->counters());
+    return t;
+}
+
+MarkedStats FabricModel::marked() const {
+    MarkedStats m;
+    for (const Terminal* term : terminals_) m.add(term->marked());
+    return m;
+}
+
 stats::Json FabricModel::summary() const {
-    const NetworkContext& n = *net_;
-    const FabricStats& s = n.stats;
+    const FabricSetup& n = *net_;
+    const FabricStats& s = monitor_->stats();
+    const MarkedStats ms = marked();      // every terminal's
+    const FabricCounters total = totals();  // every router's and terminal's
     const topo::FrozenTopology& t = *topology_;
     const bool trace = n.traffic.pattern == workload::TrafficPatternKind::Trace;
     const std::int64_t now_cycle = n.clock.edge_at_or_before(Time::ps(sim_.now_ps()));
@@ -312,12 +351,12 @@ stats::Json FabricModel::summary() const {
     j["vcs"] = n.config.vcs;
     j["vc_classes"] = n.classes;
     j["cycle_ps"] = n.clock.period_ceil().count();
-    j["flits_generated"] = s.totals.flits_generated;
-    j["flits_injected"] = s.totals.flits_injected;
-    j["flits_ejected"] = s.totals.flits_ejected;
-    j["flits_in_network"] = s.totals.flits_injected - s.totals.flits_ejected;
-    j["packets_ejected"] = s.totals.packets_ejected;
-    j["flit_hops"] = s.totals.flit_hops;
+    j["flits_generated"] = total.flits_generated;
+    j["flits_injected"] = total.flits_injected;
+    j["flits_ejected"] = total.flits_ejected;
+    j["flits_in_network"] = total.flits_injected - total.flits_ejected;
+    j["packets_ejected"] = total.packets_ejected;
+    j["flit_hops"] = total.flit_hops;
     std::int64_t queued = 0;
     for (const Terminal* term : terminals_) queued += term->queued_packets();
     j["source_queue_packets"] = queued;
@@ -341,9 +380,9 @@ stats::Json FabricModel::summary() const {
     FabricCounters w0, w1;
     bool have_window = false;
     if (trace) {
-        const bool all_sent = s.totals.packets_generated == s.totals.packets_ejected && queued == 0;
+        const bool all_sent = total.packets_generated == total.packets_ejected && queued == 0;
         status = all_sent && sim_.pending() == 0 ? "complete" : "incomplete";
-        w1 = s.totals;
+        w1 = total;
         w1.cycle = now_cycle;
         w0.cycle = -1;
         have_window = true;
@@ -409,18 +448,18 @@ stats::Json FabricModel::summary() const {
         j["accepted_flits_per_cycle"] = s.last_accepted;
         j["offered_measured_flits_per_cycle"] = s.last_offered;
     }
-    j["packets_measured"] = s.marked_packets;
-    if (measured && s.marked_packets > 0) {
-        j["packet_latency"] = s.packet_latency.to_json("cycles");
-        j["network_latency"] = s.network_latency.to_json("cycles");
-        j["packet_latency_mean_ps"] = s.packet_latency.mean() * static_cast<double>(n.clock.period_ceil().count());
-        j["hops"] = s.hops.to_json();
-        const double packets = static_cast<double>(s.marked_packets);
-        j["minimal_packets"] = s.minimal_packets;
-        j["nonminimal_packets"] = s.nonminimal_packets;
-        j["nonminimal_share"] = static_cast<double>(s.nonminimal_packets) / packets;
-        j["mean_local_hops"] = static_cast<double>(s.local_hops) / packets;
-        j["mean_global_hops"] = static_cast<double>(s.global_hops) / packets;
+    j["packets_measured"] = ms.marked_packets;
+    if (measured && ms.marked_packets > 0) {
+        j["packet_latency"] = ms.packet_latency.to_json("cycles");
+        j["network_latency"] = ms.network_latency.to_json("cycles");
+        j["packet_latency_mean_ps"] = ms.packet_latency.mean() * static_cast<double>(n.clock.period_ceil().count());
+        j["hops"] = ms.hops.to_json();
+        const double packets = static_cast<double>(ms.marked_packets);
+        j["minimal_packets"] = ms.minimal_packets;
+        j["nonminimal_packets"] = ms.nonminimal_packets;
+        j["nonminimal_share"] = static_cast<double>(ms.nonminimal_packets) / packets;
+        j["mean_local_hops"] = static_cast<double>(ms.local_hops) / packets;
+        j["mean_global_hops"] = static_cast<double>(ms.global_hops) / packets;
     }
     return j;
 }
@@ -428,6 +467,13 @@ stats::Json FabricModel::summary() const {
 void FabricModel::finish() {
     if (finished_) return;
     finished_ = true;
+    if (book_) {
+        // The transfers' outcome from what every terminal logged.
+        std::vector<const TransferBook::Log*> logs;
+        logs.reserve(terminals_.size());
+        for (const Terminal* term : terminals_) logs.push_back(&term->transfer_log());
+        book_->settle(logs);
+    }
     wall_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() -
               monitor_->wall_start();
     stats::Group& g = sim_.stats().group("fabric");
@@ -442,7 +488,7 @@ void FabricModel::finish() {
 }
 
 std::string FabricModel::perf_fields() const {
-    const std::int64_t hops = net_->stats.totals.flit_hops;
+    const std::int64_t hops = totals().flit_hops;
     return fmt::format(" flit_hops={} flit_hops_per_s={:.0f}", hops,
                        wall_s_ > 0 ? static_cast<double>(hops) / wall_s_ : 0.0);
 }

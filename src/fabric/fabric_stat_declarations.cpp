@@ -1,6 +1,9 @@
 // The dynamically routed network's statistics: what FabricModel::summary writes under /stats/fabric.
 #include "loom/fabric/fabric_stat_declarations.hpp"
 
+#include "loom/fabric/fabric.hpp"
+#include "loom/fabric/terminal.hpp"
+
 namespace loom::fabric {
 
 stats::StatDecls stat_declarations() {
@@ -52,6 +55,31 @@ stats::StatDecls stat_declarations() {
     d.scalar("/stats/fabric/mean_local_hops", "hops", "local (intra-group) hops per marked packet");
     d.scalar("/stats/fabric/mean_global_hops", "hops", "global (inter-group) hops per marked packet");
     return d;
+}
+
+std::vector<sim::Probe> FabricModel::probes(const std::string& key) const { return probes_.select(key); }
+
+// The readers sum what every router and terminal counted so far (they change nothing).
+void FabricModel::add_probes() {
+    auto counter = [this](std::string name, std::int64_t (*pick)(const FabricCounters&)) {
+        probes_.add("/stats/fabric/" + std::move(name), [this, pick](Time) { return stats::Json(pick(totals())); });
+    };
+    counter("flits_generated", [](const FabricCounters& c) { return c.flits_generated; });
+    counter("flits_injected", [](const FabricCounters& c) { return c.flits_injected; });
+    counter("flits_ejected", [](const FabricCounters& c) { return c.flits_ejected; });
+    counter("flits_in_network", [](const FabricCounters& c) { return c.flits_injected - c.flits_ejected; });
+    counter("packets_ejected", [](const FabricCounters& c) { return c.packets_ejected; });
+    counter("flit_hops", [](const FabricCounters& c) { return c.flit_hops; });
+    probes_.add("/stats/fabric/source_queue_packets", [this](Time) {
+        std::int64_t queued = 0;
+        for (const Terminal* term : terminals_) queued += term->queued_packets();
+        return stats::Json(queued);
+    });
+    probes_.add("/stats/fabric/packets_measured", [this](Time) {
+        std::int64_t n = 0;
+        for (const Terminal* term : terminals_) n += term->marked().marked_packets;
+        return stats::Json(n);
+    });
 }
 
 }  // namespace loom::fabric

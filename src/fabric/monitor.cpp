@@ -9,12 +9,35 @@
 
 namespace loom::fabric {
 
-Monitor::Monitor(sim::Context& ctx, NetworkContext& net)
-    : sim::Component(ctx), net_(net), timer_(ctx, this, sim::handler<&Monitor::on_sample>, sim::Phase::Report) {}
+Monitor::Monitor(sim::Context& ctx, const FabricSetup& net)
+    : sim::Component(ctx),
+      net_(net),
+      measure_(ctx, "measure", this, sim::handler<&Monitor::on_notice>),
+      timer_(ctx, this, sim::handler<&Monitor::on_sample>, sim::Phase::Report) {}
+
+FabricCounters Monitor::totals() const {
+    FabricCounters t;
+    for (const FabricCounters* c : counters_) t.add(*c);
+    return t;
+}
+
+std::int64_t Monitor::marked_outstanding() const {
+    std::int64_t n = 0;
+    for (const MarkedStats* m : marked_) n += m->generated - m->ejected;
+    return n;
+}
+
+void Monitor::on_notice(std::uint32_t ejected_cycle) {
+    if (stats_.phase != MeasurePhase::Drain) return;
+    const std::int64_t now = net_.clock.edge_at_or_before(Time::ps(ctx().now_ps()));
+    const std::int64_t c = now - static_cast<std::uint32_t>(static_cast<std::uint32_t>(now) - ejected_cycle);
+    if (c <= drain_from_) return;  // counted by the sample that began the drain
+    if (--outstanding_ == 0) finish_run();
+}
 
 void Monitor::init() {
     wall_start_ = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-    FabricStats& s = net_.stats;
+    FabricStats& s = stats_;
     if (net_.traffic.pattern == workload::TrafficPatternKind::Trace) {
         s.phase = MeasurePhase::Measure;
         s.measure_start = 0;
@@ -41,22 +64,22 @@ bool Monitor::steady(const Sample& a, const Sample& b) const {
 }
 
 void Monitor::saturate(std::string reason) {
-    FabricStats& s = net_.stats;
+    FabricStats& s = stats_;
     s.saturated = true;
     s.saturation_reason = std::move(reason);
     finish_run();
 }
 
 void Monitor::finish_run() {
-    net_.stats.phase = MeasurePhase::Done;
+    stats_.phase = MeasurePhase::Done;
     ctx().sim().stop();
 }
 
 void Monitor::on_sample() {
     const std::int64_t c = net_.clock.edge_at_or_before(Time::ps(ctx().now_ps()));
     const workload::MeasurementConfig& m = net_.traffic.measurement;
-    FabricStats& s = net_.stats;
-    FabricCounters now = s.totals;
+    FabricStats& s = stats_;
+    FabricCounters now = totals();
     now.cycle = c;
     Sample x;
     x.end_cycle = c;
@@ -102,6 +125,10 @@ void Monitor::on_sample() {
                 s.measure_start = c + 1;
                 s.measure_end = c + 1 + m.measure_cycles;
                 s.window_start = now;
+                // Every terminal marks the packets it generates from c + 1 on.
+                const Time next = Time::ps(net_.clock.edge(c + 1).count() - ctx().now_ps());
+                for (std::int32_t t = 0; t < net_.pattern.terminals(); ++t)
+                    measure_.send(static_cast<std::uint32_t>(t), 0, next);
             } else if (k >= m.max_warmup_samples) {
                 saturate(fmt::format("no steady state after {} warm-up samples of {} cycles: last sample mean "
                                      "latency {:.1f} cycles, backlog {} flits",
@@ -125,7 +152,9 @@ void Monitor::on_sample() {
             }
             s.phase = MeasurePhase::Drain;
             ctx().sim().announce_phase("drain");
-            if (s.marked_outstanding == 0) {
+            drain_from_ = c;
+            outstanding_ = marked_outstanding();
+            if (outstanding_ == 0) {
                 finish_run();
                 return;
             }
@@ -133,7 +162,7 @@ void Monitor::on_sample() {
         }
         case MeasurePhase::Drain: {
             if (c + 1 - s.measure_end >= m.max_drain_cycles) {
-                saturate(fmt::format("{} marked packets still in flight {} cycles after the window", s.marked_outstanding,
+                saturate(fmt::format("{} marked packets still in flight {} cycles after the window", outstanding_,
                                      c + 1 - s.measure_end));
                 return;
             }

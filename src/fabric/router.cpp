@@ -34,7 +34,7 @@ struct Carver {
 
 void Router::BlockFree::operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{kBlockAlign}); }
 
-Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
+Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     : sim::Component(ctx),
       net_(net),
       vertex_(vertex),
@@ -56,6 +56,7 @@ Router::Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex)
       wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
+    pool_.bind_owner(ctx);
     const auto P = static_cast<std::size_t>(ports_);
     const auto PV = P * static_cast<std::size_t>(vcs_);
     // Hot arrays first (VCs, ports, credits), the allocation scratch after them.
@@ -124,14 +125,37 @@ void Router::init() {
     std::fill_n(credits_, static_cast<std::size_t>(ports_ * vcs_), static_cast<std::int32_t>(depth_));
 }
 
-void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
+void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back, RecordStore& records) {
     in_[port].flits = &flits;
+    in_[port].records = &records;
     out_[port].credits_back = &credits_back;
 }
 
-void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
+void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back, RecordStore& records) {
     out_[port].flits = &flits;
+    out_[port].records = &records;
     in_[port].credits = credits_back;
+}
+
+// A head flit's record moves from the line's storage into the router's own pool; the flit names it there.
+[[gnu::noinline]] std::uint32_t Router::take_record(std::int32_t port, std::uint32_t arg) {
+    RecordStore& line = *in_[port].records;
+    const net::PacketHandle h = pool_.allocate();
+    LOOM_ASSERT(h.index < Flit::kMaxPackets,
+                fmt::format("{}: more than {} packets held at once", path(), Flit::kMaxPackets));
+    pool_[h] = line.at(Flit::packet_of(arg));
+    line.release(Flit::packet_of(arg));
+    return Flit::with_packet(arg, h.index);
+}
+
+// And out again into the storage of the line it leaves on.
+std::uint32_t Router::give_record(PortOut& out, std::uint32_t arg) {
+    const net::PacketHandle h{Flit::packet_of(arg)};
+    std::uint32_t handle = 0;
+    out.records->push(handle) = pool_[h];
+    pool_.release(h);
+    LOOM_ASSERT(handle < Flit::kMaxPackets, fmt::format("{}: more than {} packets on a line", path(), Flit::kMaxPackets));
+    return Flit::with_packet(arg, handle);
 }
 
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
@@ -200,6 +224,7 @@ void Router::on_credit_wake(std::int32_t port) {
 
 // Inline: drain calls it for every flit.
 [[gnu::always_inline]] inline void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
+    if (Flit::is_head(arg)) arg = take_record(port, arg);
     const std::uint32_t vc = Flit::vc_of(arg);
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
@@ -239,7 +264,7 @@ void Router::drain(std::int64_t c) {
         } while (ps.flit_due <= c);
         if (line.empty()) flit_lines_ &= ~bit64(p);
     }
-    FabricCounters& t = net_.stats.totals;
+    FabricCounters& t = counters_;
     t.buffer_in += accepted;
     t.buffer_in_cycles += accepted_cycles;
     for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) {
@@ -263,7 +288,7 @@ void Router::drain(std::int64_t c) {
 void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
-    auto& packet = net_.pool[net::PacketHandle{Flit::packet_of(arg)}];
+    auto& packet = pool_[net::PacketHandle{Flit::packet_of(arg)}];
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
@@ -415,7 +440,7 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(g));
         forward(p, pick_[p], pick_out_[p], cycle);
     }
-    FabricCounters& t = net_.stats.totals;
+    FabricCounters& t = counters_;
     t.buffer_out += n;
     t.buffer_out_cycles += n * cycle;
     t.flit_hops += n;
@@ -424,10 +449,11 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
-    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
+    std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
     x.head = (x.head + 1) & (x.capacity - 1);
     --x.size;
     PortOut& out = out_[out_port];
+    if (Flit::is_head(arg)) arg = give_record(out, arg);
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
         --credits_[ov];
@@ -441,7 +467,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     const std::int64_t credit_at = cycle + credit_delay_ + out_[port].latency;
     out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),
                                   Time::ps(net_.clock.edge(credit_at).count() - now));
-    ++net_.stats.totals.channel_flits[out.kind];  // the other per-flit counters: switch_allocate, once a round
+    ++counters_.channel_flits[out.kind];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {
         ov_busy_[ov] = 0;

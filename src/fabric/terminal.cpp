@@ -10,7 +10,8 @@
 
 namespace loom::fabric {
 
-Terminal::Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std::vector<workload::TraceMessage> trace)
+Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
+                   std::vector<workload::TraceMessage> trace)
     : sim::Component(ctx),
       net_(net),
       id_(id),
@@ -19,9 +20,11 @@ Terminal::Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std:
       wake_(ctx, "wake", this, sim::handler<&Terminal::on_wake>),
       generate_(ctx, this, sim::handler<&Terminal::on_generate>, sim::Phase::Timer),
       tick_(ctx, this, sim::handler<&Terminal::on_tick>, sim::Phase::Clock),
-      current_(net::PacketHandle::kNone),
+      measure_(ctx, "measure", this, sim::handler<&Terminal::on_measure>),
       trace_(std::move(trace)) {
     credits_.assign(static_cast<std::size_t>(net.config.vcs), 0);
+    arriving_.resize(static_cast<std::size_t>(net.config.vcs));
+    if (net.traffic.pattern == workload::TrafficPatternKind::Trace) measure_start_ = 0;  // every packet is marked
     if (net.traffic.pattern != workload::TrafficPatternKind::Trace && net.traffic.rate > 0) {
         bernoulli_ = true;
         sample_cycles_ = net.traffic.measurement.sample_cycles;
@@ -35,15 +38,33 @@ Terminal::Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std:
         const topo::VertexId v = net.pattern.router_of(id);
         local_ = id - net.pattern.first_terminal(v);
         local_count_ = net.topology.vertex(v).terminals;
+        for (std::int32_t t : net.transfers->to(v)) {
+            const std::int64_t flits = net.transfers->share_flits(t, v, local_, local_count_);
+            if (flits > 0) expect_.emplace(t, flits);
+        }
     }
 }
 
 void Terminal::attach_notices(sim::Channel& channel) { notice_->attach(channel, static_cast<std::uint32_t>(id_)); }
 
-void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection) {
+void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RecordStore& injection_records,
+                      RecordStore& ejection_records) {
     injection_ = &injection;
     credits_in_ = &credits;
     ejection_ = &ejection;
+    injection_records_ = &injection_records;
+    ejection_records_ = &ejection_records;
+}
+
+void Terminal::attach_measure(sim::Channel& channel, std::uint32_t monitor) {
+    measure_.attach(channel, static_cast<std::uint32_t>(id_));
+    monitor_ = monitor;
+}
+
+// The monitor opened the measurement window at this cycle (Monitor).
+void Terminal::on_measure(std::uint32_t) {
+    measure_start_ = now_cycle();
+    measure_end_ = measure_start_ + net_.traffic.measurement.measure_cycles;
 }
 
 void Terminal::wake(std::int64_t cycle) {
@@ -58,7 +79,7 @@ void Terminal::on_wake(std::uint32_t arg) {
         return;
     }
     // Credits matter only to a packet waiting for them; otherwise they are read when the next flit leaves.
-    if (current_ != net::PacketHandle::kNone && credits_[static_cast<std::size_t>(current_vc_)] == 0)
+    if (sending_ && credits_[static_cast<std::size_t>(current_vc_)] == 0)
         wake(now_cycle());
 }
 
@@ -99,7 +120,7 @@ void Terminal::init() {
     if (net_.transfers != nullptr) {
         const TransferBook& book = *net_.transfers;
         for (std::int32_t t : book.from(net_.pattern.router_of(id_)))
-            if (book.item(t).deps_left == 0) starts_.emplace_back(book.item(t).start_cycle, t);
+            if (book.item(t).deps == 0) starts_.emplace_back(book.item(t).start_cycle, t);
         std::sort(starts_.begin(), starts_.end());
         if (!starts_.empty()) generate_.arm_at(Time::ps(net_.clock.edge(starts_.front().first).count()));
     } else if (bernoulli_) {
@@ -123,19 +144,24 @@ void Terminal::enqueue(std::int64_t cycle, std::int32_t dst, std::int64_t flits)
     const std::int64_t max_flits = net_.traffic.packet_flits;
     const std::int64_t packets = (flits + max_flits - 1) / max_flits;
     queued_ += packets;
-    FabricStats& s = net_.stats;
-    s.totals.flits_generated += flits;
-    s.totals.packets_generated += packets;
-    if (s.marks(cycle)) s.marked_outstanding += packets;
+    counters_.flits_generated += flits;
+    counters_.packets_generated += packets;
+    if (marks(cycle)) marked_.generated += packets;
 }
 
+// One share of one dependency of `transfer` is complete; the last notice starts it (TransferBook).
 void Terminal::on_notice(std::uint32_t transfer) {
+    const auto t = static_cast<std::int32_t>(transfer);
+    auto [w, fresh] = waiting_.try_emplace(t, net_.transfers->item(t).dep_shares);
+    if (--w->second > 0) return;
+    waiting_.erase(w);
     const std::int64_t c = now_cycle();
-    begin_transfer(static_cast<std::int32_t>(transfer));
+    log_.started.emplace_back(t, c);
+    begin_transfer(t, c);
     pump(c);
 }
 
-void Terminal::begin_transfer(std::int32_t t) {
+void Terminal::begin_transfer(std::int32_t t, std::int64_t start) {
     const TransferBook& book = *net_.transfers;
     const TransferBook::Item& it = book.item(t);
     std::int64_t packets = 0, flits = 0;
@@ -143,24 +169,25 @@ void Terminal::begin_transfer(std::int32_t t) {
     const std::int64_t first = ((local_ - t) % local_count_ + local_count_) % local_count_;
     for (std::size_t j = 0; j < it.dsts.size(); ++j) {
         if (first >= it.packets) break;
-        streams_.push_back(Stream{t, static_cast<std::int32_t>(j), first});
+        streams_.push_back(Stream{t, static_cast<std::int32_t>(j), first, start});
         for (std::int64_t k = first; k < it.packets; k += local_count_) {
             ++packets;
             flits += book.packet_flits(t, k);
         }
     }
     stream_packets_ += packets;
-    FabricStats& s = net_.stats;
-    s.totals.flits_generated += flits;
-    s.totals.packets_generated += packets;
-    if (s.marks(it.start_cycle)) s.marked_outstanding += packets;
+    counters_.flits_generated += flits;
+    counters_.packets_generated += packets;
+    if (marks(start)) marked_.generated += packets;
 }
 
 void Terminal::on_generate() {
     const std::int64_t c = now_cycle();
     if (net_.transfers != nullptr) {
-        while (next_start_ < starts_.size() && starts_[next_start_].first <= c)
-            begin_transfer(starts_[next_start_++].second);
+        while (next_start_ < starts_.size() && starts_[next_start_].first <= c) {
+            const auto [start, t] = starts_[next_start_++];
+            begin_transfer(t, start);
+        }
         if (next_start_ < starts_.size())
             generate_.arm_at(Time::ps(net_.clock.edge(starts_[next_start_].first).count()));
     } else if (bernoulli_) {
@@ -220,14 +247,13 @@ void Terminal::start_stream_packet() {
         rr_ = i + 1;
     }
     --stream_packets_;
-    open_packet(it.start_cycle, dst, book.packet_flits(t, k), t);
+    open_packet(st.start, dst, book.packet_flits(t, k), t);
 }
 
 void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer) {
-    const net::PacketHandle h = net_.pool.allocate();
-    if (h.index >= Flit::kMaxPackets)
-        throw ModelError(fmt::format("{}: more than {} packets in the network at once", path(), Flit::kMaxPackets));
-    auto& packet = net_.pool[h];
+    FabricRecord& packet = current_;
+    packet = FabricRecord{};
+    packet.header.id = (static_cast<std::uint64_t>(id_) << 40) | packets_opened_++;
     packet.header.src = static_cast<std::uint32_t>(id_);
     packet.header.dst = static_cast<std::uint32_t>(dst);
     packet.header.bytes = flits * net_.config.flit_bytes.count();
@@ -236,23 +262,23 @@ void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t 
     p.dest_router = net_.pattern.router_of(dst);
     p.flits = flits;
     p.created_cycle = created;
-    p.marked = net_.stats.marks(created);
+    p.marked = marks(created);
     p.transfer = transfer;
-    current_ = h.index;
+    sending_ = true;
     current_sent_ = 0;
     current_flits_ = flits;
     // The class-0 VC with the most credits (lowest on ties).
     current_vc_ = 0;
     for (std::int32_t vc = 1; vc < inject_vcs_; ++vc)
         if (credits_[static_cast<std::size_t>(vc)] > credits_[static_cast<std::size_t>(current_vc_)]) current_vc_ = vc;
-    ++net_.stats.totals.packets_injected;
+    ++counters_.packets_injected;
 }
 
 void Terminal::pump(std::int64_t cycle) {
-    FabricCounters& t = net_.stats.totals;
+    FabricCounters& t = counters_;
     while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop()];
     for (;;) {
-        if (current_ == net::PacketHandle::kNone) {
+        if (!sending_) {
             if (queue_head_ < queue_.size())
                 start_packet();
             else if (!streams_.empty())
@@ -271,29 +297,40 @@ void Terminal::pump(std::int64_t cycle) {
         next_free_ = depart + 1;
         const bool head = current_sent_ == 0;
         const bool tail = ++current_sent_ == current_flits_;
-        if (head) net_.pool[net::PacketHandle{current_}].payload.injected_cycle = depart;
-        injection_->push(depart + latency_, Flit::encode(current_, static_cast<std::uint32_t>(current_vc_), head, tail),
+        if (head) {
+            current_.payload.injected_cycle = depart;
+            injection_records_->push(current_handle_) = current_;
+            LOOM_ASSERT(current_handle_ < Flit::kMaxPackets,
+                        fmt::format("{}: more than {} packets on its injection line", path(), Flit::kMaxPackets));
+        }
+        injection_->push(depart + latency_,
+                         Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head,
+                                      tail),
                          delay_to(depart + latency_));
         ++t.flits_injected;
         ++t.channel_flits[kInjectionChannel];
-        if (tail) current_ = net::PacketHandle::kNone;
+        if (tail) sending_ = false;
     }
 }
 
 void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arrival cycle
-    FabricStats& s = net_.stats;
-    ++s.totals.flits_ejected;
+    ++counters_.flits_ejected;
+    FabricRecord& packet = arriving_[Flit::vc_of(arg)];
+    if (Flit::is_head(arg)) {
+        // Copy the record out of the line's storage into our own.
+        packet = ejection_records_->at(Flit::packet_of(arg));
+        ejection_records_->release(Flit::packet_of(arg));
+    }
     if (!Flit::is_tail(arg)) return;
 
-    const net::PacketHandle h{Flit::packet_of(arg)};
-    const auto& packet = net_.pool[h];
     const FabricPacket& p = packet.payload;
     const std::int64_t total = c - p.created_cycle;
     const std::int64_t network = c - p.injected_cycle;
-    ++s.totals.packets_ejected;
-    s.totals.latency_cycles += total;
-    s.totals.network_latency_cycles += network;
+    ++counters_.packets_ejected;
+    counters_.latency_cycles += total;
+    counters_.network_latency_cycles += network;
     if (p.marked) {
+        MarkedStats& s = marked_;
         s.packet_latency.record(total);
         s.network_latency.record(network);
         s.hops.record(p.route.hops);
@@ -302,10 +339,10 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
         ++(p.route.nonminimal ? s.nonminimal_packets : s.minimal_packets);
         s.global_hops += p.route.crossings;
         s.local_hops += p.route.hops - p.route.crossings;
-        if (--s.marked_outstanding == 0 && s.phase == MeasurePhase::Drain) {
-            s.phase = MeasurePhase::Done;
-            ctx().sim().stop();
-        }
+        ++s.ejected;
+        // Once the window has closed, the monitor counts the marked packets still out (Monitor).
+        if (c >= measure_end_)
+            measure_.send(monitor_, static_cast<std::uint32_t>(c), delay_to(std::max(c, now_cycle()) + 1));
     }
     if (net_.observer) {
         PacketSummary summary;
@@ -325,20 +362,25 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     }
     LOOM_DEBUG_ASSERT(packet.header.dst == static_cast<std::uint32_t>(id_), "packet ejected at the wrong terminal");
     if (p.transfer >= 0) {
-        TransferBook& book = *net_.transfers;
-        released_.clear();
-        const std::int64_t now = now_cycle();
-        if (book.deliver(p.transfer, p.flits, c, std::max(c, now) + 1, released_)) {
-            for (std::int32_t d : released_) {
+        const TransferBook& book = *net_.transfers;
+        const auto e = expect_.find(p.transfer);
+        if (e == expect_.end() || (e->second -= p.flits) < 0)
+            throw ModelError(fmt::format("fabric: {} received more flits of transfer {} than were sent to it", path(),
+                                         book.item(p.transfer).id));
+        if (e->second == 0) {
+            // This terminal's share is complete: tell the source terminals of every dependent.
+            expect_.erase(e);
+            log_.shares_done.emplace_back(p.transfer, c);
+            const std::int64_t now = now_cycle();
+            for (std::int32_t d : book.item(p.transfer).dependents) {
                 const TransferBook::Item& dep = book.item(d);
                 const std::int32_t first = net_.pattern.first_terminal(dep.src);
-                const Time delay = delay_to(dep.start_cycle);
+                const Time delay = delay_to(book.start_after(d, c, now));
                 for (std::int32_t k = 0; k < net_.topology.vertex(dep.src).terminals; ++k)
                     notice_->send(static_cast<std::uint32_t>(first + k), static_cast<std::uint32_t>(d), delay);
             }
         }
     }
-    net_.pool.release(h);
 }
 
 }  // namespace loom::fabric

@@ -31,11 +31,10 @@ TransferBook::TransferBook(const workload::TransferSet& set, const TransferOptio
         it.dsts = x.dsts;
         it.flits = (x.bytes.count() + fb - 1) / fb;
         it.packets = (it.flits + pf - 1) / pf;
-        it.remaining = it.flits * static_cast<std::int64_t>(x.dsts.size());
-        flits_total_ += it.remaining;
+        flits_total_ += it.flits * static_cast<std::int64_t>(x.dsts.size());
         it.earliest_ps = x.earliest.count();
         it.compute_ps = x.compute_before.count();
-        it.deps_left = static_cast<std::int32_t>(x.deps.size());
+        it.deps = static_cast<std::int32_t>(x.deps.size());
         for (workload::TransferId d : x.deps) {
             const auto p = position.find(d);
             if (p == position.end())
@@ -43,9 +42,17 @@ TransferBook::TransferBook(const workload::TransferSet& set, const TransferOptio
             items_[static_cast<std::size_t>(p->second)].dependents.push_back(static_cast<std::int32_t>(i));
         }
         it.ready_ps = it.earliest_ps;
-        if (it.deps_left == 0) it.start_cycle = clock.edge_at_or_after(Time::ps(it.earliest_ps));
+        if (it.deps == 0) it.start_cycle = clock.edge_at_or_after(Time::ps(it.earliest_ps));
         if (static_cast<std::size_t>(x.src) >= by_src_.size()) by_src_.resize(static_cast<std::size_t>(x.src) + 1);
         by_src_[static_cast<std::size_t>(x.src)].push_back(static_cast<std::int32_t>(i));
+        for (std::size_t j = 0; j < x.dsts.size(); ++j) {
+            const auto d = static_cast<std::size_t>(x.dsts[j]);
+            if (std::find(x.dsts.begin(), x.dsts.begin() + static_cast<std::ptrdiff_t>(j), x.dsts[j]) !=
+                x.dsts.begin() + static_cast<std::ptrdiff_t>(j))
+                continue;  // listed once per vertex
+            if (d >= by_dst_.size()) by_dst_.resize(d + 1);
+            by_dst_[d].push_back(static_cast<std::int32_t>(i));
+        }
     }
 }
 
@@ -59,27 +66,88 @@ std::int32_t TransferBook::packet_flits(std::int32_t t, std::int64_t k) const {
     return static_cast<std::int32_t>(std::min<std::int64_t>(options_.packet_flits, it.flits - k * options_.packet_flits));
 }
 
-bool TransferBook::deliver(std::int32_t t, std::int32_t flits, std::int64_t cycle, std::int64_t first_start,
-                           std::vector<std::int32_t>& released) {
-    Item& it = items_[static_cast<std::size_t>(t)];
-    it.remaining -= flits;
-    if (it.remaining > 0) return false;
-    if (it.remaining < 0) throw ModelError(fmt::format("fabric: transfer {} received more flits than it sent", it.id));
-    it.done_cycle = cycle;
-    ++completed_;
-    makespan_cycle_ = std::max(makespan_cycle_, cycle);
-    latency_ps_.record(clock_.edge(cycle).count() - clock_.edge(it.start_cycle).count());
-    const std::int64_t done_ps = clock_.edge(cycle).count();
-    ready_latency_ps_.record(done_ps - it.ready_ps);
-    for (std::int32_t d : it.dependents) {
-        Item& dep = items_[static_cast<std::size_t>(d)];
-        dep.ready_ps = std::max(dep.ready_ps, done_ps + dep.compute_ps);
-        if (--dep.deps_left != 0) continue;
-        dep.start_cycle = std::max({cycle + 1, first_start, clock_.edge_at_or_after(Time::ps(dep.earliest_ps)),
-                                    clock_.edge_at_or_after(Time::ps(done_ps + dep.compute_ps))});
-        released.push_back(d);
+std::span<const std::int32_t> TransferBook::to(topo::VertexId v) const {
+    if (static_cast<std::size_t>(v) >= by_dst_.size()) return {};
+    return by_dst_[static_cast<std::size_t>(v)];
+}
+
+std::int64_t TransferBook::share_flits(std::int32_t t, topo::VertexId v, std::int32_t local,
+                                       std::int32_t terminals) const {
+    const Item& it = item(t);
+    // Packet k of a copy goes to the vertex's terminal (k + t) mod P.
+    const std::int64_t first = ((local - t) % terminals + terminals) % terminals;
+    std::int64_t flits = 0;
+    for (topo::VertexId d : it.dsts) {
+        if (d != v) continue;
+        for (std::int64_t k = first; k < it.packets; k += terminals) flits += packet_flits(t, k);
     }
-    return true;
+    return flits;
+}
+
+void TransferBook::count_shares(const topo::FrozenTopology& topology) {
+    for (std::int32_t t = 0; t < size(); ++t) {
+        Item& it = items_[static_cast<std::size_t>(t)];
+        it.shares = 0;
+        for (std::size_t j = 0; j < it.dsts.size(); ++j) {
+            if (std::find(it.dsts.begin(), it.dsts.begin() + static_cast<std::ptrdiff_t>(j), it.dsts[j]) !=
+                it.dsts.begin() + static_cast<std::ptrdiff_t>(j))
+                continue;
+            it.shares += static_cast<std::int32_t>(
+                std::min<std::int64_t>(topology.vertex(it.dsts[j]).terminals, it.packets));
+        }
+    }
+    for (Item& it : items_) it.dep_shares = 0;
+    for (const Item& it : items_)
+        for (std::int32_t d : it.dependents) items_[static_cast<std::size_t>(d)].dep_shares += it.shares;
+}
+
+std::int64_t TransferBook::start_after(std::int32_t dependent, std::int64_t cycle, std::int64_t now) const {
+    const Item& dep = item(dependent);
+    const std::int64_t done_ps = clock_.edge(cycle).count();
+    return std::max({cycle + 1, std::max(cycle, now) + 1, clock_.edge_at_or_after(Time::ps(dep.earliest_ps)),
+                     clock_.edge_at_or_after(Time::ps(done_ps + dep.compute_ps))});
+}
+
+void TransferBook::settle(std::span<const Log* const> logs) {
+    std::vector<std::int32_t> done_shares(items_.size(), 0);
+    for (Item& it : items_) {
+        it.done_cycle = -1;
+        if (it.deps != 0) it.start_cycle = -1;
+        it.ready_ps = it.earliest_ps;
+    }
+    for (const Log* log : logs) {
+        for (const auto& [t, cycle] : log->shares_done) {
+            Item& it = items_[static_cast<std::size_t>(t)];
+            ++done_shares[static_cast<std::size_t>(t)];
+            it.done_cycle = std::max(it.done_cycle, cycle);
+        }
+        for (const auto& [t, cycle] : log->started) items_[static_cast<std::size_t>(t)].start_cycle = cycle;
+    }
+    completed_ = 0;
+    makespan_cycle_ = 0;
+    latency_ps_ = stats::Histogram();
+    ready_latency_ps_ = stats::Histogram();
+    for (std::size_t t = 0; t < items_.size(); ++t) {
+        Item& it = items_[t];
+        if (it.shares == 0 || done_shares[t] != it.shares) {
+            it.done_cycle = -1;
+            continue;
+        }
+        const std::int64_t done_ps = clock_.edge(it.done_cycle).count();
+        for (std::int32_t d : it.dependents) {
+            Item& dep = items_[static_cast<std::size_t>(d)];
+            dep.ready_ps = std::max(dep.ready_ps, done_ps + dep.compute_ps);
+        }
+    }
+    for (std::size_t t = 0; t < items_.size(); ++t) {
+        const Item& it = items_[t];
+        if (it.done_cycle < 0) continue;
+        ++completed_;
+        makespan_cycle_ = std::max(makespan_cycle_, it.done_cycle);
+        const std::int64_t done_ps = clock_.edge(it.done_cycle).count();
+        latency_ps_.record(done_ps - clock_.edge(it.start_cycle).count());
+        ready_latency_ps_.record(done_ps - it.ready_ps);
+    }
 }
 
 }  // namespace loom::fabric

@@ -19,12 +19,21 @@ Schedule Scheduler::build() {
         Time tie;  // consumers: first arrival (their port's order); sends: train start
         Instruction ins;
     };
-    std::vector<std::vector<Keyed>> per_tsp(static_cast<std::size_t>(topo_.num_vertices()));
+    // Every buffer sized exactly before it is filled (and, when large, backed by huge pages: huge_pages.hpp).
+    std::vector<std::vector<Keyed, HugePageAllocator<Keyed>>> per_tsp(static_cast<std::size_t>(topo_.num_vertices()));
+    std::vector<std::size_t> per_tsp_count(per_tsp.size(), 0);
     std::size_t hop_count = 0;
-    for (const CommittedTrain& ct : committed_)
-        hop_count += used_routes_[static_cast<std::size_t>(ct.route)].hops.size();
+    for (const CommittedTrain& ct : committed_) {
+        const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
+        hop_count += route.hops.size();
+        ++per_tsp_count[static_cast<std::size_t>(route.src)];
+        for (const RouteHop& hop : route.hops) ++per_tsp_count[static_cast<std::size_t>(hop.to)];
+    }
+    for (std::size_t v = 0; v < per_tsp.size(); ++v) per_tsp[v].reserve(per_tsp_count[v]);
     s.reservations.reserve(hop_count);
+    advise_huge_pages(s.reservations.data(), s.reservations.capacity() * sizeof(Reservation));
     s.predicted.reserve(hop_count);
+    advise_huge_pages(s.predicted.data(), s.predicted.capacity() * sizeof(PredictedRun));
     for (const CommittedTrain& ct : committed_) {
         const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
         const workload::Transfer& x = set_.transfers[ct.transfer];
@@ -76,9 +85,10 @@ Schedule Scheduler::build() {
         TspProgram p;
         p.tsp = static_cast<std::uint32_t>(v);
         p.instructions.reserve(list.size());
+        advise_huge_pages(p.instructions.data(), p.instructions.capacity() * sizeof(Instruction));
         for (const Keyed& k : list) p.instructions.push_back(k.ins);
         s.programs.push_back(std::move(p));
-        std::vector<Keyed>().swap(list);
+        std::vector<Keyed, HugePageAllocator<Keyed>>().swap(list);
     }
     std::sort(s.reservations.begin(), s.reservations.end(), [](const Reservation& a, const Reservation& b) {
         return std::tie(a.channel, a.start) < std::tie(b.channel, b.start);

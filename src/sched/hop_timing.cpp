@@ -31,13 +31,19 @@ HopTiming::HopTiming(const ClockDomain& clock, std::int64_t forward_cycles, std:
       forward_cycles_(forward_cycles),
       crossing_cycles_(crossing_cycles),
       fifo_depth_(fifo_depth),
-      jitter_(jitter_allowance) {
+      jitter_(jitter_allowance),
+      period_floor_(clock.period_floor()) {
     const i128 num = clock.period_num(), den = clock.period_den();
     if (clock.phase() == Time::zero() && den <= kMaxPhases && num < kMaxNum) {
         num_ = static_cast<std::int64_t>(num);
         den_ = static_cast<std::int64_t>(den);
         // The memo's premise: one period of edges later, everything repeats num ps later.
         LOOM_ASSERT(clock.edge(den_).count() == num_, "core clock period does not match its rational form");
+        by_den_ = FixedDivisor(static_cast<std::uint64_t>(den_));
+        by_num_ = FixedDivisor(static_cast<std::uint64_t>(num_));
+        constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+        n_fast_ = kMax / num_;
+        rel_fast_ = (kMax - num_) / den_ - 1;
     }
 }
 
@@ -78,7 +84,7 @@ std::int64_t HopTiming::memo_entries() const {
 }
 
 Time HopTiming::available(Time arrival) const {
-    return clock_.next_edge(arrival + jitter_, Cycles(crossing_cycles_));
+    return next_edge(arrival + jitter_, crossing_cycles_);
 }
 
 HopResult HopTiming::evaluate(std::int32_t kind, std::int64_t k_from, std::int64_t n) {
@@ -116,7 +122,7 @@ HopResult HopTiming::evaluate(std::int32_t kind, std::int64_t k_from, std::int64
 
 HopResult HopTiming::exact(const HopKind& hk, std::int64_t k_from, std::int64_t n, std::int64_t min_k) {
     const Serializer& in = *hk.in;
-    const Time t0 = clock_.edge(k_from);
+    const Time t0 = edge(k_from);
     const Time lat = in.latency();
     std::int64_t g = std::numeric_limits<std::int64_t>::min();
     for (std::int64_t i = 1; i <= n; ++i) {
@@ -128,8 +134,8 @@ HopResult HopTiming::exact(const HopKind& hk, std::int64_t k_from, std::int64_t 
     // Forward's onward train starts forward_cycles after that issue.
     const std::int64_t shift = hk.receive ? 0 : forward_cycles_;
     HopResult r;
-    r.k = std::max(clock_.edge_at_or_after(Time::ps(g)) + shift, min_k);
-    const Time issue = clock_.edge(r.k - shift);
+    r.k = std::max(edge_at_or_after(Time::ps(g)) + shift, min_k);
+    const Time issue = edge(r.k - shift);
     leave_.resize(static_cast<std::size_t>(n));
     for (std::int64_t i = 1; i <= n; ++i) {
         leave_[static_cast<std::size_t>(i - 1)] =

@@ -42,6 +42,25 @@ struct HopResult {
 //  over [a_i, max(v_i, edge(m))).
 // The occupancy when vector i arrives counts it and every earlier vector still there (leave > a_i). Arrivals
 // without jitter enter the FIFO (earliest), availability with it (latest): both bounds are safe.
+// x / d for 0 <= x < 2^64 and a divisor fixed in advance, by a multiply instead of a 64-bit division (the planner
+// converts times and clock edges millions of times with the same period): with m = floor((2^64 - 1) / d), the
+// product's high half is floor(x / d) or one less, and one comparison corrects it. Exact.
+class FixedDivisor {
+public:
+    FixedDivisor() = default;
+    explicit FixedDivisor(std::uint64_t d) : d_(d), m_(~std::uint64_t{0} / d) {}
+    std::uint64_t operator()(std::uint64_t x) const {
+        __extension__ using u128 = unsigned __int128;
+        std::uint64_t q = static_cast<std::uint64_t>((static_cast<u128>(x) * m_) >> 64);
+        if (x - q * d_ >= d_) ++q;
+        return q;
+    }
+
+private:
+    std::uint64_t d_ = 1;
+    std::uint64_t m_ = ~std::uint64_t{0};
+};
+
 class HopTiming {
 public:
     HopTiming(const ClockDomain& clock, std::int64_t forward_cycles, std::int64_t crossing_cycles,
@@ -53,8 +72,32 @@ public:
     bool periodic() const { return den_ > 0; }
     std::int64_t den() const { return den_; }  // only when periodic()
     std::int64_t num() const { return num_; }  // only when periodic()
-    std::int64_t phase(std::int64_t k) const { return k % den_; }
+    std::int64_t phase(std::int64_t k) const {
+        if (k >= 0) return k - static_cast<std::int64_t>(by_den_(static_cast<std::uint64_t>(k))) * den_;
+        return k % den_;
+    }
+    // clock().edge(n), edge_at_or_after(t), edge_at_or_before(t) and next_edge(t, extra), the same values without a
+    // 64-bit division when periodic() (edge n at floor(n num / den) ps) and the products fit 64 bits.
+    Time edge(std::int64_t n) const {
+        if (den_ > 0 && n >= 0 && n <= n_fast_)
+            return Time::ps(static_cast<std::int64_t>(by_den_(static_cast<std::uint64_t>(n * num_))));
+        return clock_.edge(n);
+    }
+    std::int64_t edge_at_or_after(Time t) const {
+        const std::int64_t rel = t.count();
+        if (den_ > 0 && rel > 0 && rel <= rel_fast_)
+            return static_cast<std::int64_t>(by_num_(static_cast<std::uint64_t>(rel * den_ + num_ - 1)));
+        return clock_.edge_at_or_after(t);
+    }
+    std::int64_t edge_at_or_before(Time t) const {
+        const std::int64_t rel = t.count();
+        if (den_ > 0 && rel >= 0 && rel <= rel_fast_)
+            return static_cast<std::int64_t>(by_num_(static_cast<std::uint64_t>((rel + 1) * den_ - 1)));
+        return clock_.edge_at_or_before(t);
+    }
+    Time next_edge(Time t, std::int64_t extra) const { return edge(edge_at_or_after(t) + extra); }
     Time jitter_allowance() const { return jitter_; }
+    Time period_floor() const { return period_floor_; }  // clock().period_floor(), computed once
     std::int64_t forward_cycles() const { return forward_cycles_; }
 
     // Registers (or finds) the kind of a hop; `outs` is empty for a Receive. Pointers must outlive this object.
@@ -74,10 +117,15 @@ private:
     ClockDomain clock_;
     std::int64_t num_ = 0;  // the clock's period when periodic(), else 0
     std::int64_t den_ = 0;
+    FixedDivisor by_den_;
+    FixedDivisor by_num_;
+    std::int64_t n_fast_ = -1;   // edge(n) without a division for 0 <= n <= n_fast_
+    std::int64_t rel_fast_ = 0;  // edge_at_or_after/before(t) without a division for 0 <= t <= rel_fast_ ps
     std::int64_t forward_cycles_;
     std::int64_t crossing_cycles_;
     std::int32_t fifo_depth_;
     Time jitter_;
+    Time period_floor_;
     std::vector<HopKind> kinds_;
     // Periodic kinds: by kind, a table indexed phase * (n_cap + 1) + n of (k - k_from, occupancy), occupancy -1
     // while not computed. Other kinds: key kind (16 bits) | phase (20 bits) | n (28 bits).

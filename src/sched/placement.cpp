@@ -30,7 +30,6 @@ std::int64_t Scheduler::staging_taken(topo::VertexId v) const {
 }
 
 bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan) {
-    const ClockDomain& clock = timing_.clock();
     plan.m0 = m0;
     plan.n = n;
     plan.hops.resize(route.hops.size());
@@ -44,20 +43,20 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
         const detail::HopResult res = timing_.evaluate(hop.kind, hp.k_from, n);
         if (res.occupancy > chip_.fifo_depth) return false;
         const Serializer& s = net_.channel(hop.channel);
-        hp.start = clock.edge(hp.k_from);
+        hp.start = timing_.edge(hp.k_from);
         hp.end = hp.start + s(n);
         hp.first_arrival = hp.start + s(1) + s.latency();
         hp.last_arrival = hp.end + s.latency();
         if (hop.leaf) {
             hp.cycle = res.k;
             hp.k_out = 0;
-            hp.last_leave = std::max(timing_.available(hp.last_arrival), clock.edge(res.k));
+            hp.last_leave = std::max(timing_.available(hp.last_arrival), timing_.edge(res.k));
             plan.completion = std::max(plan.completion, hp.last_arrival);
             plan.write_done = std::max(plan.write_done, hp.last_leave);
         } else {
             hp.k_out = res.k;
             hp.cycle = res.k - chip_.forward_cycles;
-            hp.last_leave = clock.edge(res.k) + (*timing_.hop_kind(hop.kind).out_last)(n - 1);
+            hp.last_leave = timing_.edge(res.k) + (*timing_.hop_kind(hop.kind).out_last)(n - 1);
         }
     }
     return true;
@@ -86,7 +85,6 @@ Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_
 // `table_only`: the table's bookings alone (neither the overlay nor the transfer's `after` ordering), a subset of the
 // constraints; otherwise bookings of train `exclude` of the overlay are ignored (it is the train being extended).
 Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const {
-    const ClockDomain& clock = timing_.clock();
     Time need;
     for (std::size_t h = 0; h < route.hops.size(); ++h) {
         const topo::ChannelId c = route.hops[h].channel;
@@ -116,7 +114,7 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
             if (ta && (!after || ta->start < after->start)) after = ta;
             if (before) {
                 if (before->consumer_cycle > hp.cycle)
-                    hneed = std::max(hneed, clock.period_floor() * (before->consumer_cycle - hp.cycle));
+                    hneed = std::max(hneed, timing_.period_floor() * (before->consumer_cycle - hp.cycle));
                 if (before->last_leave > hp.first_arrival)
                     hneed = std::max(hneed, before->last_leave - hp.first_arrival);
             }
@@ -126,7 +124,7 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
         // Ordered after other transfers' writes (workload::Transfer::after): the consumer waits for them, and
         // its vectors must not wait in the FIFO, so the whole train moves later.
         if (!table_only && route.hops[h].leaf && hp.cycle < min_consume_cycle_)
-            hneed = std::max(hneed, clock.period_floor() * (min_consume_cycle_ - hp.cycle));
+            hneed = std::max(hneed, timing_.period_floor() * (min_consume_cycle_ - hp.cycle));
         need = std::max(need, hneed);
     }
     return need;
@@ -135,11 +133,10 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
 // The next Send cycle to try after `plan` (timed at its Send cycle) was found to need `need` more.
 std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude,
                                   bool table_only) const {
-    const ClockDomain& clock = timing_.clock();
     // Moving the Send moves every hop by about as much (a hop's offset from the train's start varies by a cycle
     // with the clock phase). Before timing the train again, find the earliest train start at which every hop,
     // at this plan's offsets, fits between the bookings: a fixed point over the hops' first fits.
-    const Time t0 = clock.edge(plan.m0 + chip_.issue_cycles);
+    const Time t0 = timing_.edge(plan.m0 + chip_.issue_cycles);
     Time target = t0 + need;
     for (int round = 0; round < 64; ++round) {
         Time next = target;
@@ -156,7 +153,7 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
         target = next;
     }
     // One cycle of slack for the offsets' variation; the loop confirms.
-    return std::max(plan.m0 + 1, clock.edge_at_or_before(target) - chip_.issue_cycles - 1);
+    return std::max(plan.m0 + 1, timing_.edge_at_or_before(target) - chip_.issue_cycles - 1);
 }
 
 // What is known about trains of candidate route r and length n: trains of the same shape (route hops: channel,
@@ -274,7 +271,7 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
     const std::int64_t base = timing_.den() * 1024;
     for (std::int64_t p = 0; p < timing_.den(); ++p) {
         if (!evaluate(route, n, base + p, plan)) return o;
-        const Time t0 = timing_.clock().edge(base + p + chip_.issue_cycles);
+        const Time t0 = timing_.edge(base + p + chip_.issue_cycles);
         for (std::size_t h = 0; h < hops; ++h) {
             const HopPlan& hp = plan.hops[h];
             o.lo[h] = std::min(o.lo[h], hp.start - t0);
@@ -293,9 +290,8 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
 // there instead of stepping a cycle at a time towards the fit that next_send() aims at with a cycle of slack.
 std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                                   bool table_only) const {
-    const ClockDomain& clock = timing_.clock();
     if (m < 0) return m;
-    Time target = clock.edge(m + chip_.issue_cycles);
+    Time target = timing_.edge(m + chip_.issue_cycles);
     for (int round = 0; round < 64; ++round) {
         Time next = target;
         for (std::size_t h = 0; h < route.hops.size(); ++h) {
@@ -308,7 +304,7 @@ std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets,
         if (next == target) break;
         target = next;
     }
-    return std::max(m, clock.edge_at_or_after(target) - chip_.issue_cycles);
+    return std::max(m, timing_.edge_at_or_after(target) - chip_.issue_cycles);
 }
 
 void Scheduler::forget(std::int32_t changed) {
@@ -384,7 +380,7 @@ Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64
 // optimistic_completion() without the memo.
 Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
     const Route& route = candidates_[static_cast<std::size_t>(r)];
-    const Time t0 = timing_.clock().edge(m_ready + chip_.issue_cycles);
+    const Time t0 = timing_.edge(m_ready + chip_.issue_cycles);
     // The fixed point in the table alone is a lower bound of the one with the overlay, and only grows with the
     // table: start from where the last search of this shape from a start at or before t0 ended (known()).
     Time start = t0;
@@ -402,7 +398,7 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
     for (const RouteHop& hop : route.hops) offset += net_.channel(hop.channel)(1) + net_.channel(hop.channel).latency();
     const Serializer& s = net_.channel(route.hops.back().channel);
     const Time per_hop =
-        timing_.clock().period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
+        timing_.period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
     return start + offset - s(1) + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
 }
 

@@ -49,7 +49,7 @@ ReservationTable::ReservationTable(std::vector<Time> min_gap)
       block_finger_(min_gap_.size(), 0),
       booking_finger_(min_gap_.size(), 0) {}
 
-std::vector<ReservationTable::Block>::const_iterator ReservationTable::first_block_ending_after(std::int32_t c,
+ReservationTable::Blocks::const_iterator ReservationTable::first_block_ending_after(std::int32_t c,
                                                                                                 Time s) const {
     const auto ci = static_cast<std::size_t>(c);
     const auto& blocks = blocks_[ci];
@@ -59,7 +59,7 @@ std::vector<ReservationTable::Block>::const_iterator ReservationTable::first_blo
     return it;
 }
 
-std::vector<Booking>::const_iterator ReservationTable::first_booking_from(std::int32_t c, Time s) const {
+ReservationTable::Bookings::const_iterator ReservationTable::first_booking_from(std::int32_t c, Time s) const {
     const auto ci = static_cast<std::size_t>(c);
     const auto& v = bookings_[ci];
     const auto hint = v.begin() + static_cast<std::ptrdiff_t>(std::min(booking_finger_[ci], v.size()));

@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "huge_pages.hpp"
 #include "loom/base/units.hpp"
 
 namespace loom::sched::detail {
@@ -39,7 +40,7 @@ public:
     const Booking* after(std::int32_t c, Time s) const;
     void insert(std::int32_t c, const Booking& b);
 
-    const std::vector<Booking>& bookings(std::int32_t c) const { return bookings_[static_cast<std::size_t>(c)]; }
+    const std::vector<Booking, HugePageAllocator<Booking>>& bookings(std::int32_t c) const { return bookings_[static_cast<std::size_t>(c)]; }
     std::int64_t size() const { return size_; }
     std::int64_t blocks() const;
 
@@ -49,15 +50,17 @@ private:
         Time end;
     };
     std::vector<Time> min_gap_;
-    std::vector<std::vector<Booking>> bookings_;
-    std::vector<std::vector<Block>> blocks_;
+    std::vector<std::vector<Booking, HugePageAllocator<Booking>>> bookings_;
+    std::vector<std::vector<Block, HugePageAllocator<Block>>> blocks_;
     std::int64_t size_ = 0;
     // Per channel, where the last query of its blocks and of its bookings ended: the next starts its search there
     // (a hint only, never changes an answer).
     mutable std::vector<std::size_t> block_finger_;
     mutable std::vector<std::size_t> booking_finger_;
-    std::vector<Block>::const_iterator first_block_ending_after(std::int32_t c, Time s) const;
-    std::vector<Booking>::const_iterator first_booking_from(std::int32_t c, Time s) const;
+    using Blocks = std::vector<Block, HugePageAllocator<Block>>;
+    using Bookings = std::vector<Booking, HugePageAllocator<Booking>>;
+    Blocks::const_iterator first_block_ending_after(std::int32_t c, Time s) const;
+    Bookings::const_iterator first_booking_from(std::int32_t c, Time s) const;
 };
 
 }  // namespace loom::sched::detail

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hop_timing.hpp"
+#include "huge_pages.hpp"
 #include "loom/sched/schedule.hpp"
 #include "loom/sched/scheduler_config.hpp"
 #include "loom/topo/chip_config.hpp"
@@ -223,8 +224,9 @@ private:
     std::uint64_t pair_ = kNoPair;
     std::size_t pair_routes_ = 0;
     std::map<std::pair<std::uint64_t, std::int32_t>, std::int32_t> pair_route_ids_;  // (pair, candidate) -> used
-    std::vector<CommittedTrain> committed_;
-    std::vector<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle)
+    std::vector<CommittedTrain, HugePageAllocator<CommittedTrain>> committed_;
+    std::vector<std::pair<std::int64_t, std::int64_t>, HugePageAllocator<std::pair<std::int64_t, std::int64_t>>>
+        committed_hops_;  // (k_from, cycle)
     std::vector<std::int64_t> staging_used_;                          // by TSP, bytes
     std::vector<Time> done_;                                          // by transfer position: completion
     std::vector<Time> duration_lb_;                                   // by transfer position

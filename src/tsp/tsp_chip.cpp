@@ -64,11 +64,10 @@ bool ArrivalRecord::operator<(const ArrivalRecord& o) const {
 
 // ---- construction ---------------------------------------------------------------------------------------------
 
-TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, topo::VertexId vertex,
+TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vertex,
                  const ExecutorConfig& config, ChipProgram program)
     : sim::Component(ctx),
       system_(system),
-      wire_(wire),
       vertex_(vertex),
       config_(config),
       clock_(system.chip().clock()),
@@ -82,6 +81,8 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
       stop_timer_(ctx, this, sim::handler<&TspChip::on_stop>, sim::Phase::Report) {
     const topo::FrozenTopology& t = system.topology();
     const std::int32_t ports = t.num_ports(vertex);
+    if (ports > static_cast<std::int32_t>(WireArg::kMaxPorts))
+        throw InputError(fmt::format("{}: {} ports, at most {} are supported", path(), ports, WireArg::kMaxPorts));
     in_index_.assign(static_cast<std::size_t>(ports), -1);
     out_index_.assign(static_cast<std::size_t>(ports), -1);
     for (std::int32_t p = 0; p < ports; ++p) {
@@ -105,6 +106,8 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, t
         op.channel = c_out;
         op.tx = net::Transmitter(system.timing(c_out), system.stream(c_out));
         op.out = &out_ports_.back();
+        op.store = &stores_.emplace_back();
+        op.peer_port = t.channel(c_out).dst_port;
         outs_.push_back(std::move(op));
     }
 
@@ -209,6 +212,22 @@ sim::InPort* TspChip::in_port(std::int32_t port) {
         in_index_[static_cast<std::size_t>(port)] < 0)
         return nullptr;
     return &in_ports_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(port)])];
+}
+
+WireStore* TspChip::out_store(std::int32_t port) {
+    if (port < 0 || port >= static_cast<std::int32_t>(out_index_.size()) || out_index_[static_cast<std::size_t>(port)] < 0)
+        return nullptr;
+    return outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(port)])].store;
+}
+
+void TspChip::attach_in_store(std::int32_t port, WireStore& store) {
+    ins_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(port)])].store = &store;
+}
+
+std::uint64_t TspChip::runs_sent() const {
+    std::uint64_t n = 0;
+    for (const OutPortState& op : outs_) n += op.store->pushed();
+    return n;
 }
 
 // ---- timing helpers -------------------------------------------------------------------------------------------
@@ -390,16 +409,20 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
     OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
     const bool jitter = op.tx.timing().jitter > Time::zero();
     auto post = [&](const VectorRun& r, Time arrival, const SparseValues* vals, std::uint32_t from, std::uint32_t n) {
-        const net::PacketHandle h = wire_.make(r);
+        std::uint32_t h = 0;
+        WireEntry& e = op.store->push(h);
+        LOOM_ASSERT(h <= WireArg::kHandleMask, fmt::format("{}: more than {} runs on a link", path(), WireArg::kHandleMask));
+        e.run = r;
+        e.values.clear();
         if (vals && !vals->empty()) {
             if (from == 0 && n >= m) {
-                wire_.values(h) = *vals;
+                e.values = *vals;
             } else {
-                slice(*vals, from, n, wire_.values(h));
+                slice(*vals, from, n, e.values);
             }
         }
         const Time delay = std::max(arrival - now(), op.out->latency());
-        op.out->send(h.index, delay);
+        op.out->send(WireArg::encode(op.peer_port, h), delay);
     };
     VectorRun r;
     r.transfer = src.transfer;
@@ -444,13 +467,15 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
     }
 }
 
-void TspChip::on_arrival(std::uint32_t handle) {
-    const net::PacketHandle h{handle};
-    const VectorRun run = wire_.run(h);
-    arrived_values_.swap(wire_.values(h));  // take the values; the wire clears our old buffer on reuse
-    wire_.release(h);
-    const topo::Channel& ch = system_.topology().channel(run.channel);
-    InPortState& ip = ins_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(ch.dst_port)])];
+void TspChip::on_arrival(std::uint32_t arg) {
+    const std::int32_t port = WireArg::port_of(arg);
+    InPortState& ip = ins_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(port)])];
+    const std::uint32_t h = arg & WireArg::kHandleMask;
+    WireEntry& e = ip.store->at(h);
+    const VectorRun run = e.run;
+    arrived_values_.swap(e.values);  // take the values; the sender clears our old buffer when it reuses the slot
+    ip.store->release(h);
+    LOOM_DEBUG_ASSERT(system_.topology().channel(run.channel).dst_port == port, "a run arrived on another port");
     accept(ip, run, arrived_values_);
 }
 

@@ -43,19 +43,26 @@ double ratio(Time a, Time b) {
 
 }  // namespace
 
-TspModel::TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system, std::unique_ptr<VectorWire> wire,
+TspModel::TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system,
                    ExecutorConfig executor, Program program, std::vector<TspChip*> chips, bool recording)
     : sim_(sim),
       system_(std::move(system)),
-      wire_(std::move(wire)),
       executor_(executor),
       program_(std::move(program)),
       chips_(std::move(chips)),
-      recording_(recording) {}
+      recording_(recording) {
+    add_probes();
+}
 
 std::int64_t TspModel::vector_hops() const {
     std::int64_t n = 0;
     for (const TspChip* c : chips_) n += c->totals().vector_hops;
+    return n;
+}
+
+std::uint64_t TspModel::runs_sent() const {
+    std::uint64_t n = 0;
+    for (const TspChip* c : chips_) n += c->runs_sent();
     return n;
 }
 
@@ -418,19 +425,23 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
     ExecutorConfig chip_config = executor;
     if (expected_hops > executor.record_limit) chip_config.record_limit = 0;
 
-    auto wire = std::make_unique<VectorWire>();
     // Chips by vertex, created in the order construction_order gives (their source ids come from their paths).
     std::vector<TspChip*> chips(static_cast<std::size_t>(n), nullptr);
     for (const std::uint32_t k : sim.construction_order(static_cast<std::uint32_t>(n), "tsp")) {
         const auto v = static_cast<topo::VertexId>(k);
-        chips[k] = &sim.add<TspChip>(system->tsp_path(v), *system, *wire, v, chip_config, std::move(per[k]));
+        chips[k] = &sim.add<TspChip>(system->tsp_path(v), *system, v, chip_config, std::move(per[k]));
     }
     for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
         const topo::Channel& ch = t.channel(c);
-        sim.connect(*chips[static_cast<std::size_t>(ch.src)]->out_port(ch.src_port),
-                    *chips[static_cast<std::size_t>(ch.dst)]->in_port(ch.dst_port), system->timing(c).latency());
+        TspChip& a = *chips[static_cast<std::size_t>(ch.src)];
+        TspChip& b = *chips[static_cast<std::size_t>(ch.dst)];
+        sim.connect(*a.out_port(ch.src_port), *b.in_port(ch.dst_port), system->timing(c).latency());
+        // The runs on the channel live in the sender's out-port storage; the receiver reads and empties it.
+        WireStore& store = *a.out_store(ch.src_port);
+        store.bind(a.ctx(), b.ctx());
+        b.attach_in_store(ch.dst_port, store);
     }
-    return std::make_unique<TspModel>(sim, std::move(system), std::move(wire), executor, std::move(program),
+    return std::make_unique<TspModel>(sim, std::move(system), executor, std::move(program),
                                       std::move(chips), chip_config.record_limit > 0);
 }
 

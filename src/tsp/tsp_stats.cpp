@@ -1,6 +1,11 @@
 // The TSP model's statistics: what TspModel::write_stats and TspChip::write_stats write, declared once.
 #include "loom/tsp/tsp_stats.hpp"
 
+#include <algorithm>
+
+#include "loom/tsp/tsp_chip.hpp"
+#include "loom/tsp/tsp_model.hpp"
+
 namespace loom::tsp {
 
 stats::StatDecls stat_declarations() {
@@ -92,6 +97,36 @@ stats::StatDecls stat_declarations() {
     d.scalar("/stats/sys.*/ports/*/uncorrectable", "vectors", "vectors with an error FEC could not correct");
     d.list("/stats/sys.*/memory", "mixed", "small runs: final memory contents as [byte address, value] pairs");
     return d;
+}
+
+std::vector<sim::Probe> TspModel::probes(const std::string& key) const { return probes_.select(key); }
+
+// The readers add up what every chip counted so far (they change nothing).
+void TspModel::add_probes() {
+    auto total = [this](std::string name, std::int64_t (*pick)(const ChipTotals&)) {
+        probes_.add("/stats/tsp/" + std::move(name), [this, pick](Time) {
+            std::int64_t n = 0;
+            for (const TspChip* c : chips_) n += pick(c->totals());
+            return stats::Json(n);
+        });
+    };
+    total("instructions", [](const ChipTotals& t) { return t.instructions; });
+    total("vectors_sent", [](const ChipTotals& t) { return t.vectors_sent; });
+    total("vector_hops", [](const ChipTotals& t) { return t.vector_hops; });
+    total("vectors_delivered", [](const ChipTotals& t) { return t.vectors_delivered; });
+    probes_.add("/stats/tsp/active_tsps", [this](Time) {
+        return stats::Json(static_cast<std::int64_t>(
+            std::count_if(chips_.begin(), chips_.end(), [](const TspChip* c) { return c->active(); })));
+    });
+    auto latest = [this](std::string name, Time (*pick)(const ChipTotals&)) {
+        probes_.add("/stats/tsp/" + std::move(name), [this, pick](Time) {
+            Time t = Time::zero();
+            for (const TspChip* c : chips_) t = std::max(t, pick(c->totals()));
+            return stats::Json(t.count());
+        });
+    };
+    latest("active_until_ps", [](const ChipTotals& t) { return t.last_arrival; });
+    latest("makespan_ps", [](const ChipTotals& t) { return t.last_delivery; });
 }
 
 }  // namespace loom::tsp

@@ -145,8 +145,10 @@ const Json& find_case(const std::string& name) {
 }  // namespace
 
 TEST_CASE("Every golden case in cases.json has a test and a golden file") {
-    const std::vector<std::string> tested = {"schedule-node", "schedule-264",  "allreduce-264",
-                                             "alltoall-264",  "compare-node", "dragonfly-1056-ur"};
+    const std::vector<std::string> tested = {"schedule-node",         "schedule-264",          "allreduce-264",
+                                             "alltoall-264",          "compare-node",          "dragonfly-1056-ur",
+                                             "ananta-large-ci",       "ananta-mux-failure-ci", "ananta-fastpath-ci",
+                                             "ananta-snat-latency-ci"};
     const Json all = cases();
     CHECK(all.size() == tested.size());
     for (const auto& c : all) {
@@ -163,4 +165,14 @@ TEST_CASE("Golden alltoall-264: the 264-TSP all-to-all's counters are pinned") {
 TEST_CASE("Golden compare-node: scheduled vs dynamic on a node is pinned per seed") { check_case(find_case("compare-node")); }
 TEST_CASE("Golden dragonfly-1056-ur: the reference Dragonfly at load 0.5 is pinned") {
     check_case(find_case("dragonfly-1056-ur"));
+}
+// Ananta: the data plane at scale, BGP with a Mux failure, Fastpath, and SNAT through the replicated manager. The
+// state-size counters (/stats/ananta/state) are left out: they measure the implementation, not the model.
+TEST_CASE("Golden ananta-large-ci: 1,024 hosts behind 14 Muxes are pinned") { check_case(find_case("ananta-large-ci")); }
+TEST_CASE("Golden ananta-mux-failure-ci: graceful and silent Mux failures are pinned") {
+    check_case(find_case("ananta-mux-failure-ci"));
+}
+TEST_CASE("Golden ananta-fastpath-ci: Fastpath redirects are pinned") { check_case(find_case("ananta-fastpath-ci")); }
+TEST_CASE("Golden ananta-snat-latency-ci: SNAT through the manager is pinned") {
+    check_case(find_case("ananta-snat-latency-ci"));
 }

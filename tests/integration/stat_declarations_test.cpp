@@ -157,6 +157,48 @@ TEST_CASE("PHOLD's events handled can be sampled and never decrease", "[integrat
     for (const Json& v : doc.at("series").at("values").at("/stats/phold/in_flight/final")) CHECK(v == 64 * 16);
 }
 
+TEST_CASE("Fabric and TSP totals can be sampled, never decrease, end at the document's values, and change nothing else",
+          "[integration][stats][series]") {
+    struct Case {
+        std::string args, interval;
+        std::vector<std::string> keys;
+        std::string group;
+    };
+    const std::vector<Case> cases = {
+        {"run configs/dragonfly/small-ur.json", "500ns",
+         {"/stats/fabric/flits_generated", "/stats/fabric/flits_injected", "/stats/fabric/flits_ejected",
+          "/stats/fabric/packets_ejected", "/stats/fabric/flit_hops", "/stats/fabric/packets_measured"},
+         "fabric"},
+        {"schedule configs/tsp/collectives/allreduce-node.json", "200ns",
+         {"/stats/tsp/instructions", "/stats/tsp/vectors_sent", "/stats/tsp/vector_hops",
+          "/stats/tsp/vectors_delivered", "/stats/tsp/makespan_ps"},
+         "tsp"}};
+    for (const Case& c : cases) {
+        INFO(c.args);
+        const path plain = loom_cli::scratch("series-" + c.group + "-plain");
+        const path sampled = loom_cli::scratch("series-" + c.group + "-sampled");
+        const Json without = run_document(c.args, plain);
+        const Json with = run_document(c.args + " " + series_arg(c.interval, c.keys), sampled);
+        for (const char* key : {"stats", "sim_time_ps", "stop_reason"}) {
+            INFO(key);
+            CHECK(with.at(key).dump() == without.at(key).dump());
+        }
+        const Json& values = with.at("series").at("values");
+        REQUIRE(values.size() == c.keys.size());
+        for (const std::string& k : c.keys) {
+            INFO(k);
+            const Json& v = values.at(k);
+            REQUIRE(v.size() >= 3);
+            for (std::size_t i = 1; i < v.size(); ++i) CHECK(v.at(i) >= v.at(i - 1));
+            CHECK(v.back() > v.front());
+            // Samples fall on multiples of the interval: the last is at most the run's final value.
+            const Json& final_value = with.at("stats").at(c.group).at(k.substr(std::string("/stats/").size() + c.group.size() + 1));
+            CHECK(v.back() <= final_value);
+            CHECK(v.back() > 0);
+        }
+    }
+}
+
 TEST_CASE("A series key that is not a declared statistic is an error at its place in the list",
           "[integration][stats][series]") {
     const loom_cli::Run r = loom_cli::loom(

@@ -12,7 +12,8 @@
 #include "loom/config/schema.hpp"
 #include "loom/fabric/fabric_config.hpp"
 #include "loom/fabric/flit_link.hpp"
-#include "loom/fabric/network_context.hpp"
+#include "loom/fabric/fabric_setup.hpp"
+#include "loom/fabric/fabric_stats.hpp"
 #include "loom/fabric/routing_function.hpp"
 #include "loom/fabric/routing_tables.hpp"
 #include "loom/fabric/transfer_book.hpp"
@@ -77,21 +78,26 @@ class FabricModel : public sim::ModelInstance {
 public:
     FabricModel(sim::Simulator& sim, std::unique_ptr<topo::FrozenTopology> topology,
                 std::unique_ptr<RoutingTables> tables, std::unique_ptr<RoutingFunction> routing,
-                std::unique_ptr<workload::TrafficPattern> pattern, std::unique_ptr<NetworkContext> net);
+                std::unique_ptr<workload::TrafficPattern> pattern, std::unique_ptr<FabricSetup> net);
     ~FabricModel() override;
 
     void finish() override;
     // " flit_hops=<n> flit_hops_per_s=<r>": flits through a router switch, per wall second from the monitor's
     // init() (the start of the run) to finish().
     std::string perf_fields() const override;
+    // Time series: the run's running totals (flits and packets generated, injected, ejected, in the network,
+    // flit hops, source queues, marked packets measured), summed over the routers and terminals when sampled.
+    std::vector<sim::Probe> probes(const std::string& key) const override;
 
     // The problems found by the conservation checks (empty when flits and credits are all accounted for).
     std::vector<std::string> conservation_problems() const;
     // The "fabric" stats group as finish() writes it.
     stats::Json summary() const;
 
-    const NetworkContext& network() const { return *net_; }
-    NetworkContext& network() { return *net_; }
+    const FabricSetup& network() const { return *net_; }
+    // Every router's and terminal's counters summed, and every terminal's marked-packet statistics.
+    FabricCounters totals() const;
+    MarkedStats marked() const;
     const topo::FrozenTopology& topology() const { return *topology_; }
     const std::vector<Router*>& routers() const { return routers_; }
     const std::vector<Terminal*>& terminals() const { return terminals_; }
@@ -111,14 +117,17 @@ private:
     std::unique_ptr<RoutingTables> tables_;
     std::unique_ptr<RoutingFunction> routing_;
     std::unique_ptr<workload::TrafficPattern> pattern_;
-    std::unique_ptr<NetworkContext> net_;
+    std::unique_ptr<FabricSetup> net_;
     std::unique_ptr<TransferBook> book_;
     std::vector<FlitLink> lines_;       // every channel direction (flits and credits), grouped by reader
+    std::vector<RecordStore> records_;  // per line: the records of the packets on it (flit lines only)
     std::vector<Router*> routers_;      // by vertex
     std::vector<Terminal*> terminals_;  // by terminal id
     Monitor* monitor_ = nullptr;
     double wall_s_ = 0;
     bool finished_ = false;
+    sim::Probes probes_;
+    void add_probes();
 };
 
 // Builds the Dragonfly of config.topology and the network on it.

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "loom/fabric/routing_function.hpp"
+#include "loom/net/link_store.hpp"
 #include "loom/net/packet.hpp"
 
 namespace loom::fabric {
@@ -22,6 +23,10 @@ struct FabricPacket {
 };
 
 using PacketPool = net::PacketPool<FabricPacket>;
+// A packet's record as it travels: in the storage of the link carrying its head flit (RecordStore, filled by
+// the sender, emptied by the receiver), then in the receiving router's own pool or the terminal's own slot.
+using FabricRecord = net::Packet<FabricPacket>;
+using RecordStore = net::LinkStore<FabricRecord>;
 
 // What the packet observer sees when a packet's tail reaches its destination terminal.
 struct PacketSummary {

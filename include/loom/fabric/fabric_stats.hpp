@@ -1,6 +1,7 @@
 // What the terminals and routers of one fabric run count, and the measurement state the monitor drives: running
 // totals (windows are differences of snapshots), the histograms of marked packets, and the warm-up / measure /
-// drain phase with its window.
+// drain phase with its window. Each router and terminal owns its own counters (and each terminal its marked-packet
+// statistics); the monitor sums them at its sample boundaries and the model in finish.
 #pragma once
 
 #include <array>
@@ -32,16 +33,57 @@ struct FabricCounters {
     std::array<std::int64_t, kChannelKinds> channel_flits{};
     std::int64_t buffer_in = 0, buffer_out = 0;              // flits written to / read from input buffers
     std::int64_t buffer_in_cycles = 0, buffer_out_cycles = 0;  // sums of the cycles they were written / read
+
+    // Adds another component's counts (the cycle is left alone).
+    void add(const FabricCounters& o) {
+        flits_generated += o.flits_generated;
+        packets_generated += o.packets_generated;
+        flits_injected += o.flits_injected;
+        packets_injected += o.packets_injected;
+        flits_ejected += o.flits_ejected;
+        packets_ejected += o.packets_ejected;
+        latency_cycles += o.latency_cycles;
+        network_latency_cycles += o.network_latency_cycles;
+        flit_hops += o.flit_hops;
+        for (std::size_t k = 0; k < kChannelKinds; ++k) channel_flits[k] += o.channel_flits[k];
+        buffer_in += o.buffer_in;
+        buffer_out += o.buffer_out;
+        buffer_in_cycles += o.buffer_in_cycles;
+        buffer_out_cycles += o.buffer_out_cycles;
+    }
+};
+
+// What one terminal records of the marked packets (generated inside the measurement window): generated at this
+// terminal as their source, the rest as their destination.
+struct MarkedStats {
+    std::int64_t generated = 0;  // marked packets generated here
+    std::int64_t ejected = 0;    // marked packets ejected here
+    stats::Histogram packet_latency;   // cycles, creation to tail ejection
+    stats::Histogram network_latency;  // cycles, head injection to tail ejection
+    stats::Histogram hops;             // router-to-router hops
+    std::int64_t marked_packets = 0, marked_flits = 0;
+    std::int64_t minimal_packets = 0, nonminimal_packets = 0;
+    std::int64_t local_hops = 0, global_hops = 0;  // summed over marked packets (global = group crossings)
+
+    void add(const MarkedStats& o) {
+        generated += o.generated;
+        ejected += o.ejected;
+        packet_latency.merge(o.packet_latency);
+        network_latency.merge(o.network_latency);
+        hops.merge(o.hops);
+        marked_packets += o.marked_packets;
+        marked_flits += o.marked_flits;
+        minimal_packets += o.minimal_packets;
+        nonminimal_packets += o.nonminimal_packets;
+        local_hops += o.local_hops;
+        global_hops += o.global_hops;
+    }
 };
 
 enum class MeasurePhase : std::uint8_t { Warmup, Measure, Drain, Done };
 
-// Shared by the components of one run (one per partition of a partitioned run: the counters are sums and the
-// histograms merge, so partitions would combine them at the end; the phase and window would be agreed at
-// sample boundaries, which are synchronization points). Only the monitor writes the phase and window.
+// The monitor's: the phase, the window it announced to the terminals, and the outcome.
 struct FabricStats {
-    FabricCounters totals;
-
     MeasurePhase phase = MeasurePhase::Warmup;
     // Packets generated in [measure_start, measure_end) are marked; both stay at max until the window is set.
     std::int64_t measure_start = std::numeric_limits<std::int64_t>::max();
@@ -49,15 +91,6 @@ struct FabricStats {
     bool marks(std::int64_t created_cycle) const {
         return created_cycle >= measure_start && created_cycle < measure_end;
     }
-    std::int64_t marked_outstanding = 0;  // marked packets generated and not yet ejected
-
-    // Marked packets only.
-    stats::Histogram packet_latency;   // cycles, creation to tail ejection
-    stats::Histogram network_latency;  // cycles, head injection to tail ejection
-    stats::Histogram hops;             // router-to-router hops
-    std::int64_t marked_packets = 0, marked_flits = 0;
-    std::int64_t minimal_packets = 0, nonminimal_packets = 0;
-    std::int64_t local_hops = 0, global_hops = 0;  // summed over marked packets (global = group crossings)
 
     // Outcome, set by the monitor.
     bool saturated = false;

@@ -1,16 +1,20 @@
-// Flits as they travel between routers and terminals: a 32-bit event argument naming the packet (a handle into
-// the run's packet pool), the virtual channel, and whether the flit is the packet's head and/or tail.
+// Flits as they travel between routers and terminals: a 32-bit event argument naming the packet, the virtual
+// channel, and whether the flit is the packet's head and/or tail. On a line the packet field of a head flit is
+// the handle of its record in the line's RecordStore; inside a router it is the handle in the router's own
+// pool. Body and tail flits follow their head on the same VC without interleaving, so receivers find their
+// packet by VC (their packet field is not read).
 #pragma once
 
 #include <cstdint>
 
 namespace loom::fabric {
 
-// Bits: 31..6 packet handle, 5..2 VC, 1 head, 0 tail. So at most 16 VCs and 2^26 (67 million) packets in the
-// network at once (checked when a packet is allocated). A credit's event argument is just its VC.
+// Bits: 31..6 packet handle, 5..2 VC, 1 head, 0 tail. So at most 16 VCs and 2^26 (67 million) packets held by
+// one router or line at once (checked). A credit's event argument is just its VC.
 struct Flit {
     static constexpr std::uint32_t kMaxVcs = 16;
     static constexpr std::uint32_t kMaxPackets = std::uint32_t{1} << 26;
+    static constexpr std::uint32_t kPacketMask = kMaxPackets - 1;
 
     std::uint32_t packet = 0;
     std::uint32_t vc = 0;
@@ -30,6 +34,10 @@ struct Flit {
     // The same flit on another VC (each hop allocates its own output VC).
     static constexpr std::uint32_t with_vc(std::uint32_t arg, std::uint32_t vc) {
         return (arg & ~(0xfu << 2)) | (vc << 2);
+    }
+    // The same flit naming another packet handle (kept modulo 2^26).
+    static constexpr std::uint32_t with_packet(std::uint32_t arg, std::uint32_t packet) {
+        return (arg & 0x3fu) | (packet << 6);
     }
 };
 

@@ -14,7 +14,8 @@
 #include "loom/fabric/allocator.hpp"
 #include "loom/fabric/flit.hpp"
 #include "loom/fabric/flit_link.hpp"
-#include "loom/fabric/network_context.hpp"
+#include "loom/fabric/fabric_setup.hpp"
+#include "loom/fabric/fabric_stats.hpp"
 #include "loom/sim/component.hpp"
 #include "loom/sim/channel.hpp"
 #include "loom/sim/timer.hpp"
@@ -46,7 +47,7 @@ class Router : public sim::Component {
 public:
     static constexpr std::string_view kSubsystem = "fabric";
 
-    Router(sim::Context& ctx, NetworkContext& net, topo::VertexId vertex);
+    Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex);
     ~Router() override;
 
     topo::VertexId vertex() const { return vertex_; }
@@ -65,8 +66,9 @@ public:
     }
     // The lines of `port`: flits in and the credits we return for them; flits out and the credits coming back
     // (nullptr for a terminal port). The builder binds each line's wake-up.
-    void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
-    void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
+    // `records`: the storage of the packet records on the flit line (RecordStore).
+    void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back, RecordStore& records);
+    void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back, RecordStore& records);
     const FlitLink& input_line(std::int32_t port) const { return *in_[port].flits; }
     const FlitLink* credit_line(std::int32_t port) const { return in_[port].credits; }
 
@@ -79,6 +81,10 @@ public:
     std::int64_t buffered_flits() const;
     std::int32_t peak_vc_flits() const { return peak_vc_flits_; }
     std::int64_t ticks() const { return ticks_; }
+    // What this router counted (its own; summed by the monitor at sample boundaries and by the model in finish).
+    const FabricCounters& counters() const { return counters_; }
+    // Packets whose head is buffered here (their records are in the router's own pool).
+    std::uint64_t packets_held() const { return pool_.live(); }
 
 private:
     enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
@@ -99,6 +105,7 @@ private:
     struct PortIn {
         FlitLink* flits = nullptr;    // flits arriving
         FlitLink* credits = nullptr;  // credits coming back for this port's output (nullptr: terminal port)
+        RecordStore* records = nullptr;  // records of the packets whose heads arrive on `flits`
         std::int64_t flit_due = 0;    // front arrival of `flits` while its bit is in flit_lines_
         std::int64_t credit_due = 0;  // front arrival of `credits` while its bit is in credit_lines_
     };
@@ -106,6 +113,7 @@ private:
     struct PortOut {
         FlitLink* flits = nullptr;         // flits leaving
         FlitLink* credits_back = nullptr;  // credits returned for the flits arriving on this port
+        RecordStore* records = nullptr;    // records of the packets whose heads leave on `flits`
         std::int64_t next_free = 0;        // first cycle the output channel is free
         std::int32_t latency = 0;          // channel latency, cycles (at most 10^6, a config bound)
         std::uint8_t kind = 0;             // channel kind (statistics)
@@ -117,6 +125,8 @@ private:
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
+    std::uint32_t take_record(std::int32_t port, std::uint32_t arg);
+    std::uint32_t give_record(PortOut& out, std::uint32_t arg);
     static void grow_ring(Vc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
@@ -137,7 +147,9 @@ private:
 
     static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
-    NetworkContext& net_;
+    const FabricSetup& net_;
+    PacketPool pool_;           // records of the packets whose heads are buffered here
+    FabricCounters counters_;
     topo::VertexId vertex_;
     std::int32_t network_ports_;
     std::int32_t ports_;

@@ -6,10 +6,12 @@
 #include <memory>
 #include <utility>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "loom/fabric/flit_link.hpp"
-#include "loom/fabric/network_context.hpp"
+#include "loom/fabric/fabric_setup.hpp"
+#include "loom/fabric/fabric_stats.hpp"
 #include "loom/sim/channel.hpp"
 #include "loom/sim/component.hpp"
 #include "loom/sim/timer.hpp"
@@ -24,11 +26,12 @@ namespace loom::fabric {
 // its network latency from its head flit's departure.
 // Ejection: the terminal absorbs every flit in the cycle it arrives (one per cycle at most, the channel's rate),
 // so the ejection channel needs no credits; a tail flit completes its packet at its arrival cycle.
-// Closed-loop transfers (NetworkContext::transfers set; TransferBook states the rules): a transfer that starts
+// Closed-loop transfers (FabricSetup::transfers set; TransferBook states the rules): a transfer that starts
 // opens one stream per destination holding this terminal's share of its packets; the next packet is taken from
 // the streams in InjectionOrder (round robin or at random), each leaving as above. A tail flit ejected here
-// counts toward its transfer's completion; a completion that releases dependents sends each of their source
-// terminals a notice over the "fabric.transfers" channel, timed at the dependent's start cycle.
+// counts toward this terminal's share of its transfer; a share complete sends each source terminal of each
+// dependent a notice over the "fabric.transfers" channel, timed at the start it allows; a transfer with
+// dependencies starts here when the notices of all their shares have arrived.
 // Bernoulli arrivals are drawn as geometric gaps (one timer event per packet, none per idle cycle): packet
 // probability p = rate / packet_flits per cycle, gap = 1 + floor(ln U / ln(1 - p)) cycles, U uniform in (0, 1].
 class Terminal : public sim::Component {
@@ -36,7 +39,7 @@ public:
     static constexpr std::string_view kSubsystem = "fabric";
 
     // `trace`: this terminal's messages (src == id), sorted by time; empty for synthetic traffic.
-    Terminal(sim::Context& ctx, NetworkContext& net, std::int32_t id, std::vector<workload::TraceMessage> trace);
+    Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id, std::vector<workload::TraceMessage> trace);
 
     std::int32_t id() const { return id_; }
     // The terminal's endpoint on the wake channel: it sends the injection line's wake-ups and receives those of
@@ -45,7 +48,12 @@ public:
     static constexpr std::uint32_t kEjectionWake = 0, kCreditWake = 1;
     // The lines: flits to the router, credits back from it, flits ejected to this terminal (the builder binds
     // their wake-ups).
-    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection);
+    // `injection_records` / `ejection_records`: the records of the packets on the injection and ejection lines.
+    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RecordStore& injection_records,
+                RecordStore& ejection_records);
+    // The measurement channel ("fabric.measure", endpoint = terminal id) and the monitor's endpoint on it.
+    void attach_measure(sim::Channel& channel, std::uint32_t monitor);
+    sim::ChannelPort& measure_port() { return measure_; }
     const FlitLink& injection_line() const { return *injection_; }
     const FlitLink& credit_line() const { return *credits_in_; }
     const FlitLink& ejection_line() const { return *ejection_; }
@@ -61,6 +69,11 @@ public:
     std::int64_t queued_packets() const {
         return queued_ + stream_packets_;
     }
+    // What this terminal counted (its own; the monitor sums them at sample boundaries, the model in finish).
+    const FabricCounters& counters() const { return counters_; }
+    const MarkedStats& marked() const { return marked_; }
+    // Closed-loop transfers: the shares completed here and the transfers started here after notices.
+    const TransferBook::Log& transfer_log() const { return log_; }
 
 private:
     // A message not yet wholly started: its packets (packet_flits each, the last one the rest) are cut one at a
@@ -76,11 +89,14 @@ private:
         std::int32_t transfer;
         std::int32_t dst_index;  // into the transfer's destinations
         std::int64_t next;       // next packet number
+        std::int64_t start;      // the transfer's start cycle
     };
 
     void on_generate();
+    void on_measure(std::uint32_t);
+    bool marks(std::int64_t created) const { return created >= measure_start_ && created < measure_end_; }
     void on_notice(std::uint32_t transfer);
-    void begin_transfer(std::int32_t t);
+    void begin_transfer(std::int32_t t, std::int64_t start);
     void start_stream_packet();
     void open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer);
     void on_wake(std::uint32_t arg);
@@ -95,7 +111,7 @@ private:
     std::int64_t now_cycle() const { return net_.clock.edge_at_or_before(Time::ps(ctx().now_ps())); }
     Time delay_to(std::int64_t cycle) const { return Time::ps(net_.clock.edge(cycle).count() - ctx().now_ps()); }
 
-    NetworkContext& net_;
+    const FabricSetup& net_;
     std::int32_t id_;
     std::int64_t latency_;  // terminal channel, cycles
     std::int32_t inject_vcs_;  // class-0 VCs: 0 .. inject_vcs_-1
@@ -107,6 +123,15 @@ private:
     FlitLink* injection_ = nullptr;
     FlitLink* credits_in_ = nullptr;
     FlitLink* ejection_ = nullptr;
+    RecordStore* injection_records_ = nullptr;
+    RecordStore* ejection_records_ = nullptr;
+
+    FabricCounters counters_;
+    MarkedStats marked_;
+    // The measurement window as the monitor announced it (trace traffic: every packet, from the start).
+    std::int64_t measure_start_ = INT64_MAX, measure_end_ = INT64_MAX;
+    sim::ChannelPort measure_;
+    std::uint32_t monitor_ = 0;  // the monitor's endpoint on the measurement channel
 
     std::vector<std::int32_t> credits_;
     // The source queue: queue_[queue_head_ ..] (a vector, not a deque: a deque's first block is 512 bytes per
@@ -114,7 +139,11 @@ private:
     std::vector<Pending> queue_;
     std::size_t queue_head_ = 0;
     std::int64_t queued_ = 0;  // packets in the source queue
-    std::uint32_t current_;  // packet handle being sent, or net::PacketHandle::kNone
+    bool sending_ = false;       // a packet is being sent: its record is current_
+    FabricRecord current_;
+    std::uint32_t current_handle_ = 0;  // its handle in the injection line's RecordStore (from its head on)
+    std::uint64_t packets_opened_ = 0;  // packets this terminal made (their ids: terminal id << 40 | this count)
+    std::vector<FabricRecord> arriving_;  // per VC: the record of the packet arriving on the ejection line
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;
     std::int32_t current_flits_ = 0;
@@ -135,7 +164,9 @@ private:
     std::vector<Stream> streams_;
     std::size_t rr_ = 0;  // round robin: the stream to send from next
     std::int64_t stream_packets_ = 0;  // packets in streams_ not yet started
-    std::vector<std::int32_t> released_;  // scratch for TransferBook::deliver
+    std::unordered_map<std::int32_t, std::int64_t> expect_;   // flits still to arrive here, per transfer
+    std::unordered_map<std::int32_t, std::int32_t> waiting_;  // notices still awaited, per transfer sent from here
+    TransferBook::Log log_;
 };
 
 }  // namespace loom::fabric

@@ -1,5 +1,6 @@
 // Closed-loop transfers in the dynamically routed network: the workload::TransferSet the scheduler compiles, cut
-// into per-destination packet streams for the terminals, and the dependency and completion bookkeeping of a run.
+// into per-destination packet streams for the terminals (a plan every terminal reads and none writes), and the
+// outcome of a run, which the model settles in finish from what each terminal logged (TransferLog).
 // A transfer waits for its deps only: `after` (the order of sums into one slot) and `paced_by` (orders that only
 // shape a compile-time schedule) mean nothing to a network whose endpoints add contributions as they arrive.
 #pragma once
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "loom/base/units.hpp"
@@ -45,6 +47,11 @@ struct TransferOptions {
 //    adder's time is the scheduled side's reduce_cycles, and the data are not modelled);
 //  - a transfer completes in the cycle its last flit is ejected at its last destination; its latency is from
 //    its start to then (queueing at the source included). The run's makespan is the last completion.
+// Coordination is by messages only: a destination terminal knows how many flits of each transfer it receives
+// (its share); when its share is complete it sends each source terminal of each dependent a notice over the
+// "fabric.transfers" channel, timed at the start that share alone allows (the rule above with its completion
+// cycle). A source terminal starts a transfer when the notices of every share of every dependency have arrived:
+// at the latest of those times, which is the start the rule gives.
 class TransferBook {
 public:
     struct Item {
@@ -53,13 +60,16 @@ public:
         std::vector<topo::VertexId> dsts;
         std::int64_t flits = 0;    // per destination
         std::int64_t packets = 0;  // per destination
-        std::int64_t remaining = 0;  // flits not yet ejected, over every destination
-        std::int32_t deps_left = 0;
+        std::int32_t deps = 0;
+        std::int32_t shares = 0;      // destination terminals receiving at least one packet (count_shares)
+        std::int32_t dep_shares = 0;  // notices a source terminal waits for: the shares of every dependency
         std::vector<std::int32_t> dependents;  // positions of the transfers that wait for this one
         std::int64_t earliest_ps = 0;
         std::int64_t compute_ps = 0;
-        std::int64_t ready_ps = 0;      // max(earliest, last dependency's completion + compute_before), exact
-        std::int64_t start_cycle = -1;  // set when every dependency completed (or at construction without any)
+        // Outcome (settle): ready_ps = max(earliest, last dependency's completion + compute_before), exact;
+        // start_cycle is known at construction for a transfer without dependencies.
+        std::int64_t ready_ps = 0;
+        std::int64_t start_cycle = -1;
         std::int64_t done_cycle = -1;
     };
 
@@ -71,14 +81,26 @@ public:
     // Flits of packet k of a copy of transfer t.
     std::int32_t packet_flits(std::int32_t t, std::int64_t k) const;
 
-    // Transfers whose source is vertex v, in position order.
+    // Transfers whose source is vertex v, in position order; transfers with v among their destinations.
     std::span<const std::int32_t> from(topo::VertexId v) const;
+    std::span<const std::int32_t> to(topo::VertexId v) const;
+    // Flits of transfer t that terminal `local` of a destination vertex with `terminals` terminals receives.
+    std::int64_t share_flits(std::int32_t t, topo::VertexId v, std::int32_t local, std::int32_t terminals) const;
+    // Sets every item's shares and dep_shares from the terminals per vertex (the builder calls it once).
+    void count_shares(const topo::FrozenTopology& topology);
+    // The first cycle a transfer may start given one share of one dependency completed at `cycle` and its
+    // notice sent no earlier than `now` (TransferBook's rule, with that completion).
+    std::int64_t start_after(std::int32_t dependent, std::int64_t cycle, std::int64_t now) const;
 
-    // Records `flits` ejected for transfer t in `cycle`. When that completes t, appends to `released` the
-    // dependents whose last dependency it was (their start_cycle set, at least `first_start`: the first cycle a
-    // notice sent now can arrive) and returns true.
-    bool deliver(std::int32_t t, std::int32_t flits, std::int64_t cycle, std::int64_t first_start,
-                 std::vector<std::int32_t>& released);
+    // What one terminal logged: the cycle each of its shares completed, the cycle each transfer it waited for
+    // started.
+    struct Log {
+        std::vector<std::pair<std::int32_t, std::int64_t>> shares_done;
+        std::vector<std::pair<std::int32_t, std::int64_t>> started;
+    };
+    // The outcome from every terminal's log (the model, in finish): done and start cycles, completions,
+    // makespan and latency histograms. Replaces the last outcome.
+    void settle(std::span<const Log* const> logs);
 
     std::int32_t completed() const { return completed_; }
     bool all_completed() const { return completed_ == size(); }
@@ -94,7 +116,7 @@ private:
     TransferOptions options_;
     const ClockDomain& clock_;
     std::vector<Item> items_;
-    std::vector<std::vector<std::int32_t>> by_src_;
+    std::vector<std::vector<std::int32_t>> by_src_, by_dst_;
     std::int32_t completed_ = 0;
     std::int64_t makespan_cycle_ = 0;
     std::int64_t flits_total_ = 0;

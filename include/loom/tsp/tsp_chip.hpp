@@ -108,9 +108,9 @@ class TspChip : public sim::Component {
 public:
     static constexpr std::string_view kSubsystem = "tsp";
 
-    // `system`, `wire` and `config` must outlive the chip. Throws InputError if the program uses a port that is
+    // `system` and `config` must outlive the chip. Throws InputError if the program uses a port that is
     // not wired or an address outside memory (the "program" section reports those with JSON Pointers first).
-    TspChip(sim::Context& ctx, const TspSystem& system, VectorWire& wire, topo::VertexId vertex,
+    TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vertex,
             const ExecutorConfig& config, ChipProgram program);
 
     void init() override;
@@ -120,6 +120,12 @@ public:
     // The port's ends for the builder (nullptr if the port is not wired).
     sim::OutPort* out_port(std::int32_t port);
     sim::InPort* in_port(std::int32_t port);
+    // The storage of the runs leaving on `port` (owned here, with the port), and where the runs arriving on
+    // `port` are read from (the sender's store; the builder binds both ends).
+    WireStore* out_store(std::int32_t port);
+    void attach_in_store(std::int32_t port, WireStore& store);
+    // Runs put on this chip's links so far.
+    std::uint64_t runs_sent() const;
 
     // Schedule errors found while running, in the order found.
     const std::vector<ScheduleError>& errors() const { return errors_; }
@@ -166,12 +172,15 @@ private:
         std::int64_t arrived = 0;
         std::vector<Time> fifo;  // min-heap of the times the vectors in the FIFO leave it
         PredictionIndex predictions;
+        WireStore* store = nullptr;  // the upstream out port's storage
     };
     struct OutPortState {
         std::int32_t port = 0;
         topo::ChannelId channel = 0;
         net::Transmitter tx;
         sim::OutPort* out = nullptr;
+        WireStore* store = nullptr;  // this port's storage (in stores_)
+        std::int32_t peer_port = 0;  // the receiving port at the other end
         std::int64_t trains = 0;
     };
     // One train an instruction put on one out port, and how far its vectors have been emitted.
@@ -257,7 +266,7 @@ private:
     std::string where(Time t, std::int32_t port) const;
 
     const TspSystem& system_;
-    VectorWire& wire_;
+    std::deque<WireStore> stores_;  // per out port, in outs_ order
     topo::VertexId vertex_;
     ExecutorConfig config_;
     ClockDomain clock_;

@@ -30,10 +30,13 @@ namespace loom::tsp {
 class TspModel : public sim::ModelInstance {
 public:
     // `recording`: the chips record arrivals (the program's vector hops fit executor.record_limit).
-    TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system, std::unique_ptr<VectorWire> wire,
+    TspModel(sim::Simulator& sim, std::unique_ptr<TspSystem> system,
              ExecutorConfig executor, Program program, std::vector<TspChip*> chips, bool recording);
     void finish() override;
     std::string perf_fields() const override;
+    // Time series: instructions, vectors sent, vector hops, vectors delivered, active TSPs, the last arrival
+    // and the last delivery so far, over every chip when sampled.
+    std::vector<sim::Probe> probes(const std::string& key) const override;
     // The schedule as a Chrome/Perfetto trace: link occupancy by the trains the instructions send, TSP activity by
     // instruction (sched::trace_json); slices named by transfer.
     std::optional<std::string> trace() const override;
@@ -41,16 +44,17 @@ public:
     const TspSystem& system() const { return *system_; }
     const std::vector<TspChip*>& chips() const { return chips_; }
     // Runs (vectors in vector mode, train segments in train mode) put on links: the executor's arrival events.
-    std::uint64_t runs_sent() const { return wire_->made(); }
+    std::uint64_t runs_sent() const;
     // Vector hops so far (arrivals processed over all chips).
     std::int64_t vector_hops() const;
 
 private:
+    sim::Probes probes_;
+    void add_probes();
     void write_stats(bool complete);
 
     sim::Simulator& sim_;
     std::unique_ptr<TspSystem> system_;
-    std::unique_ptr<VectorWire> wire_;
     ExecutorConfig executor_;
     Program program_;
     std::vector<TspChip*> chips_;  // by vertex id

@@ -1,13 +1,14 @@
 // What travels between TSP chips: a run of consecutive vectors of one transfer on one channel (a single vector
 // in per-vector mode, a whole train segment in train mode), described so that the receiver can time each of
-// its vectors exactly from the train it belongs to. Runs live in a pool and travel as 32-bit handles.
+// its vectors exactly from the train it belongs to. A run lives in the storage of the link that carries it (the
+// sending chip's out port: net::LinkStore) and its event carries a 32-bit handle into that storage.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "loom/base/units.hpp"
-#include "loom/net/packet.hpp"
+#include "loom/net/link_store.hpp"
 #include "loom/topo/frozen_topology.hpp"
 #include "loom/tsp/timed_memory.hpp"
 
@@ -34,27 +35,24 @@ struct VectorRun {
     std::int64_t origin_position = 1;
 };
 
-// The pool of runs in flight, owned by the model and shared by its chips (as a wire is shared by its two
-// ends: the sender fills a run, the receiver reads and releases it). Values ride beside the run, sparse.
-class VectorWire {
-public:
-    net::PacketHandle make(const VectorRun& run) {
-        const net::PacketHandle h = pool_.allocate();
-        pool_[h].payload = run;
-        if (values_.size() < pool_.capacity()) values_.resize(pool_.capacity());
-        values_[h.index].clear();
-        return h;
+// What a link's storage holds per run: the run and its values (sparse). The sender fills an entry of its out
+// port's WireStore; the receiver reads the run, swaps the values into its own buffer (handing its old buffer's
+// capacity back to the slot) and pops it.
+struct WireEntry {
+    VectorRun run;
+    SparseValues values;
+};
+using WireStore = net::LinkStore<WireEntry>;
+
+// The event argument of a run: the receiving port (bits 31..27) and the entry's handle modulo 2^27.
+struct WireArg {
+    static constexpr std::uint32_t kPortBits = 5;
+    static constexpr std::uint32_t kMaxPorts = std::uint32_t{1} << kPortBits;
+    static constexpr std::uint32_t kHandleMask = (std::uint32_t{1} << (32 - kPortBits)) - 1;
+    static constexpr std::uint32_t encode(std::int32_t port, std::uint32_t handle) {
+        return (static_cast<std::uint32_t>(port) << (32 - kPortBits)) | (handle & kHandleMask);
     }
-    VectorRun& run(net::PacketHandle h) { return pool_[h].payload; }
-    SparseValues& values(net::PacketHandle h) { return values_[h.index]; }
-    void release(net::PacketHandle h) { pool_.release(h); }
-
-    std::uint64_t live() const { return pool_.live(); }
-    std::uint64_t made() const { return pool_.allocated_total(); }
-
-private:
-    net::PacketPool<VectorRun> pool_;
-    std::vector<SparseValues> values_;  // by handle index; capacities are kept for reuse
+    static constexpr std::int32_t port_of(std::uint32_t arg) { return static_cast<std::int32_t>(arg >> (32 - kPortBits)); }
 };
 
 }  // namespace loom::tsp

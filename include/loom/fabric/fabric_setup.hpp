@@ -1,6 +1,9 @@
-// What every component of one fabric run shares: the topology, routing tables and function, traffic pattern
-// and configs (read-only), and the packet pool and statistics (written through the hot path). Owned by the
-// model instance, which outlives the run.
+// What every component of one fabric run reads and nobody writes: the topology, routing tables and function,
+// traffic pattern, configs and clock. Owned by the model instance, which outlives the run. Everything a run
+// changes is owned by one component: a packet's record by the terminal or router holding it, or by the link
+// carrying it (net::LinkStore); counters and histograms by the router or terminal that counts them (merged by
+// the model in finish); the measurement window and the drain by messages between the monitor and terminals;
+// transfer completions by messages between terminals (TransferBook).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +13,6 @@
 #include "loom/base/clock_domain.hpp"
 #include "loom/fabric/fabric_config.hpp"
 #include "loom/fabric/fabric_packet.hpp"
-#include "loom/fabric/fabric_stats.hpp"
 #include "loom/fabric/routing_function.hpp"
 #include "loom/fabric/routing_tables.hpp"
 #include "loom/fabric/transfer_book.hpp"
@@ -20,13 +22,13 @@
 
 namespace loom::fabric {
 
-struct NetworkContext {
-    NetworkContext(const topo::FrozenTopology& t, const RoutingTables& rt, const RoutingFunction& rf,
+struct FabricSetup {
+    FabricSetup(const topo::FrozenTopology& t, const RoutingTables& rt, const RoutingFunction& rf,
                    const workload::TrafficPattern& tp, const FabricConfig& fc, const workload::TrafficConfig& tc)
         : topology(t), tables(rt), routing(rf), pattern(tp), config(fc), traffic(tc), clock(fc.cycle_period > Time::zero() ? ClockDomain::with_period(fc.cycle_period) : ClockDomain(fc.router_clock)),
           classes(rf.classes()) {}
-    NetworkContext(const NetworkContext&) = delete;
-    NetworkContext& operator=(const NetworkContext&) = delete;
+    FabricSetup(const FabricSetup&) = delete;
+    FabricSetup& operator=(const FabricSetup&) = delete;
 
     const topo::FrozenTopology& topology;
     const RoutingTables& tables;
@@ -40,11 +42,10 @@ struct NetworkContext {
     // VCs of class `c` on every port: [vc_first(c), vc_first(c + 1)), the VCs split as evenly as possible.
     std::int32_t vc_first(std::int32_t c) const { return c * config.vcs / classes; }
 
-    PacketPool pool;
-    FabricStats stats;
-    // Closed-loop transfers (owned by the model; nullptr for synthetic and trace traffic).
-    TransferBook* transfers = nullptr;
-    // Called for every packet whose tail reaches its destination (tests and traces); empty: none.
+    // Closed-loop transfers: the plan (owned by the model; nullptr for synthetic and trace traffic).
+    const TransferBook* transfers = nullptr;
+    // Called for every packet whose tail reaches its destination (a hook of tests and traces, outside the model's
+    // state); empty: none.
     std::function<void(const PacketSummary&)> observer;
 };
 
