@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "loom/ananta/ananta_model.hpp"
+#include "loom/ananta/control_plane.hpp"
 #include "loom/ananta/fastpath_wire.hpp"
 #include "loom/ananta/hash_study.hpp"
 #include "loom/ananta/health_relay.hpp"
@@ -38,13 +39,17 @@ void AnantaModel::build_dynamics() {
         for (HostNode* h : hosts_) h->enable_fastpath(ananta, !fastpath_vips_.empty());
     }
     if (d.health.enabled) {
-        relay_ = &sim_.add<HealthRelay>("ananta.health_relay", c);
-        const auto hosts = static_cast<std::uint32_t>(hosts_.size());
-        sim::Channel& ch = sim_.add_channel("ananta.health", 1 + hosts + static_cast<std::uint32_t>(muxes_.size()),
-                                            std::min(d.health.report_delay, d.health.update_delay));
-        relay_->port().attach(ch, 0);
-        for (std::uint32_t h = 0; h < hosts; ++h) hosts_[h]->health_port().attach(ch, 1 + h);
-        for (std::uint32_t m = 0; m < muxes_.size(); ++m) muxes_[m]->health_port().attach(ch, 1 + hosts + m);
+        // Without the control plane a relay stands for the manager; with it Host Agents report to the manager
+        // replicas and the primary updates the Muxes by command packets.
+        if (!c.control_plane.enabled) {
+            relay_ = &sim_.add<HealthRelay>("ananta.health_relay", c);
+            const auto hosts = static_cast<std::uint32_t>(hosts_.size());
+            sim::Channel& ch = sim_.add_channel("ananta.health", 1 + hosts + static_cast<std::uint32_t>(muxes_.size()),
+                                                std::min(d.health.report_delay, d.health.update_delay));
+            relay_->port().attach(ch, 0);
+            for (std::uint32_t h = 0; h < hosts; ++h) hosts_[h]->health_port().attach(ch, 1 + h);
+            for (std::uint32_t m = 0; m < muxes_.size(); ++m) muxes_[m]->health_port().attach(ch, 1 + hosts + m);
+        }
         std::set<IpAddr> probed;
         for (const auto& list : vip_dips_)
             for (const WeightedDip& w : list) {
@@ -222,6 +227,8 @@ void AnantaModel::dynamics_summary(stats::Json& s) const {
                                 {"last_new_connection_ps", last == kNever ? -1 : last.count()}});
         }
         std::uint64_t relayed = relay_ != nullptr ? relay_->relayed().size() : 0;
+        if (control_ != nullptr)
+            for (const ManagerNode* m : control_->replicas()) relayed += m->counters().health_relays;
         s["health"] = {{"probes_sent", probes}, {"reports", reports}, {"relayed", relayed}, {"failures", failures}};
     }
     if (d.hash_study.enabled) {

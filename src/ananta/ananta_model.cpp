@@ -293,6 +293,7 @@ void AnantaModel::apply(const ActionConfig& a) {
             }
             const bool up = a.action == ActionKind::MuxUp;
             muxes_[static_cast<std::size_t>(a.mux)]->set_failed(!up);
+            if (up && control_ != nullptr) control_->mux_booted(static_cast<std::uint32_t>(a.mux));
             if (a.withdraw) {
                 mux_live_[static_cast<std::size_t>(a.mux)] = up;
                 update_vip_routes();

@@ -127,6 +127,7 @@ stats::StatDecls stat_declarations() {
     d.scalar(cp + "primary/first_primary_ps", "ps", "when the first primary was elected (-1: never)");
     d.scalar(cp + "primary/time_without_primary_ps", "ps", "time after the first election with no replica believing it leads");
     d.scalar(cp + "primary/time_with_two_believing_primaries_ps", "ps", "time during which two or more replicas believed they led (frozen ones included)");
+    d.scalar(cp + "primary/time_with_two_acting_primaries_ps", "ps", "time during which two or more running (not frozen) replicas believed they led");
     for (const char* dist : {"vip_configuration/latency_ps", "vip_configuration/manager_latency_ps", "snat/latency_ps",
                              "snat/by_vip/*/latency_ps"})
         d.record(cp + dist, "ps", "a latency distribution: count, p50, p90, p99, max (nearest rank)");
@@ -152,6 +153,16 @@ stats::StatDecls stat_declarations() {
     d.scalar(cp + "snat/invariant_violations", "count", "times a (VIP, port) mapped to two DIPs or two live connections shared a 5-tuple (0 expected)");
     d.list(cp + "snat/violations", "text", "each SNAT invariant violation, described");
     d.scalar(cp + "snat/by_vip/*/waiting", "count", "this source VIP's SNAT requests not granted by the end");
+    d.scalar(cp + "snat/ranges_held", "count", "port ranges Host Agents hold at the end");
+    d.scalar(cp + "snat/ranges_returned", "count", "port ranges Host Agents gave back after snat.idle_return without use");
+    d.scalar(cp + "snat/ranges_reclaimed", "count", "port ranges the manager freed through Paxos and removed from the Muxes");
+    d.scalar(cp + "snat/ranges_reused", "count", "grants of a range some DIP had given back before");
+    d.scalar(cp + "command_links/command_packets_sent", "packets", "command packets the replicas sent to Muxes and Host Agents");
+    d.scalar(cp + "command_links/command_packets_dropped", "packets", "command packets the links dropped (a Mux or Host Agent link down)");
+    d.scalar(cp + "command_links/command_packets_received", "packets", "command packets Muxes and Host Agents received");
+    d.scalar(cp + "command_links/malformed", "count", "command packets that could not be read (0 expected)");
+    d.scalar(cp + "command_links/incomplete_commands", "count", "commands with parts still missing at the end");
+    d.scalar(cp + "command_links/ack_packets_sent", "packets", "acknowledgements Muxes and Host Agents sent back");
     d.scalar(cp + "isolation/overload_reports", "count", "overload reports the primary received from Muxes");
     d.scalar(cp + "isolation/reports_without_action", "count", "overload reports that led to no withdrawal");
     d.list(cp + "isolation/withdrawals", "mixed", "each overload isolation: vip, mux, overload_start_ps, reported_ps, withdrawn_ps, detect_ps, withdraw_ps, isolate_ps (ps)");

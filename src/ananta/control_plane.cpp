@@ -23,6 +23,15 @@ LinkTiming replica_link_timing(const ControlPlaneConfig& c) {
     return t;
 }
 
+LinkTiming command_link_timing(const ControlPlaneConfig& c) {
+    LinkTiming t;
+    t.rate = c.command_link_rate;
+    t.unit_payload = Bytes(1);
+    t.unit_wire = Bytes(1);
+    t.latency_parts = {{"command_link", c.control_latency}};
+    return t;
+}
+
 std::int64_t cp_percentile(const std::vector<std::int64_t>& sorted, double q) {
     if (sorted.empty()) return 0;
     const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
@@ -59,9 +68,11 @@ ControlPlane::ControlPlane(sim::Context& ctx, const DcShared& shared, std::vecto
       muxes_(std::move(muxes)),
       hosts_(std::move(hosts)),
       link_timing_(replica_link_timing(config_)),
+      command_timing_(command_link_timing(config_)),
       delivery_timer_(ctx, this, sim::handler<&ControlPlane::on_delivery>),
       keepalive_timer_(ctx, this, sim::handler<&ControlPlane::on_keepalive>),
-      retry_(ctx, this, sim::handler<&ControlPlane::on_retry>) {
+      retry_(ctx, this, sim::handler<&ControlPlane::on_retry>),
+      idle_timer_(ctx, this, sim::handler<&ControlPlane::on_idle_check>) {
     for (MuxNode* m : muxes_) mux_addrs_.push_back(m->mux().address());
     for (HostNode* h : hosts_) host_addrs_.push_back(h->agent().address());
     const DcConfig& c = shared.config;
@@ -114,6 +125,17 @@ void ControlPlane::build(sim::Simulator& sim) {
     for (std::uint32_t a = 0; a < n; ++a)
         for (std::uint32_t b = 0; b < n; ++b)
             if (a != b) net::connect(sim, *replicas_[a]->outs()[b], *replicas_[b]->ins()[a]);
+    const auto muxes = static_cast<std::uint32_t>(muxes_.size());
+    for (std::uint32_t q = 0; q < peers(); ++q) {
+        const bool mux = q < muxes;
+        const std::string name = mux ? fmt::format("ananta.control.mux{}", q) : fmt::format("ananta.control.host{}", q - muxes);
+        agents_.push_back(&sim.add<ControlAgent>(name, *this, q, mux, mux ? q : q - muxes));
+    }
+    for (std::uint32_t r = 0; r < n; ++r)
+        for (std::uint32_t q = 0; q < peers(); ++q) {
+            net::connect(sim, *replicas_[r]->command_outs()[q], *agents_[q]->ins()[r]);
+            net::connect(sim, *agents_[q]->outs()[r], *replicas_[r]->ack_ins()[q]);
+        }
 }
 
 void ControlPlane::init() {
@@ -168,8 +190,6 @@ void ControlPlane::on_delivery() {
         const Delivery& d = node.mapped();
         switch (d.kind) {
             case Kind::ToManager: replicas_[d.target]->deliver(d.input); break;
-            case Kind::ToMux: apply_mux(d); break;
-            case Kind::ToHost: apply_host(d); break;
             case Kind::SnatAnswer: snat_answer(d); break;
             case Kind::VipAnswer: vip_answer(d); break;
         }
@@ -180,7 +200,7 @@ void ControlPlane::on_delivery() {
 void ControlPlane::on_keepalive() {
     const Time at = now() + config_.control_latency;
     std::set<std::pair<IpAddr, IpAddr>> in_use;  // (dip, vip) holding ranges: Host Agents keep them
-    for (const GrantRecord& g : grant_log_) in_use.emplace(g.dip, g.vip);
+    for (const Held& h : held_) in_use.emplace(h.grant.dip, h.grant.vip);
     for (std::uint32_t r = 0; r < replicas_.size(); ++r) {
         for (std::size_t m = 0; m < muxes_.size(); ++m)
             if (!muxes_[m]->failed()) to_manager(r, PeerAlive{mux_addrs_[m]}, at);
@@ -204,27 +224,20 @@ std::uint32_t ControlPlane::dip_slot(IpAddr dip) const {
 // ---- manager output ----
 
 void ControlPlane::from_manager(std::uint32_t replica, const ManagerActions& a) {
+    // Commands leave now as packets on the replica's command links (the receiver applies them after the
+    // programming latency the manager's `at` includes).
+    ManagerNode& node = *replicas_[replica];
     for (const ToMux& c : a.to_mux) {
         const auto it = std::find(mux_addrs_.begin(), mux_addrs_.end(), c.mux);
         if (it == mux_addrs_.end()) continue;
-        Delivery d;
-        d.kind = Kind::ToMux;
-        d.target = static_cast<std::uint32_t>(it - mux_addrs_.begin());
-        d.from = replica;
-        d.token = c.token;
-        d.mux = c.command;
-        post(std::max(c.at, now()), std::move(d));
+        node.send_command(static_cast<std::uint32_t>(it - mux_addrs_.begin()),
+                          command_parts(c.command, c.token, node.next_serial()));
     }
     for (const ToHost& c : a.to_host) {
         const auto it = std::find(host_addrs_.begin(), host_addrs_.end(), c.host);
         if (it == host_addrs_.end()) continue;
-        Delivery d;
-        d.kind = Kind::ToHost;
-        d.target = static_cast<std::uint32_t>(it - host_addrs_.begin());
-        d.from = replica;
-        d.token = c.token;
-        d.host = c.command;
-        post(std::max(c.at, now()), std::move(d));
+        node.send_command(static_cast<std::uint32_t>(muxes_.size() + (it - host_addrs_.begin())),
+                          command_parts(c.command, c.token, node.next_serial()));
     }
     const Manager* m = replicas_[replica]->manager();
     const std::uint64_t hint = m ? m->replica().leader_hint() : paxos::kNoReplica;
@@ -258,28 +271,35 @@ void ControlPlane::leadership(std::uint32_t replica, const paxos::LeadershipActi
     leader_log_.push_back(LeadershipRecord{now(), replica, l.leader, epoch_of(l.ballot)});
 }
 
-void ControlPlane::apply_mux(const Delivery& d) {
-    MuxNode& m = *muxes_[d.target];
-    if (m.failed()) return;  // a failed Mux neither applies nor acknowledges
+bool ControlPlane::apply_mux(std::uint32_t target, std::uint32_t from, const MuxCommand& c,
+                             std::optional<CommandRejected>& rejected) {
+    MuxNode& m = *muxes_[target];
+    if (m.failed()) return false;  // a failed Mux neither applies nor acknowledges
     const std::size_t before = m.rejections().size();
-    m.command(d.mux);
-    CommandAck ack{mux_addrs_[d.target], d.token, std::nullopt};
+    if (const auto* h = std::get_if<SetDipHealth>(&c)) {
+        m.apply_health(*h);  // recorded with the Mux's health changes
+    } else {
+        m.command(c);
+    }
     if (m.rejections().size() > before) {
-        ack.rejected = m.rejections().back().what;
+        rejected = m.rejections().back().what;
         ++mux_rejected_;
-        ++rejected_by_issuer_[d.from];
+        ++rejected_by_issuer_[from];
     } else {
         ++mux_applied_;
-        if (const auto* w = std::get_if<WithdrawVip>(&d.mux); w && w->withdrawn) withdrawals_[d.target].push_back(w->vip);
+        if (const auto* w = std::get_if<WithdrawVip>(&c); w && w->withdrawn) withdrawals_[target].push_back(w->vip);
+        if (const auto* e = std::get_if<SetEndpoint>(&c))
+            endpoints_applied_.push_back(EndpointApplied{now(), target, from, e->endpoint.vip});
     }
-    to_manager(d.from, ack, now() + config_.control_latency);
+    return true;
 }
 
-void ControlPlane::apply_host(const Delivery& d) {
-    HostNode& h = *hosts_[d.target];
+bool ControlPlane::apply_host(std::uint32_t target, std::uint32_t from, const HostCommand& c,
+                              std::optional<CommandRejected>& rejected) {
+    HostNode& h = *hosts_[target];
     const std::uint64_t before = h.rejections();
     // A grant answers the DIP's request before the Host Agent applies it: the packets it releases may ask again.
-    const auto* g = std::get_if<SnatGrant>(&d.host);
+    const auto* g = std::get_if<SnatGrant>(&c);
     bool answered = false;
     std::size_t record = 0;
     if (g != nullptr) {
@@ -291,27 +311,30 @@ void ControlPlane::apply_host(const Delivery& d) {
             retry_.cancel(dip_slot(g->dip));
         }
     }
-    h.command(d.host);
-    CommandAck ack{host_addrs_[d.target], d.token, std::nullopt};
+    h.command(c);
     if (h.rejections() > before) {
-        ack.rejected = CommandRejected{std::visit([](const auto& c) { return c.epoch; }, d.host), h.agent().epoch()};
+        rejected = CommandRejected{command_epoch(c), h.agent().epoch()};
         ++host_rejected_;
-        ++rejected_by_issuer_[d.from];
+        ++rejected_by_issuer_[from];
         if (answered) {  // the Host Agent still waits: so does its request
             requests_[dip_slot(g->dip)].open = true;
             retry_.arm_at(dip_slot(g->dip), now() + config_.request_timeout);
         }
     } else {
         ++host_applied_;
-        const Epoch e = std::visit([](const auto& c) { return c.epoch; }, d.host);
-        if (e > host_epoch_[d.target]) {
-            host_epoch_[d.target] = e;
-            host_primary_[d.target] = d.from;
+        const Epoch e = command_epoch(c);
+        if (e > host_epoch_[target]) {
+            host_epoch_[target] = e;
+            host_primary_[target] = from;
         }
         if (g != nullptr) {
             const GrantRecord rec{now(), g->dip, g->vip, g->first, g->count};
             check_grant(rec);
             grant_log_.push_back(rec);
+            if (returned_ranges_.contains({g->vip, g->first})) ++reused_ranges_;
+            held_.push_back(Held{target, *g, now()});
+            // Its deadline is the latest of all: a check already due earlier comes first.
+            if (!idle_timer_.armed()) idle_timer_.arm_at(now() + shared_.config.params.snat.idle_return);
             if (answered) {
                 snat_records_[record].granted = now();
                 snat_records_[record].ranges = 1;
@@ -321,7 +344,7 @@ void ControlPlane::apply_host(const Delivery& d) {
             }
         }
     }
-    to_manager(d.from, ack, now() + config_.control_latency);
+    return true;
 }
 
 void ControlPlane::check_grant(const GrantRecord& g) {
@@ -333,15 +356,54 @@ void ControlPlane::check_grant(const GrantRecord& g) {
                                               format_ip(g.vip), port, format_ip(g.dip), format_ip(it->second)));
         for (std::size_t m = 0; m < muxes_.size(); ++m) {
             if (muxes_[m]->failed()) continue;
-            const FlowTarget* t = muxes_[m]->mux().snat_target(g.vip, IpProto::Tcp, port);
             // Not yet mapped is allowed (pre-allocated ranges reach the Host Agents while the Muxes are still
             // being programmed); mapped to another DIP never is.
-            if (t != nullptr && t->dip != g.dip && violations_.size() < 16)
-                violations_.push_back(fmt::format("at {}: {}:{} granted to {} but mux{} maps it to {}", to_string(g.at),
-                                                  format_ip(g.vip), port, format_ip(g.dip), m,
-                                                  t ? format_ip(t->dip) : std::string("nothing")));
+            for (const IpProto proto : {IpProto::Tcp, IpProto::Udp}) {
+                const FlowTarget* t = muxes_[m]->mux().snat_target(g.vip, proto, port);
+                if (t != nullptr && t->dip != g.dip && violations_.size() < 16)
+                    violations_.push_back(fmt::format("at {}: {}:{} granted to {} but mux{} maps it to {}",
+                                                      to_string(g.at), format_ip(g.vip), port, format_ip(g.dip), m,
+                                                      format_ip(t->dip)));
+            }
         }
     }
+}
+
+// ---- idle SNAT ranges ----
+
+// The next time a held range may have been idle for snat.idle_return (its last use only moves later).
+void ControlPlane::arm_idle_check() {
+    const Time idle = shared_.config.params.snat.idle_return;
+    std::optional<Time> next;
+    for (const Held& h : held_) {
+        Time last = h.since;
+        if (auto u = hosts_[h.host]->agent().snat_last_use(h.grant)) last = std::max(last, *u);
+        if (!next || last + idle < *next) next = last + idle;
+    }
+    if (!next) return idle_timer_.cancel();
+    const Time at = std::max(*next, now());
+    if (!idle_timer_.armed() || idle_timer_.expiry() != at) idle_timer_.arm_at(at);
+}
+
+void ControlPlane::on_idle_check() {
+    const Time idle = shared_.config.params.snat.idle_return;
+    std::vector<Held> keep;
+    for (const Held& h : held_) {
+        Time last = h.since;
+        if (auto u = hosts_[h.host]->agent().snat_last_use(h.grant)) last = std::max(last, *u);
+        if (last + idle > now() || !hosts_[h.host]->return_snat(h.grant)) {
+            keep.push_back(h);
+            continue;
+        }
+        // The Host Agent no longer uses the ports; the Muxes map them to it until the manager removes them.
+        for (std::uint32_t i = 0; i < h.grant.count; ++i)
+            port_owner_.erase({h.grant.vip, static_cast<std::uint16_t>(h.grant.first + i)});
+        returns_.push_back(ReturnRecord{now(), h.host, h.grant.dip, h.grant.vip, h.grant.first, h.grant.count, last});
+        returned_ranges_.emplace(h.grant.vip, h.grant.first);
+        to_manager(host_primary_[h.host], SnatReturn{host_addrs_[h.host], h.grant}, now() + config_.control_latency);
+    }
+    held_ = std::move(keep);
+    arm_idle_check();
 }
 
 // ---- SNAT requests ----
@@ -465,6 +527,11 @@ void ControlPlane::vip_answer(const Delivery& d) {
 
 // ---- overload ----
 
+void ControlPlane::mux_booted(std::uint32_t mux) {
+    for (std::uint32_t r = 0; r < replicas_.size(); ++r)
+        to_manager(r, PeerAlive{mux_addrs_[mux], true}, now() + config_.control_latency);
+}
+
 void ControlPlane::overload(std::uint32_t mux, const OverloadReport& report) {
     ++overload_reports_;
     if (!config_.overload_isolation) return;
@@ -474,10 +541,21 @@ void ControlPlane::overload(std::uint32_t mux, const OverloadReport& report) {
 
 // ---- scenario actions ----
 
-void ControlPlane::crash(std::size_t r) { replicas_[r]->crash(); }
+void ControlPlane::crash(std::size_t r) {
+    if (replicas_[r]->frozen()) frozen_log_.push_back(FrozenRecord{now(), static_cast<std::uint32_t>(r), false});
+    replicas_[r]->crash();
+}
 void ControlPlane::recover(std::size_t r) { replicas_[r]->recover(); }
-void ControlPlane::freeze(std::size_t r) { replicas_[r]->freeze(); }
-void ControlPlane::thaw(std::size_t r) { replicas_[r]->thaw(); }
+void ControlPlane::freeze(std::size_t r) {
+    if (!replicas_[r]->up() || replicas_[r]->frozen()) return;
+    replicas_[r]->freeze();
+    frozen_log_.push_back(FrozenRecord{now(), static_cast<std::uint32_t>(r), true});
+}
+void ControlPlane::thaw(std::size_t r) {
+    if (!replicas_[r]->frozen()) return;
+    frozen_log_.push_back(FrozenRecord{now(), static_cast<std::uint32_t>(r), false});
+    replicas_[r]->thaw();
+}
 
 void ControlPlane::health_report(IpAddr dip, IpAddr host, bool healthy) {
     for (std::uint32_t r = 0; r < replicas_.size(); ++r)
@@ -506,21 +584,33 @@ bool ControlPlane::set_links(const net::Partition& part, bool down) {
 
 stats::Json ControlPlane::summary(Time end) const {
     stats::Json s;
-    // Primaries: who led when, and how long the system had none (from the first primary on).
+    // Primaries: who led when, and how long the system had none (from the first primary on). Two clocks for the
+    // split brain: replicas believing they lead (a frozen one included: it believes but cannot act), and
+    // replicas believing they lead while running (able to issue commands).
     std::vector<Epoch> leading(replicas_.size(), 0);
-    std::int64_t without = 0, stale = 0;
+    std::vector<bool> frozen(replicas_.size(), false);
+    std::int64_t without = 0, stale = 0, acting = 0;
     Time last = Time::zero(), first_primary = kNever;
     std::uint64_t gained = 0;
     auto account = [&](Time upto) {
         Epoch top = 0;
-        std::size_t holders = 0;
-        for (Epoch e : leading) top = std::max(top, e);
-        for (Epoch e : leading) holders += e != 0 ? 1 : 0;
+        std::size_t holders = 0, running = 0;
+        for (std::size_t r = 0; r < leading.size(); ++r) {
+            top = std::max(top, leading[r]);
+            holders += leading[r] != 0 ? 1 : 0;
+            running += leading[r] != 0 && !frozen[r] ? 1 : 0;
+        }
         if (first_primary != kNever && top == 0) without += (upto - last).count();
         if (holders > 1) stale += (upto - last).count();
+        if (running > 1) acting += (upto - last).count();
         last = upto;
     };
+    std::size_t f = 0;
     for (const LeadershipRecord& l : leader_log_) {
+        for (; f < frozen_log_.size() && frozen_log_[f].at <= l.at; ++f) {
+            account(frozen_log_[f].at);
+            frozen[frozen_log_[f].replica] = frozen_log_[f].frozen;
+        }
         account(l.at);
         leading[l.replica] = l.leader ? l.epoch : 0;
         if (l.leader) {
@@ -528,11 +618,16 @@ stats::Json ControlPlane::summary(Time end) const {
             if (first_primary == kNever) first_primary = l.at;
         }
     }
+    for (; f < frozen_log_.size() && frozen_log_[f].at <= end; ++f) {
+        account(frozen_log_[f].at);
+        frozen[frozen_log_[f].replica] = frozen_log_[f].frozen;
+    }
     account(end);
     stats::Json reps = stats::Json::object();
-    std::uint64_t rejections = 0, fences = 0, lost = 0;
+    std::uint64_t rejections = 0, fences = 0, lost = 0, reclaimed = 0;
     for (const ManagerNode* m : replicas_) {
         const ManagerCounters c = m->counters();
+        reclaimed += c.snat_reclaimed;
         rejections += c.rejections;
         fences += c.fence_writes;
         lost += m->lost_inputs();
@@ -554,8 +649,24 @@ stats::Json ControlPlane::summary(Time end) const {
                 link_dropped += o->engine().drops().total();
             }
     s["paxos_links"] = {{"packets_sent", link_sent}, {"packets_dropped", link_dropped}};
+    std::uint64_t cmd_sent = 0, cmd_dropped = 0, ack_sent = 0, received = 0, malformed = 0, incomplete = 0;
+    for (ManagerNode* m : replicas_)
+        for (const auto& o : m->command_outs()) {
+            cmd_sent += o->engine().sent();
+            cmd_dropped += o->engine().drops().total();
+        }
+    for (ControlAgent* a : agents_) {
+        received += a->packets_received();
+        malformed += a->malformed();
+        incomplete += a->incomplete();
+        for (const auto& o : a->outs()) ack_sent += o->engine().sent();
+    }
+    s["command_links"] = {{"command_packets_sent", cmd_sent}, {"command_packets_dropped", cmd_dropped},
+                          {"command_packets_received", received}, {"malformed", malformed},
+                          {"incomplete_commands", incomplete}, {"ack_packets_sent", ack_sent}};
     s["primary"] = {{"elections_won", gained}, {"first_primary_ps", first_primary == kNever ? -1 : first_primary.count()},
-                    {"time_without_primary_ps", without}, {"time_with_two_believing_primaries_ps", stale}};
+                    {"time_without_primary_ps", without}, {"time_with_two_believing_primaries_ps", stale},
+                    {"time_with_two_acting_primaries_ps", acting}};
 
     std::vector<std::int64_t> vip_lat, vip_mgr;
     std::uint64_t vip_done = 0, vip_pending = 0, vip_invalid = 0;
@@ -629,7 +740,9 @@ stats::Json ControlPlane::summary(Time end) const {
                  {"ports_installed", ports}, {"latency_ps", cp_distribution(snat_lat)}, {"refused", snat_refused_},
                  {"not_primary", snat_not_primary_}, {"timeouts", snat_timeouts_},
                  {"duplicate_requests", duplicate_requests_}, {"invariant_violations", violations_.size()},
-                 {"violations", violations_}, {"by_vip", by_vip}};
+                 {"violations", violations_}, {"by_vip", by_vip}, {"ranges_held", held_.size()},
+                 {"ranges_returned", returns_.size()}, {"ranges_reclaimed", reclaimed},
+                 {"ranges_reused", reused_ranges_}};
     stats::Json iso = stats::Json::array();
     for (const IsolationDone& i : isolations_)
         iso.push_back({{"vip", i.vip ? format_ip(i.vip) : ""}, {"mux", format_ip(i.mux)},
@@ -653,12 +766,13 @@ std::string ControlPlane::text_summary(Time end) const {
     std::string out;
     const auto& p = s["primary"];
     out += fmt::format("  control plane: {} replicas, {} elections won, first primary at {}, {} without a primary, "
-                       "{} with two believing they lead\n",
+                       "{} with two believing they lead ({} with both running, frozen time excluded)\n",
                        replicas_.size(), p["elections_won"].get<std::uint64_t>(),
                        p["first_primary_ps"].get<std::int64_t>() < 0 ? std::string("never")
                                                                       : cp_ms(p["first_primary_ps"].get<std::int64_t>()),
                        cp_ms(p["time_without_primary_ps"].get<std::int64_t>()),
-                       cp_ms(p["time_with_two_believing_primaries_ps"].get<std::int64_t>()));
+                       cp_ms(p["time_with_two_believing_primaries_ps"].get<std::int64_t>()),
+                       cp_ms(p["time_with_two_acting_primaries_ps"].get<std::int64_t>()));
     const auto& v = s["vip_configuration"];
     if (v["requested"].get<std::uint64_t>() > 0)
         out += fmt::format("  vip configuration: {} requested, {} done, {} not done; latency p50 {} p90 {} max {}\n",
@@ -668,22 +782,27 @@ std::string ControlPlane::text_summary(Time end) const {
     const auto& n = s["snat"];
     if (n["requests"].get<std::uint64_t>() > 0 || n["ranges_installed"].get<std::uint64_t>() > 0)
         out += fmt::format("  snat: {} requests, {} granted ({} waiting); latency p50 {} p90 {} p99 {} max {}; "
-                           "{} ranges installed, {} refused, {} timeouts\n",
+                           "{} ranges installed, {} returned idle, {} reclaimed, {} reused, {} refused, {} timeouts\n",
                            n["requests"].get<std::uint64_t>(), n["granted"].get<std::uint64_t>(),
                            n["waiting"].get<std::uint64_t>(), cp_ms(n["latency_ps"]["p50"].get<std::int64_t>()),
                            cp_ms(n["latency_ps"]["p90"].get<std::int64_t>()), cp_ms(n["latency_ps"]["p99"].get<std::int64_t>()),
                            cp_ms(n["latency_ps"]["max"].get<std::int64_t>()), n["ranges_installed"].get<std::uint64_t>(),
-                           n["refused"].get<std::uint64_t>(), n["timeouts"].get<std::uint64_t>());
+                           n["ranges_returned"].get<std::uint64_t>(), n["ranges_reclaimed"].get<std::uint64_t>(),
+                           n["ranges_reused"].get<std::uint64_t>(), n["refused"].get<std::uint64_t>(),
+                           n["timeouts"].get<std::uint64_t>());
     for (const auto& i : s["isolation"]["withdrawals"])
         out += fmt::format("  isolation: vip {} withdrawn from {} Muxes; detected {} after overload began, "
                            "withdrawn {} after the report\n",
                            i["vip"].get<std::string>(), s["isolation"]["muxes_withdrawn"].get<std::uint64_t>(),
                            cp_ms(i["detect_ps"].get<std::int64_t>()), cp_ms(i["withdraw_ps"].get<std::int64_t>()));
     const auto& c = s["commands"];
-    out += fmt::format("  commands: {} applied and {} rejected on Muxes, {} and {} on Host Agents; {} fence writes\n",
+    out += fmt::format("  commands: {} applied and {} rejected on Muxes, {} and {} on Host Agents; {} fence writes; "
+                       "{} command packets, {} ack packets\n",
                        c["mux_applied"].get<std::uint64_t>(), c["mux_rejected"].get<std::uint64_t>(),
                        c["host_applied"].get<std::uint64_t>(), c["host_rejected"].get<std::uint64_t>(),
-                       c["fence_writes"].get<std::uint64_t>());
+                       c["fence_writes"].get<std::uint64_t>(),
+                       s["command_links"]["command_packets_sent"].get<std::uint64_t>(),
+                       s["command_links"]["ack_packets_sent"].get<std::uint64_t>());
     return out;
 }
 

@@ -38,8 +38,12 @@ config::Schema<ControlPlaneConfig> control_plane_schema() {
               "Port of each replica-to-replica link direction: queues and faults (loss, delay, duplicate, "
               "reorder_window, down).");
     s.field("control_latency", &C::control_latency,
-            "One way between a replica and a Mux or Host Agent for requests, reports and acks (not published: 50 us).")
+            "One way between a replica and a Mux or Host Agent: command links (commands, acks) and requests, "
+            "reports, keep-alives (not published: 50 us).")
         .at_least(Time::ps(1));
+    s.field("command_link_rate", &C::command_link_rate,
+            "Rate of each command link between a replica and a Mux or Host Agent (not published: 10 Gbps).")
+        .at_least(Bandwidth::bps(1));
     s.field("request_timeout", &C::request_timeout,
             "A Host Agent or the operator with no answer this long asks the next replica (not published: 200 ms).")
         .at_least(Time::ps(1));
@@ -113,12 +117,6 @@ void check_control_plane(const DcConfig& out, config::Errors& errors) {
             }
         }
     }
-    if (!cp.enabled || !cp.snat) return;
-    for (std::size_t i = 0; i < out.traffic.size(); ++i)
-        if (out.traffic[i].source == TrafficSource::Vip && out.traffic[i].protocol != IpProto::Tcp)
-            errors.add(config::child_pointer("/traffic", i) + "/protocol",
-                       "SNAT through the control plane installs TCP port ranges only: use tcp, or set "
-                       "control_plane.snat to false");
 }
 
 }  // namespace loom::ananta

@@ -66,7 +66,11 @@ void HostNode::probe_output() {
     }
     for (const HealthChange& c : probe_out_.changes) {
         health_changes_.push_back(c);
-        health_->send(0, health_arg(c.dip, c.healthy, shared_.config.network), hc.report_delay);
+        if (control_ != nullptr) {
+            control_->health_report(c.dip, agent_.address(), c.healthy);  // to the manager replicas
+        } else {
+            health_->send(0, health_arg(c.dip, c.healthy, shared_.config.network), hc.report_delay);
+        }
     }
     probe_out_.clear();
     const Time next = prober_->next_deadline();

@@ -51,6 +51,146 @@ std::uint64_t digest(const VipConfig& c) {
 
 }  // namespace
 
+namespace {
+
+void put16(std::uint8_t* p, std::uint16_t v) {
+    p[0] = static_cast<std::uint8_t>(v);
+    p[1] = static_cast<std::uint8_t>(v >> 8);
+}
+std::uint16_t get16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
+
+// Values of one VIP configuration share (vip, low 32 bits of its digest): [2..6] vip, [6..10] key.
+paxos::Value vip_value(LogKind kind, std::uint8_t n, IpAddr vip, std::uint32_t key) {
+    paxos::Value v;
+    v.data[0] = static_cast<std::uint8_t>(kind);
+    v.data[1] = n;
+    put32(&v.data[2], vip);
+    put32(&v.data[6], key);
+    return v;
+}
+
+constexpr std::size_t kDipsPerValue = 2;   // 14 bytes each from byte 14
+constexpr std::size_t kSnatPerValue = 4;   // 8 bytes each from byte 14
+constexpr std::uint32_t kUnseen = 0xffff'ffffU;
+
+}  // namespace
+
+std::uint64_t vip_digest(const VipConfig& c) { return digest(c); }
+
+std::vector<paxos::Value> encode_vip(const VipConfig& c) {
+    const std::uint64_t d = digest(c);
+    const auto key = static_cast<std::uint32_t>(d);
+    std::vector<paxos::Value> out;
+    // Header: the layout of a LogEntry of kind VipConfig (dip = tenant, word = digest) plus the counts.
+    paxos::Value h = encode(LogEntry{LogKind::VipConfig, c.vip, c.tenant, d, {}}, 0);
+    put16(&h.data[18], static_cast<std::uint16_t>(c.endpoints.size()));
+    put16(&h.data[20], static_cast<std::uint16_t>(c.snat.size()));
+    out.push_back(h);
+    for (std::size_t e = 0; e < c.endpoints.size(); ++e) {
+        const VipEndpointConfig& ep = c.endpoints[e];
+        paxos::Value v = vip_value(LogKind::VipEndpoint, 0, c.vip, key);
+        put16(&v.data[10], static_cast<std::uint16_t>(e));
+        v.data[12] = static_cast<std::uint8_t>(ep.endpoint.proto);
+        put16(&v.data[13], ep.endpoint.port);
+        put32(&v.data[15], static_cast<std::uint32_t>(ep.dips.size()));
+        out.push_back(v);
+        for (std::size_t i = 0; i < ep.dips.size(); i += kDipsPerValue) {
+            const std::size_t n = std::min(kDipsPerValue, ep.dips.size() - i);
+            paxos::Value w = vip_value(LogKind::VipDips, static_cast<std::uint8_t>(n), c.vip, key);
+            put16(&w.data[10], static_cast<std::uint16_t>(e));
+            put16(&w.data[12], static_cast<std::uint16_t>(i));
+            for (std::size_t k = 0; k < n; ++k) {
+                const WeightedDip& dip = ep.dips[i + k];
+                std::uint8_t* q = &w.data[14 + 14 * k];
+                put32(q, dip.dip);
+                put16(q + 4, dip.port);
+                put32(q + 6, dip.host);
+                put32(q + 10, dip.weight);
+            }
+            out.push_back(w);
+        }
+    }
+    for (std::size_t i = 0; i < c.snat.size(); i += kSnatPerValue) {
+        const std::size_t n = std::min(kSnatPerValue, c.snat.size() - i);
+        paxos::Value w = vip_value(LogKind::VipSnat, static_cast<std::uint8_t>(n), c.vip, key);
+        put16(&w.data[10], static_cast<std::uint16_t>(i));
+        for (std::size_t k = 0; k < n; ++k) {
+            put32(&w.data[14 + 8 * k], c.snat[i + k].dip);
+            put32(&w.data[18 + 8 * k], c.snat[i + k].host);
+        }
+        out.push_back(w);
+    }
+    return out;
+}
+
+bool VipLog::complete(const Partial& p) const {
+    for (std::size_t e = 0; e < p.dip_count.size(); ++e) {
+        if (p.dip_count[e] == kUnseen) return false;
+        for (bool b : p.dip_seen[e])
+            if (!b) return false;
+    }
+    for (bool b : p.snat_seen)
+        if (!b) return false;
+    return true;
+}
+
+IpAddr VipLog::take(const paxos::Value& v) {
+    if (v.is_noop()) return 0;
+    const auto kind = static_cast<LogKind>(v.data[0]);
+    if (kind != LogKind::VipConfig && kind != LogKind::VipEndpoint && kind != LogKind::VipDips && kind != LogKind::VipSnat)
+        return 0;
+    const IpAddr vip = get32(&v.data[2]);
+    const std::uint32_t key = get32(&v.data[10 - 4 * (kind == LogKind::VipConfig ? 0 : 1)]);
+    // (the header keeps the digest at [10..18]; the other values keep its low half at [6..10])
+    const auto id = std::make_pair(vip, key);
+    if (kind == LogKind::VipConfig) {
+        Partial p;  // a configuration starts again at its header (a retried request writes it anew)
+        p.config.vip = vip;
+        p.config.tenant = get32(&v.data[6]);
+        p.endpoints = get16(&v.data[18]);
+        p.snat = get16(&v.data[20]);
+        p.config.endpoints.resize(p.endpoints);
+        p.config.snat.resize(p.snat);
+        p.dip_count.assign(p.endpoints, kUnseen);
+        p.dip_seen.resize(p.endpoints);
+        p.snat_seen.assign(p.snat, false);
+        partial_[id] = std::move(p);
+    } else {
+        auto it = partial_.find(id);
+        if (it == partial_.end()) return 0;  // its header was not committed (another primary's leftover)
+        Partial& p = it->second;
+        if (kind == LogKind::VipEndpoint) {
+            const std::uint16_t e = get16(&v.data[10]);
+            if (e >= p.endpoints) return 0;
+            const std::uint32_t n = get32(&v.data[15]);
+            p.config.endpoints[e].endpoint = Endpoint{vip, static_cast<IpProto>(v.data[12]), get16(&v.data[13])};
+            p.config.endpoints[e].dips.resize(n);
+            p.dip_count[e] = n;
+            p.dip_seen[e].assign(n, false);
+        } else if (kind == LogKind::VipDips) {
+            const std::uint16_t e = get16(&v.data[10]);
+            const std::uint16_t first = get16(&v.data[12]);
+            if (e >= p.endpoints || p.dip_count[e] == kUnseen) return 0;
+            for (std::size_t k = 0; k < v.data[1] && k < kDipsPerValue && first + k < p.dip_count[e]; ++k) {
+                const std::uint8_t* q = &v.data[14 + 14 * k];
+                p.config.endpoints[e].dips[first + k] = WeightedDip{get32(q), get16(q + 4), get32(q + 6), get32(q + 10)};
+                p.dip_seen[e][first + k] = true;
+            }
+        } else {
+            const std::uint16_t first = get16(&v.data[10]);
+            for (std::size_t k = 0; k < v.data[1] && k < kSnatPerValue && first + k < p.snat; ++k) {
+                p.config.snat[first + k] = SnatDip{get32(&v.data[14 + 8 * k]), get32(&v.data[18 + 8 * k])};
+                p.snat_seen[first + k] = true;
+            }
+        }
+    }
+    auto it = partial_.find(id);
+    if (it == partial_.end() || !complete(it->second)) return 0;
+    done_[vip] = std::move(it->second.config);
+    partial_.erase(it);
+    return vip;
+}
+
 paxos::Value encode(const LogEntry& e, std::uint64_t id) {
     LOOM_ASSERT(e.ranges.size() <= kMaxLogRanges, "a log value holds at most 8 SNAT ranges");
     paxos::Value v;
@@ -195,6 +335,14 @@ void Manager::handle(const ManagerInput& input, Time now, ManagerActions& out) {
                 enqueue(ManagerStage::Overload, id, now);
             } else if constexpr (std::is_same_v<M, PeerAlive>) {
                 heard(m.from, now);
+                if (!m.booted || !is_primary(now) || !muxes_.contains(m.from)) return;
+                const auto id = next_item_++;  // program the rebooted Mux with everything the log holds
+                Work& w = work_[id];
+                w.kind = Kind::Resync;
+                w.cls = WorkClass::VipConfig;
+                w.requested = now;
+                w.host = m.from;
+                enqueue(ManagerStage::MuxPool, id, now);
             }
         },
         input);
@@ -226,12 +374,17 @@ void Manager::enqueue(ManagerStage stage, std::uint64_t item, Time at) {
 }
 
 bool Manager::propose(std::uint64_t item, const LogEntry& e, Time now, ManagerActions& out) {
+    return propose_value(item, encode(e, 0), now, out);
+}
+
+bool Manager::propose_value(std::uint64_t item, paxos::Value v, Time now, ManagerActions& out) {
     // Value ids are unique across replicas: the proposer's id in the top 16 bits.
     const std::uint64_t id = (std::uint64_t{self_} + 1) << 48 | next_value_++;
+    v.id = id;
     value_item_[id] = item;
     work_.at(item).proposals.insert(id);
     paxos::Actions a;
-    const auto r = replica_.propose(encode(e, id), now, a);
+    const auto r = replica_.propose(v, now, a);
     absorb(a, now, out);
     if (r == paxos::ProposeResult::NotLeader) {
         value_item_.erase(id);
@@ -268,11 +421,24 @@ void Manager::absorb(paxos::Actions& a, Time now, ManagerActions& out) {
 }
 
 void Manager::on_commit(const paxos::Value& v, Time now, ManagerActions& out) {
-    const auto e = decode(v);
-    if (!e) return;
+    if (const IpAddr vip = vip_log_.take(v); vip != 0) vips_[vip] = vip_log_.configs().at(vip);
+    const auto e = v.is_noop() || v.data[0] > static_cast<std::uint8_t>(LogKind::Withdraw)
+                       ? std::nullopt : decode(v);
+    auto vi = value_item_.find(v.id);
+    if (!e) {  // a VIP configuration's endpoint, DIP or SNAT value
+        if (vi == value_item_.end() || !work_.contains(vi->second)) return;
+        const std::uint64_t item = vi->second;
+        value_item_.erase(vi);
+        Work& w = work_.at(item);
+        w.proposals.erase(v.id);
+        if (w.proposals.empty() && w.kind == Kind::VipConfig) {
+            vips_[w.vip.vip] = w.vip;
+            enqueue(ManagerStage::MuxPool, item, now);
+        }
+        return;
+    }
     std::vector<SnatGrant> grants;
     for (const auto& [first, count] : e->ranges) grants.push_back(SnatGrant{epoch_, e->dip, e->vip, first, count});
-    auto vi = value_item_.find(v.id);
     const bool mine = vi != value_item_.end() && work_.contains(vi->second);
     switch (e->kind) {
         case LogKind::VipConfig: vip_digest_[e->vip] = e->word; snat_.add_vip(e->vip); break;
@@ -288,7 +454,10 @@ void Manager::on_commit(const paxos::Value& v, Time now, ManagerActions& out) {
         case LogKind::Withdraw:
             if (e->word) withdrawn_.insert(e->vip); else withdrawn_.erase(e->vip);
             break;
-        case LogKind::Fence: break;
+        case LogKind::Fence:
+        case LogKind::VipEndpoint:
+        case LogKind::VipDips:
+        case LogKind::VipSnat: break;
     }
     if (!mine) return;
     const std::uint64_t item = vi->second;
@@ -305,7 +474,8 @@ void Manager::on_commit(const paxos::Value& v, Time now, ManagerActions& out) {
             fence_pending_ = false;
             finish(item, Outcome::Done, now, out);
             break;
-        case Kind::Health: break;
+        case Kind::Health:
+        case Kind::Resync: break;
     }
 }
 
@@ -328,13 +498,6 @@ std::string Manager::validate(const VipConfig& c) const {
     return {};
 }
 
-std::vector<WeightedDip> Manager::healthy(const std::vector<WeightedDip>& dips) const {
-    std::vector<WeightedDip> out;
-    for (const auto& d : dips)
-        if (!unhealthy_.contains(d.dip)) out.push_back(d);
-    return out;
-}
-
 void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, ManagerActions& out) {
     auto it = work_.find(item);
     if (it == work_.end()) return;
@@ -349,8 +512,13 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
             return;
         case ManagerStage::VipConfiguration: {
             snat_.add_vip(w.vip.vip);
+            // The configuration in full, then its pre-allocated SNAT ranges.
+            for (const paxos::Value& v : encode_vip(w.vip))
+                if (!propose_value(item, v, at, out)) {
+                    finish(item, Outcome::NotPrimary, at, out);
+                    return;
+                }
             std::vector<LogEntry> entries;
-            entries.push_back(LogEntry{LogKind::VipConfig, w.vip.vip, 0, digest(w.vip), {}});
             for (const auto& s : w.vip.snat) {
                 if (snat_.config().preallocate_ranges == 0) break;
                 const auto d = snat_.decide(s.dip, w.vip.vip, at,
@@ -388,6 +556,31 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
         }
         case ManagerStage::MuxPool: {
             std::vector<MuxCommand> cmds;
+            if (w.kind == Kind::Resync) {
+                std::map<IpAddr, std::pair<IpAddr, std::uint32_t>> snat_host;  // dip -> (host, tenant)
+                std::set<IpAddr> sick;
+                for (const auto& [vip, c] : vips_) {
+                    for (const auto& e : c.endpoints) {
+                        cmds.push_back(SetEndpoint{epoch_, e.endpoint, e.dips, c.tenant});
+                        for (const auto& d : e.dips)
+                            if (unhealthy_.contains(d.dip)) sick.insert(d.dip);
+                    }
+                    for (const auto& s : c.snat) snat_host[s.dip] = {s.host, c.tenant};
+                }
+                for (IpAddr d : sick) cmds.push_back(SetDipHealth{epoch_, d, false});
+                for (const auto& g : snat_.held()) {
+                    const auto h = snat_host.find(g.dip);
+                    for (const IpProto proto : {IpProto::Tcp, IpProto::Udp})
+                        cmds.push_back(SetSnatRange{epoch_, g.vip, proto, g.first, g.count,
+                                                    FlowTarget{g.dip, 0, h == snat_host.end() ? 0 : h->second.first},
+                                                    h == snat_host.end() ? 0 : h->second.second, false});
+                }
+                for (IpAddr v : withdrawn_) cmds.push_back(WithdrawVip{epoch_, v, true});
+                send_muxes(item, cmds, at, out, w.host);
+                w.mux_sent = true;
+                check_done(item, at, out);
+                return;
+            }
             std::map<IpAddr, IpAddr> host_of;
             if (w.kind == Kind::VipConfig)
                 for (const auto& s : w.vip.snat) host_of[s.dip] = s.host;
@@ -395,21 +588,28 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
                 host_of[w.dip] = w.host;
             for (const auto& g : w.grants)
                 if (!host_of.contains(g.dip)) host_of[g.dip] = 0;
-            if (w.kind == Kind::VipConfig)
+            if (w.kind == Kind::VipConfig) {
+                // Every DIP, then the health of those reported down (a Mux keeps DIP health apart from the
+                // endpoints: a DIP that recovers later comes back with one SetDipHealth).
+                std::set<IpAddr> sick;
                 for (const auto& e : w.vip.endpoints) {
-                    auto dips = healthy(e.dips);
-                    if (dips.empty()) cmds.push_back(RemoveEndpoint{epoch_, e.endpoint});
-                    else cmds.push_back(SetEndpoint{epoch_, e.endpoint, dips, w.vip.tenant});
+                    cmds.push_back(SetEndpoint{epoch_, e.endpoint, e.dips, w.vip.tenant});
+                    for (const auto& d : e.dips)
+                        if (unhealthy_.contains(d.dip)) sick.insert(d.dip);
                 }
+                for (IpAddr d : sick) cmds.push_back(SetDipHealth{epoch_, d, false});
+            }
             if (w.kind == Kind::Overload) {
                 cmds.push_back(WithdrawVip{epoch_, w.target_vip, true});
                 out.routes.push_back(VipRouteChange{w.target_vip, true, config_.steer_withdrawn});
             }
             const std::uint32_t tenant = w.kind == Kind::VipConfig ? w.vip.tenant
                                          : vips_.contains(w.target_vip) ? vips_.at(w.target_vip).tenant : 0;
+            // A range serves the DIP's TCP and UDP connections alike: one stateless entry per protocol.
             for (const auto& g : w.grants)
-                cmds.push_back(SetSnatRange{epoch_, g.vip, IpProto::Tcp, g.first, g.count,
-                                            FlowTarget{g.dip, 0, host_of[g.dip]}, tenant, w.kind == Kind::SnatRelease});
+                for (const IpProto proto : {IpProto::Tcp, IpProto::Udp})
+                    cmds.push_back(SetSnatRange{epoch_, g.vip, proto, g.first, g.count,
+                                                FlowTarget{g.dip, 0, host_of[g.dip]}, tenant, w.kind == Kind::SnatRelease});
             send_muxes(item, cmds, at, out);
             w.mux_sent = true;
             if (w.kind == Kind::VipConfig) enqueue(ManagerStage::HostAgent, item, at);
@@ -448,15 +648,9 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
             return;
         }
         case ManagerStage::Health: {
-            std::vector<MuxCommand> cmds;
-            for (const auto& [vip, c] : vips_)
-                for (const auto& e : c.endpoints) {
-                    if (std::none_of(e.dips.begin(), e.dips.end(), [&](const WeightedDip& d) { return d.dip == w.dip; }))
-                        continue;
-                    auto dips = healthy(e.dips);
-                    if (dips.empty()) cmds.push_back(RemoveEndpoint{epoch_, e.endpoint});
-                    else cmds.push_back(SetEndpoint{epoch_, e.endpoint, dips, c.tenant});
-                }
+            // The DIP's new health to every Mux: an unhealthy DIP gets no new connection, its connections keep
+            // it (VIP configurations sent later list only the healthy DIPs).
+            std::vector<MuxCommand> cmds{SetDipHealth{epoch_, w.dip, !unhealthy_.contains(w.dip)}};
             ++counters_.health_relays;
             send_muxes(item, cmds, at, out);
             w.mux_sent = true;
@@ -494,13 +688,13 @@ void Manager::stage_done(ManagerStage stage, std::uint64_t item, Time at, Manage
 }
 
 std::uint64_t Manager::send_muxes(std::uint64_t item, const std::vector<MuxCommand>& cmds, Time now,
-                                  ManagerActions& out) {
+                                  ManagerActions& out, IpAddr only) {
     if (cmds.empty()) return 0;
     const auto token = next_token_++;
     token_item_[token] = item;
     Work& w = work_.at(item);
     for (IpAddr m : mux_list_) {
-        if (!muxes_.at(m).up) continue;
+        if (!muxes_.at(m).up || (only != 0 && m != only)) continue;
         for (const auto& c : cmds) out.to_mux.push_back(ToMux{m, now + config_.mux_programming_latency, token, c});
         w.waiting.insert(m);
     }
@@ -568,6 +762,7 @@ void Manager::check_done(std::uint64_t item, Time now, ManagerActions& out) {
             return;
         case Kind::Health:
         case Kind::Overload:
+        case Kind::Resync:
             if (w.mux_sent) finish(item, Outcome::Done, now, out);
             return;
         case Kind::Fence: return;
@@ -596,6 +791,7 @@ void Manager::finish(std::uint64_t item, Outcome outcome, Time now, ManagerActio
             if (outcome == Outcome::Done) ++counters_.snat_reclaimed;
             break;
         case Kind::Health:
+        case Kind::Resync:
         case Kind::Fence: break;
     }
     for (auto id : w.proposals) value_item_.erase(id);

@@ -23,6 +23,31 @@ ManagerNode::ManagerNode(sim::Context& ctx, ControlPlane& plane, std::uint32_t r
         ins_.push_back(std::make_unique<PaxosIn>(ctx, fmt::format("replica{}_in", p), this,
                                                  sim::handler<&ManagerNode::on_paxos>));
     }
+    const std::uint32_t muxes = static_cast<std::uint32_t>(plane.mux_addresses().size());
+    for (std::uint32_t q = 0; q < plane.peers(); ++q) {
+        const std::string name = q < muxes ? fmt::format("mux{}", q) : fmt::format("host{}", q - muxes);
+        cmd_outs_.push_back(std::make_unique<ControlOut>(ctx, name, plane.command_timing(), plane.command_port()));
+        ack_ins_.push_back(std::make_unique<ControlIn>(ctx, name + "_ack", this, sim::handler<&ManagerNode::on_ack>));
+    }
+}
+
+void ManagerNode::send_command(std::uint32_t peer, const std::vector<ControlMessage>& parts) {
+    for (const ControlMessage& m : parts) {
+        net::Packet<ControlMessage> p;
+        p.header.bytes = static_cast<std::int64_t>(sizeof(ControlMessage));
+        p.header.created = now();
+        p.header.src = replica_;
+        p.header.dst = peer;
+        p.payload = m;
+        cmd_outs_[peer]->send(p);
+    }
+}
+
+void ManagerNode::on_ack(const net::Packet<ControlMessage>& p, const net::Delivery&) {
+    const std::uint32_t peer = p.header.src;
+    const auto& muxes = plane_.mux_addresses();
+    const IpAddr from = peer < muxes.size() ? muxes[peer] : plane_.host_addresses()[peer - muxes.size()];
+    deliver(CommandAck{from, p.payload.token, ack_rejection(p.payload)});
 }
 
 void ManagerNode::init() {

@@ -48,8 +48,13 @@ sim::ChannelPort& MuxNode::health_port() {
 void MuxNode::on_health(std::uint32_t arg) {
     const auto [dip, healthy] = health_of_arg(arg, shared_.config.network);
     if (!life_.has_mux()) return;  // a Mux between incarnations loses commands, as the lifecycle says
-    command(SetDipHealth{life_.mux().epoch(), dip, healthy});
-    health_applied_.push_back(HealthApplied{now(), dip, healthy});
+    apply_health(SetDipHealth{life_.mux().epoch(), dip, healthy});
+}
+
+void MuxNode::apply_health(const SetDipHealth& c) {
+    const std::size_t before = rejections().size();
+    command(c);
+    if (rejections().size() == before && life_.has_mux()) health_applied_.push_back(HealthApplied{now(), c.dip, c.healthy});
 }
 
 }  // namespace loom::ananta

@@ -210,6 +210,7 @@ void MuxNode::come_up() {
     arm_bgp();
     if (shared_.config.dynamics.bgp.state_source == BgpConfig::StateSource::Delay)
         state_timer_->arm_in(shared_.config.dynamics.bgp.state_delay);
+    if (control_ != nullptr) control_->mux_booted(number_);  // the manager programs it again
 }
 
 void MuxNode::on_state() { install_state(); }

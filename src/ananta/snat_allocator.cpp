@@ -198,6 +198,10 @@ config::Schema<SnatConfig> snat_schema() {
         .range(1, std::int64_t{1} << 30);
     s.field("rate_window", &C::rate_window, "Window of the allocation-rate limit (not published: 1 s).")
         .at_least(Time::ps(1));
+    s.field("idle_return", &C::idle_return,
+            "With the control plane, a Host Agent returns a range none of whose ports carried a packet this long "
+            "(not published: 30 s).")
+        .at_least(Time::ps(1));
     s.field("idle_reclaim", &C::idle_reclaim,
             "A range whose DIP showed no use this long is reclaimed (not published: 60 s).")
         .at_least(Time::ps(1));

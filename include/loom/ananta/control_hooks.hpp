@@ -17,6 +17,10 @@ public:
     virtual void snat_request(std::uint32_t host, const SnatRequest& request) = 0;
     // Mux `mux` (its number) saw overload drops in its last window.
     virtual void overload(std::uint32_t mux, const OverloadReport& report) = 0;
+    // Host `host`'s prober saw local VM `dip` change health (the manager relays it to the Muxes).
+    virtual void health_report(IpAddr dip, IpAddr host, bool healthy) = 0;
+    // Mux `mux` came back up (with its state lost when it rebooted): the primary programs it again.
+    virtual void mux_booted(std::uint32_t mux) = 0;
 };
 
 }  // namespace loom::ananta

@@ -1,19 +1,23 @@
 // The Ananta control plane inside the run: Ananta Manager replicas (ManagerNode, each a pure Manager with its
-// Paxos replica) exchanging Paxos messages as packets over a mesh of net/ links, and the ControlPlane component
-// that carries everything else between them and the data plane: commands to Muxes and Host Agents (applied after
-// the manager's programming latency, acknowledged after control_latency), Host Agents' SNAT requests, Mux
-// overload reports, keep-alives, and the operator's VIP configurations. It records what a study measures.
+// Paxos replica) exchanging Paxos messages as packets over a mesh of net/ links; commands to Muxes and Host
+// Agents and their acknowledgements as packets on command links to each one's ControlAgent; and the
+// ControlPlane component that carries the rest between them and the data plane as timed deliveries: Host
+// Agents' SNAT requests, idle-range returns and health reports, Mux overload reports and reboots, keep-alives,
+// and the operator's VIP configurations. It records what a study measures.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "loom/ananta/control_hooks.hpp"
 #include "loom/ananta/control_plane_config.hpp"
+#include "loom/ananta/control_plane_wire.hpp"
 #include "loom/ananta/dc_node.hpp"
 #include "loom/ananta/manager.hpp"
 #include "loom/net/input_port.hpp"
@@ -30,6 +34,8 @@ class HostNode;
 
 using PaxosOut = net::OutputPort<paxos::Message>;
 using PaxosIn = net::InputPort<paxos::Message>;
+using ControlOut = net::OutputPort<ControlMessage>;
+using ControlIn = net::InputPort<ControlMessage>;
 
 // One manager replica. Crash drops the Manager object and its writes not yet durable (the DurableState built
 // by completed writes survives); recovery constructs a new one from it. A frozen replica handles nothing (its
@@ -55,6 +61,12 @@ public:
     std::uint64_t lost_inputs() const { return lost_; }
     std::vector<std::unique_ptr<PaxosOut>>& outs() { return outs_; }
     std::vector<std::unique_ptr<PaxosIn>>& ins() { return ins_; }
+    // Command links to (and acknowledgement links from) every Mux, then every Host Agent.
+    std::vector<std::unique_ptr<ControlOut>>& command_outs() { return cmd_outs_; }
+    std::vector<std::unique_ptr<ControlIn>>& ack_ins() { return ack_ins_; }
+    // Sends a command's parts to peer `peer` (Muxes first, then Host Agents).
+    void send_command(std::uint32_t peer, const std::vector<ControlMessage>& parts);
+    std::uint32_t next_serial() { return serial_++; }
     // Counters of incarnations before the current one, plus the current one's.
     ManagerCounters counters() const;
 
@@ -65,6 +77,7 @@ private:
         paxos::DurableRecord record;
     };
     void on_paxos(const net::Packet<paxos::Message>& p, const net::Delivery& d);
+    void on_ack(const net::Packet<ControlMessage>& p, const net::Delivery& d);
     void on_timer(std::uint32_t kind);
     void on_write();
     void on_wake();
@@ -76,6 +89,9 @@ private:
     paxos::DurableState disk_;
     std::vector<std::unique_ptr<PaxosOut>> outs_;  // by peer replica (none for self)
     std::vector<std::unique_ptr<PaxosIn>> ins_;
+    std::vector<std::unique_ptr<ControlOut>> cmd_outs_;
+    std::vector<std::unique_ptr<ControlIn>> ack_ins_;
+    std::uint32_t serial_ = 0;  // numbers this replica's commands (kept across incarnations)
     sim::TimerSet timers_;  // id: paxos::TimerKind
     sim::Timer write_timer_;
     sim::Timer wake_timer_;
@@ -85,6 +101,45 @@ private:
     std::uint64_t lost_ = 0;
     ManagerCounters past_;
     ManagerActions actions_;
+};
+
+// The management interface of one Mux or Host Agent: a command link from every replica and an acknowledgement
+// link back to it. A command whose parts have all arrived is applied after the manager's programming latency
+// (mux_programming_latency / host_programming_latency: the time to program the data plane), then acknowledged
+// (applied, or rejected for an older epoch, which is how a stale primary hears of its rejection).
+class ControlAgent final : public sim::Component {
+public:
+    static constexpr std::string_view kSubsystem = "ananta";
+    // `peer`: Mux m is m, Host Agent h is muxes + h.
+    ControlAgent(sim::Context& ctx, ControlPlane& plane, std::uint32_t peer, bool mux, std::uint32_t index);
+
+    std::vector<std::unique_ptr<ControlIn>>& ins() { return ins_; }
+    std::vector<std::unique_ptr<ControlOut>>& outs() { return outs_; }
+    std::uint64_t packets_received() const { return received_; }
+    std::uint64_t malformed() const { return malformed_; }
+    std::size_t incomplete() const { return assembler_.incomplete(); }
+
+private:
+    struct Due {
+        Time at;
+        std::uint32_t from = 0;
+        std::uint64_t token = 0;
+        MuxCommand mux;
+        HostCommand host;
+    };
+    void on_message(const net::Packet<ControlMessage>& p, const net::Delivery& d);
+    void on_apply();
+
+    ControlPlane& plane_;
+    std::uint32_t peer_;
+    bool mux_;
+    std::uint32_t index_;
+    std::vector<std::unique_ptr<ControlIn>> ins_;    // by replica
+    std::vector<std::unique_ptr<ControlOut>> outs_;  // by replica
+    ControlAssembler assembler_;
+    std::deque<Due> due_;  // one latency per kind: in arrival order
+    sim::Timer apply_timer_;
+    std::uint64_t received_ = 0, malformed_ = 0;
 };
 
 // One VIP configuration the operator asked for, end to end (retries to other replicas included).
@@ -118,12 +173,38 @@ struct GrantRecord {
     std::uint16_t count = 0;
 };
 
+// A range a Host Agent gave back after snat.idle_return without use.
+struct ReturnRecord {
+    Time at;
+    std::uint32_t host = 0;
+    IpAddr dip = 0;
+    IpAddr vip = 0;
+    std::uint16_t first = 0;
+    std::uint16_t count = 0;
+    Time idle_since;  // its grant, or the last packet on one of its ports
+};
+
+// An endpoint's DIP list a Mux applied, and from which replica.
+struct EndpointApplied {
+    Time at;
+    std::uint32_t mux = 0;
+    std::uint32_t replica = 0;
+    IpAddr vip = 0;
+};
+
 // A change of primary as the replicas saw it.
 struct LeadershipRecord {
     Time at;
     std::uint32_t replica = 0;
     bool leader = false;
     Epoch epoch = 0;
+};
+
+// A replica frozen (or thawed) by the scenario.
+struct FrozenRecord {
+    Time at;
+    std::uint32_t replica = 0;
+    bool frozen = false;
 };
 
 class ControlPlane final : public sim::Component, public ControlHooks {
@@ -143,7 +224,7 @@ public:
     void thaw(std::size_t replica);
     // DIP `dip`'s Host Agent reports its health to every replica (not published how Host Agents find the
     // primary: reports go to all, and only a replica that believes it is primary relays them).
-    void health_report(IpAddr dip, IpAddr host, bool healthy);
+    void health_report(IpAddr dip, IpAddr host, bool healthy) override;
     // link_down / link_up on the replica links whose port path the partition covers; false when none does.
     bool set_links(const net::Partition& part, bool down);
     bool covers(const net::Partition& part) const;
@@ -151,6 +232,7 @@ public:
     // ControlHooks
     void snat_request(std::uint32_t host, const SnatRequest& request) override;
     void overload(std::uint32_t mux, const OverloadReport& report) override;
+    void mux_booted(std::uint32_t mux) override;
 
     // Called by a ManagerNode with what its Manager asked for beyond Paxos.
     void from_manager(std::uint32_t replica, const ManagerActions& a);
@@ -166,11 +248,22 @@ public:
     const std::vector<IpAddr>& host_addresses() const { return host_addrs_; }
     const std::vector<ManagerNode*>& replicas() const { return replicas_; }
     const LinkTiming& link_timing() const { return link_timing_; }
+    const LinkTiming& command_timing() const { return command_timing_; }
+    const net::PortConfig& command_port() const { return command_port_; }
+    const std::vector<ControlAgent*>& agents() const { return agents_; }
+    std::uint32_t peers() const { return static_cast<std::uint32_t>(muxes_.size() + hosts_.size()); }
+    // A command a ControlAgent applies now on Mux `m` / Host Agent `h`, issued by replica `from`. Returns
+    // false when the receiver does not answer (a failed Mux); else `rejected` says whether it refused it.
+    bool apply_mux(std::uint32_t m, std::uint32_t from, const MuxCommand& c, std::optional<CommandRejected>& rejected);
+    bool apply_host(std::uint32_t h, std::uint32_t from, const HostCommand& c, std::optional<CommandRejected>& rejected);
 
     // What the run measured.
     const std::vector<VipConfigRecord>& vip_configs() const { return ops_records_; }
     const std::vector<SnatRecord>& snat_records() const { return snat_records_; }
     const std::vector<GrantRecord>& grants() const { return grant_log_; }
+    const std::vector<ReturnRecord>& returns() const { return returns_; }
+    const std::vector<EndpointApplied>& endpoints_applied() const { return endpoints_applied_; }
+    std::uint64_t reused_ranges() const { return reused_ranges_; }
     const std::vector<IsolationDone>& isolations() const { return isolations_; }
     const std::vector<LeadershipRecord>& leadership_log() const { return leader_log_; }
     // Per Mux: VIPs it applied a withdrawal for.
@@ -182,15 +275,14 @@ public:
     std::string text_summary(Time end) const;
 
 private:
-    enum class Kind : std::uint8_t { ToManager, ToMux, ToHost, SnatAnswer, VipAnswer };
+    // What still travels as timed deliveries (requests, reports, keep-alives, answers to requests).
+    enum class Kind : std::uint8_t { ToManager, SnatAnswer, VipAnswer };
     struct Delivery {
         Kind kind = Kind::ToManager;
-        std::uint32_t target = 0;  // replica, Mux, host, or operation
-        std::uint32_t from = 0;    // issuing replica
+        std::uint32_t target = 0;  // replica or operation
+        std::uint32_t from = 0;    // answering replica
         std::uint64_t token = 0;
         ManagerInput input;
-        MuxCommand mux;
-        HostCommand host;
         SnatDone snat;
         VipConfigDone vip;
     };
@@ -213,9 +305,9 @@ private:
     void on_delivery();
     void on_keepalive();
     void on_retry(std::uint32_t id);
+    void on_idle_check();
+    void arm_idle_check();
     void to_manager(std::uint32_t replica, ManagerInput in, Time at);
-    void apply_mux(const Delivery& d);
-    void apply_host(const Delivery& d);
     void snat_answer(const Delivery& d);
     void vip_answer(const Delivery& d);
     void ask_snat(std::uint32_t slot);
@@ -233,6 +325,9 @@ private:
     std::vector<IpAddr> mux_addrs_, host_addrs_;
     std::vector<ManagerNode*> replicas_;
     LinkTiming link_timing_;
+    LinkTiming command_timing_;
+    net::PortConfig command_port_;  // one queue, no faults
+    std::vector<ControlAgent*> agents_;  // Muxes, then Host Agents
     std::vector<std::vector<WeightedDip>> vip_dips_;  // current DIP list of each VIP (as last configured)
     std::vector<bool> snat_vip_;                      // VIPs whose DIPs open VIP-to-VIP connections
     std::map<std::pair<Time, std::uint64_t>, Delivery> queue_;
@@ -248,9 +343,21 @@ private:
     std::vector<VipConfigRecord> ops_records_;
     std::vector<SnatRecord> snat_records_;
     std::vector<GrantRecord> grant_log_;
+    struct Held {  // a range a Host Agent holds
+        std::uint32_t host = 0;
+        SnatGrant grant;
+        Time since;  // applied on the Host Agent
+    };
+    std::vector<Held> held_;  // in grant order
+    std::vector<ReturnRecord> returns_;
+    std::vector<EndpointApplied> endpoints_applied_;
+    std::set<std::pair<IpAddr, std::uint16_t>> returned_ranges_;  // (vip, first) given back at least once
+    std::uint64_t reused_ranges_ = 0;  // grants of a range another DIP had given back
+    sim::Timer idle_timer_;
     std::map<std::pair<IpAddr, std::uint16_t>, IpAddr> port_owner_;  // (vip, port) -> DIP holding it
     std::vector<IsolationDone> isolations_;
     std::vector<LeadershipRecord> leader_log_;
+    std::vector<FrozenRecord> frozen_log_;
     std::vector<std::vector<IpAddr>> withdrawals_;
     std::vector<std::string> violations_;
     std::uint64_t duplicate_requests_ = 0;

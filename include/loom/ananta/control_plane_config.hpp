@@ -33,9 +33,13 @@ struct ControlPlaneConfig {
     Bandwidth link_rate = Bandwidth::gbps(10);
     Time link_latency = Time::us(50);
     net::PortConfig link;
-    // One way between a replica and a Mux or Host Agent for requests, reports and acknowledgements (commands
-    // take the manager's mux/host_programming_latency instead). Not published: 50 us.
+    // One way between a replica and a Mux or Host Agent: the latency of the command links (commands and their
+    // acknowledgements are packets; a command is applied mux/host_programming_latency after it arrives) and of
+    // requests, reports and keep-alives. Not published: 50 us.
     Time control_latency = Time::us(50);
+    // The command links (one per direction between each replica and each Mux or Host Agent): their rate (not
+    // published: 10 Gbps); one queue, no faults.
+    Bandwidth command_link_rate = Bandwidth::gbps(10);
     // A Host Agent (or the operator) that has no answer this long asks the next replica (not published: 200 ms).
     Time request_timeout = Time::ms(200);
     // A refused SNAT request (rate or port limit) is asked again after this (not published: 100 ms).

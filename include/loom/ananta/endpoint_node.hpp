@@ -123,6 +123,8 @@ public:
     std::uint64_t probes_sent() const;
     // vm_unhealthy / vm_healthy: the VM stops (starts) answering probes and its connections' packets.
     void set_vm_down(IpAddr dip, bool down);
+    // The control plane takes back an idle SNAT range (host_dynamics.cpp); false when it was not held.
+    bool return_snat(const SnatGrant& g) { return agent_.return_snat(g); }
 
 private:
     void on_packet(const IpPacket& p) override;

@@ -25,7 +25,7 @@ struct HealthProbeConfig {
     std::int64_t healthy_threshold = 2;
     // Not published: a healthy VM answers a probe from its own Host Agent in 100 us (a local HTTP/TCP probe).
     Time reply_latency = Time::us(100);
-    // The manager's relay of health changes, until the control plane runs in the model: a Host Agent's
+    // The stand-in for the manager's relay of health changes when the control plane is off: a Host Agent's
     // report reaches the manager after report_delay (not published: 1 ms inside the data center) and every
     // Mux applies it update_delay later (not published: 50 ms, a Paxos write and one command round to the pool).
     Time report_delay = Time::ms(1);

@@ -1,4 +1,5 @@
-// The manager's health relay in the data-center run, until the control plane runs there: Host Agents report a
+// The manager's health relay in the data-center run without the control plane (with "control_plane" on, Host
+// Agents report to the manager replicas and the primary updates the Muxes by command packets): Host Agents report a
 // VM's change of health on the "ananta.health" channel; the relay (standing for the manager) forwards it to every
 // Mux of the pool, which stops (or resumes) choosing that DIP for new connections. Delays: health.report_delay
 // from a Host Agent to the relay, health.update_delay from the relay to each Mux.

@@ -10,6 +10,7 @@
 #include <set>
 #include <unordered_map>
 #include <utility>
+#include <optional>
 #include <variant>
 #include <vector>
 
@@ -129,6 +130,11 @@ public:
     std::size_t held(IpAddr dip) const;
     bool request_outstanding(IpAddr dip) const { return outstanding_.contains(dip); }
     Epoch epoch() const { return epochs_.highest(); }
+    // SNAT ranges held (host_agent_snat.cpp): the last packet time of any NAT binding on one of `g`'s ports
+    // (nothing when none has one), and giving `g` back (the range and the bindings on its ports are removed;
+    // false when it was not held).
+    std::optional<Time> snat_last_use(const SnatGrant& g) const;
+    bool return_snat(const SnatGrant& g);
 
 private:
     // The inside view differs from the outside one only in its destination (peer -> DIP:port), so a binding

@@ -103,6 +103,7 @@ struct MuxOverload {
 };
 struct PeerAlive {  // a keep-alive from a Mux or Host Agent
     IpAddr from = 0;
+    bool booted = false;  // a Mux that has just booted with empty state: the primary programs it again
 };
 struct ManagerTick {};  // the wake-up the manager asked for (or any time: it only advances)
 using ManagerInput = std::variant<VipConfigRequest, SnatAsk, SnatReturn, SnatInUse, CommandAck, HealthReport,
@@ -173,9 +174,13 @@ struct ManagerCounters {
     std::uint64_t not_primary = 0;
 };
 
-// The log values the manager writes through Paxos (48 bytes each). A VIP configuration is written as its
-// digest (the full config stays with the primary that validated it; not published how Ananta stores it).
-enum class LogKind : std::uint8_t { VipConfig = 1, SnatGrant = 2, SnatRelease = 3, Fence = 4, Withdraw = 5 };
+// The log values the manager writes through Paxos (48 bytes each). A VIP configuration is written in full, as
+// several values: a header (VipConfig: tenant, digest, counts), one per endpoint, its DIPs two per value, the
+// SNAT DIPs four per value; every replica's state machine assembles it from the committed values (not
+// published how Ananta stores it), so a new primary knows every VIP.
+enum class LogKind : std::uint8_t {
+    VipConfig = 1, SnatGrant = 2, SnatRelease = 3, Fence = 4, Withdraw = 5, VipEndpoint = 6, VipDips = 7, VipSnat = 8
+};
 struct LogEntry {
     LogKind kind = LogKind::Fence;
     IpAddr vip = 0;
@@ -186,6 +191,29 @@ struct LogEntry {
 inline constexpr std::size_t kMaxLogRanges = 8;
 paxos::Value encode(const LogEntry& e, std::uint64_t id);
 std::optional<LogEntry> decode(const paxos::Value& v);
+// A VIP configuration as log values (ids 0), and the digest that identifies it.
+std::uint64_t vip_digest(const VipConfig& c);
+std::vector<paxos::Value> encode_vip(const VipConfig& c);
+
+// Assembles VIP configurations from committed log values (in log order).
+class VipLog {
+public:
+    // Takes a committed value; returns the VIP whose configuration it completed, or 0.
+    IpAddr take(const paxos::Value& v);
+    const std::map<IpAddr, VipConfig>& configs() const { return done_; }
+
+private:
+    struct Partial {
+        VipConfig config;
+        std::uint16_t endpoints = 0, snat = 0;
+        std::vector<std::uint32_t> dip_count;    // per endpoint (0xffffffff: its value not yet seen)
+        std::vector<std::vector<bool>> dip_seen;
+        std::vector<bool> snat_seen;
+    };
+    bool complete(const Partial& p) const;
+    std::map<std::pair<IpAddr, std::uint32_t>, Partial> partial_;  // (vip, digest's low 32 bits)
+    std::map<IpAddr, VipConfig> done_;
+};
 
 // The epoch of commands issued under Paxos ballot b: ordered like ballots, 0 for none.
 inline Epoch epoch_of(paxos::Ballot b) { return (Epoch{b.round} << 32) | b.replica; }
@@ -209,12 +237,14 @@ public:
     const SnatAllocator& snat() const { return snat_; }
     const ManagerCounters& counters() const { return counters_; }
     bool vip_known(IpAddr vip) const { return vips_.contains(vip); }
+    // Every VIP configuration the committed log holds (what a new primary programs Muxes with).
+    const std::map<IpAddr, VipConfig>& vip_configs() const { return vip_log_.configs(); }
     bool withdrawn(IpAddr vip) const { return withdrawn_.contains(vip); }
     bool mux_up(IpAddr mux) const;
     bool host_up(IpAddr host) const;
 
 private:
-    enum class Kind : std::uint8_t { VipConfig, Snat, SnatRelease, Health, Overload, Fence };
+    enum class Kind : std::uint8_t { VipConfig, Snat, SnatRelease, Health, Overload, Fence, Resync };
     struct Work {
         Kind kind = Kind::VipConfig;
         WorkClass cls = WorkClass::VipConfig;
@@ -242,6 +272,7 @@ private:
     void stage_done(ManagerStage stage, std::uint64_t item, Time at, ManagerActions& out);
     void enqueue(ManagerStage stage, std::uint64_t item, Time at);
     bool propose(std::uint64_t item, const LogEntry& e, Time now, ManagerActions& out);
+    bool propose_value(std::uint64_t item, paxos::Value v, Time now, ManagerActions& out);
     void on_paxos(const paxos::Message& m, Time now, ManagerActions& out);
     void absorb(paxos::Actions& a, Time now, ManagerActions& out);
     void on_commit(const paxos::Value& v, Time now, ManagerActions& out);
@@ -249,11 +280,11 @@ private:
     void check_done(std::uint64_t item, Time now, ManagerActions& out);
     void finish(std::uint64_t item, Outcome outcome, Time now, ManagerActions& out, SnatRefusal r = SnatRefusal::None);
     void abort_all(Time now, ManagerActions& out);
-    std::uint64_t send_muxes(std::uint64_t item, const std::vector<MuxCommand>& cmds, Time now, ManagerActions& out);
+    std::uint64_t send_muxes(std::uint64_t item, const std::vector<MuxCommand>& cmds, Time now, ManagerActions& out,
+                             IpAddr only = 0);
     void send_host(std::uint64_t item, IpAddr host, const std::vector<HostCommand>& cmds, Time now, ManagerActions& out);
     void heard(IpAddr from, Time now);
     void housekeeping(Time now, ManagerActions& out);
-    std::vector<WeightedDip> healthy(const std::vector<WeightedDip>& dips) const;
     std::string validate(const VipConfig& c) const;
     void start_release(const SnatGrant& g, Time now);
 
@@ -275,6 +306,7 @@ private:
     std::map<std::uint64_t, std::uint64_t> token_item_;  // command token -> item
     std::map<IpAddr, VipConfig> vips_;                   // configured (committed) VIPs, on the primary
     std::map<IpAddr, std::uint64_t> vip_digest_;         // every replica: committed digests
+    VipLog vip_log_;                                     // every replica: committed configurations
     std::set<IpAddr> withdrawn_;
     std::set<IpAddr> withdrawing_;            // withdrawals in progress (primary)
     std::map<IpAddr, Time> withdrawn_at_;     // when every Mux had applied a withdrawal (primary)

@@ -77,6 +77,9 @@ public:
         bool healthy = true;
     };
     const std::vector<HealthApplied>& health_applied() const { return health_applied_; }
+    // A health change from the manager (the relay's channel or the control plane's command link); recorded
+    // when applied.
+    void apply_health(const SetDipHealth& c);
 
 private:
     void on_redirect(const IpPacket& p);

@@ -38,6 +38,10 @@ struct SnatConfig {
     // Published: idle ports are reclaimed. Not published: a range whose DIP showed no use (request or
     // keep-alive) for 60 s.
     Time idle_reclaim = Time::s(60);
+    // Published: a Host Agent returns idle ports. Not published: a range none of whose ports carried a packet
+    // for 30 s (since it was granted, or its last use) goes back to the manager (half of idle_reclaim, so the
+    // manager's own reclaim only catches Host Agents that went silent).
+    Time idle_return = Time::s(30);
 };
 config::Schema<SnatConfig> snat_schema();
 

@@ -531,7 +531,7 @@ TEST_CASE("Randomized SNAT request and return sequences keep every port with one
     CHECK(total_dropped > 0);  // the second-request path was exercised
 }
 
-TEST_CASE("A Host Agent's health report is relayed to every Mux as the endpoint's healthy DIP list") {
+TEST_CASE("A Host Agent's health report is relayed to every Mux as the DIP's new health") {
     World w(spec());
     w.start();
     w.run_until(Time::ms(1));
@@ -544,10 +544,10 @@ TEST_CASE("A Host Agent's health report is relayed to every Mux as the endpoint'
     w.run_until(Time::ms(20));
     REQUIRE(w.mux_applied.size() == before + w.mux_count());
     for (std::size_t i = before; i < w.mux_applied.size(); ++i) {
-        const auto* se = std::get_if<SetEndpoint>(&w.mux_applied[i].second.command);
+        const auto* se = std::get_if<SetDipHealth>(&w.mux_applied[i].second.command);
         REQUIRE(se != nullptr);
-        REQUIRE(se->dips.size() == 1);
-        CHECK(se->dips[0].dip == dip_of(kVip1, 0));
+        CHECK(se->dip == sick);
+        CHECK(!se->healthy);
         // Health stage 20 us, then the Muxes apply 1 ms later.
         CHECK(w.mux_applied[i].second.at == Time::ms(10) + Time::us(1020));
     }
