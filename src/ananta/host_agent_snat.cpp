@@ -13,8 +13,8 @@ bool on_range(const FiveTuple& outside, const SnatGrant& g) {
 
 std::optional<Time> HostAgent::snat_last_use(const SnatGrant& g) const {
     std::optional<Time> last;
-    for (const auto& [outside, b] : inbound_)
-        if (b.inside.dst == g.dip && on_range(outside, g) && (!last || b.last_seen > *last)) last = b.last_seen;
+    for (const Binding& b : pool_)  // live bindings have a DIP
+        if (b.dip != 0 && b.dip == g.dip && on_range(b.outside, g) && (!last || b.last_seen > *last)) last = b.last_seen;
     return last;
 }
 
@@ -29,9 +29,9 @@ bool HostAgent::return_snat(const SnatGrant& g) {
     list.erase(r);
     if (list.empty()) grants_.erase(it);
     std::vector<FiveTuple> gone;
-    for (const auto& [outside, b] : inbound_)
-        if (b.inside.dst == g.dip && on_range(outside, g)) gone.push_back(outside);
-    for (const FiveTuple& t : gone) unbind(t);  // the set removed does not depend on the map's order
+    for (const Binding& b : pool_)
+        if (b.dip != 0 && b.dip == g.dip && on_range(b.outside, g)) gone.push_back(b.outside);
+    for (const FiveTuple& t : gone) unbind(t);  // the set removed does not depend on the pool's order
     return true;
 }
 
