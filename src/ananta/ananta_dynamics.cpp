@@ -316,7 +316,12 @@ std::string AnantaModel::dynamics_text() const {
         const stats::Json& h = s["health"];
         out += fmt::format("  health: {} probes, {} changes reported\n", h["probes_sent"].get<std::uint64_t>(),
                            h["reports"].size());
-        auto when = [](std::int64_t ps) { return ps < 0 ? std::string("never") : loom::to_string(Time::ps(ps)); };
+        // Whole milliseconds print as to_string does ("321ms"); others to the microsecond ("301.120ms").
+        auto when = [](std::int64_t ps) {
+            if (ps < 0) return std::string("never");
+            if (ps % 1'000'000'000 == 0) return loom::to_string(Time::ps(ps));
+            return fmt::format("{:.3f}ms", static_cast<double>(ps) / 1e9);
+        };
         for (const auto& e : h["failures"]) {
             out += fmt::format("  vm {} failed at {}: reported after {}, Muxes stop choosing it after {}; {} new "
                                "connections reached it after it failed ({} then completed elsewhere on a resent SYN, "
