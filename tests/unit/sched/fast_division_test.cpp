@@ -69,11 +69,14 @@ TEST_CASE("HopTiming's clock edges equal ClockDomain's for random cycles and tim
     for (const auto mhz : {900, 1000, 937, 1}) {
         const ClockDomain clk(loom::Frequency::mhz(mhz));
         const HopTiming h(clk, 178, 0, 4, Time::zero());
-        std::vector<std::int64_t> ns = {0, 1, 8, 9, 10, 1'000'000};
-        std::vector<std::int64_t> ts = {0, 1, 1'110, 1'111, 1'112, 10'000};
+        // Cycles whose edges fit 64 bits (ClockDomain's own range), times up to the last of them.
+        const std::int64_t n_max = std::numeric_limits<std::int64_t>::max() / (clk.period_floor().count() + 1);
+        const std::int64_t t_max = clk.edge(n_max).count();
+        std::vector<std::int64_t> ns = {0, 1, 8, 9, 10, 1'000'000, n_max - 1, n_max};
+        std::vector<std::int64_t> ts = {0, 1, 1'110, 1'111, 1'112, 10'000, t_max - 1, t_max};
         for (int j = 0; j < 3'000; ++j) {
-            ns.push_back(static_cast<std::int64_t>(rng() >> (20 + rng() % 40)));
-            ts.push_back(static_cast<std::int64_t>(rng() >> (10 + rng() % 50)));
+            ns.push_back(static_cast<std::int64_t>((rng() >> (rng() % 64)) % static_cast<std::uint64_t>(n_max)));
+            ts.push_back(static_cast<std::int64_t>((rng() >> (rng() % 64)) % static_cast<std::uint64_t>(t_max)));
         }
         for (const std::int64_t n : ns) {
             if (h.edge(n) != clk.edge(n)) FAIL(mhz << " MHz edge(" << n << ")");
