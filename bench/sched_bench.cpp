@@ -118,7 +118,7 @@ void BM_CompileNode(benchmark::State& state) {
     state.counters["reservations"] = static_cast<double>(s.reservations.size());
     state.counters["peak_rss_mib"] = peak_rss_mib();
 }
-BENCHMARK(BM_CompileNode)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_CompileNode)->Arg(1'000)->Arg(10'000)->Arg(100'000)->Arg(300'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "huge_pages.hpp"
+#include "chunked_sequence.hpp"
 #include "loom/base/units.hpp"
 
 namespace loom::sched::detail {
@@ -23,7 +23,9 @@ struct Booking {
 
 // Per channel: bookings sorted by start, and "blocks": maximal spans of bookings separated by gaps shorter than
 // the channel's shortest train (one unit's serialization), which no train can use. A free-time query jumps a
-// block at a time, so that finding room after a long run of back-to-back trains costs one binary search.
+// block at a time, so that finding room after a long run of back-to-back trains costs one binary search. Both are
+// chunked sequences (chunked_sequence.hpp): a booking lands anywhere in a channel's history, and inserting into one
+// long vector moved everything after it.
 // Invariants kept by the scheduler (checked before insert): bookings on a channel do not overlap, their consumer
 // cycles do not decrease and their FIFO spans [first_arrival, last_leave) do not overlap.
 class ReservationTable {
@@ -41,7 +43,8 @@ public:
     const Booking* after(std::int32_t c, Time s) const;
     void insert(std::int32_t c, const Booking& b);
 
-    const std::vector<Booking, HugePageAllocator<Booking>>& bookings(std::int32_t c) const { return bookings_[static_cast<std::size_t>(c)]; }
+    // Channel c's bookings in order (a copy; for tests).
+    std::vector<Booking> bookings(std::int32_t c) const { return bookings_[static_cast<std::size_t>(c)].to_vector(); }
     std::int64_t size() const { return size_; }
     std::int64_t blocks() const;
 
@@ -51,25 +54,24 @@ private:
         Time end;
     };
     std::vector<Time> min_gap_;
-    std::vector<std::vector<Booking, HugePageAllocator<Booking>>> bookings_;
-    std::vector<std::vector<Block, HugePageAllocator<Block>>> blocks_;
+    std::vector<ChunkedSequence<Booking>> bookings_;
+    std::vector<ChunkedSequence<Block>> blocks_;
     std::int64_t size_ = 0;
-    // Per channel, where the last query of its blocks and of its bookings ended: the next starts its search there
-    // (a hint only, never changes an answer).
-    // Blocks: several fingers per channel, each (time asked, index found).
+    using BlockPos = ChunkedSequence<Block>::Pos;
+    using BookingPos = ChunkedSequence<Booking>::Pos;
+    // Per channel, where the last searches of its blocks and of its bookings ended: the next starts there (a hint
+    // only, never changes an answer). Blocks: several fingers per channel, each (time asked, position found), as
+    // searches for trains of different lengths work at different places of a channel.
     static constexpr std::size_t kFingers = 4;
-    static constexpr std::size_t kNear = 8;  // an answer this close to its finger moves the finger
     struct Finger {
         Time at;
-        std::size_t index = 0;
+        BlockPos pos;
     };
     mutable std::vector<std::array<Finger, kFingers>> block_fingers_;
     mutable std::vector<std::uint8_t> next_finger_;
-    mutable std::vector<std::size_t> booking_finger_;
-    using Blocks = std::vector<Block, HugePageAllocator<Block>>;
-    using Bookings = std::vector<Booking, HugePageAllocator<Booking>>;
-    Blocks::const_iterator first_block_ending_after(std::int32_t c, Time s) const;
-    Bookings::const_iterator first_booking_from(std::int32_t c, Time s) const;
+    mutable std::vector<BookingPos> booking_hint_;
+    BlockPos first_block_ending_after(std::int32_t c, Time s) const;
+    BookingPos first_booking_from(std::int32_t c, Time s) const;
 };
 
 }  // namespace loom::sched::detail
