@@ -20,9 +20,13 @@ Seq::Pos position_of(const Seq& s, std::size_t index) {
     return p;
 }
 
+// Walks at most size() steps, so a position that is not in the sequence fails instead of walking forever.
 std::size_t index_of(const Seq& s, Seq::Pos p) {
     std::size_t k = 0;
-    for (Seq::Pos q = s.begin(); !(q == p); q = s.next(q)) ++k;
+    for (Seq::Pos q = s.begin(); !(q == p); q = s.next(q)) {
+        if (s.at_end(q)) return s.size() + 1;  // not found
+        ++k;
+    }
     return k;
 }
 
