@@ -72,11 +72,19 @@ public:
     // `hint`: a position near which the answer may lie (any value; it changes no answer, only the time).
     template <class Past>
     Pos first_past(Past past, Pos hint = {}) const {
+        if (hint.chunk < chunks_.size()) {
+            // Most queries land near the hint: search its chunk first; the answer is there unless every element of
+            // the chunk is past (and the chunk before has one that is not) or none is.
+            const auto& chunk = chunks_[hint.chunk];
+            const auto from = chunk.begin() + static_cast<std::ptrdiff_t>(std::min(hint.i, chunk.size()));
+            const auto it = first_past_near(chunk.begin(), chunk.end(), from, past);
+            const bool earlier = it == chunk.begin() && hint.chunk > 0 && past(backs_[hint.chunk - 1]);
+            if (it != chunk.end() && !earlier) return Pos{hint.chunk, static_cast<std::size_t>(it - chunk.begin())};
+        }
         const std::size_t c = first_chunk_past(past, hint.chunk);
         if (c == chunks_.size()) return end();
         const auto& chunk = chunks_[c];
-        const auto from = chunk.begin() + static_cast<std::ptrdiff_t>(c == hint.chunk ? std::min(hint.i, chunk.size()) : 0);
-        const auto it = first_past_near(chunk.begin(), chunk.end(), from, past);
+        const auto it = std::partition_point(chunk.begin(), chunk.end(), [&](const T& x) { return !past(x); });
         return Pos{c, static_cast<std::size_t>(it - chunk.begin())};
     }
 

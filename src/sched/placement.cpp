@@ -108,8 +108,7 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
             }
         }
         if (hneed == Time::zero()) {
-            const Booking* tb = table_.before(c, hp.start);
-            const Booking* ta = table_.after(c, hp.start);
+            const auto [tb, ta] = table_.around(c, hp.start);
             if (tb && (!before || tb->start > before->start)) before = tb;
             if (ta && (!after || ta->start < after->start)) after = ta;
             if (before) {

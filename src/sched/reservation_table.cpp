@@ -79,6 +79,14 @@ const Booking* ReservationTable::after(std::int32_t c, Time s) const {
     return v.at_end(p) ? nullptr : &v[p];
 }
 
+std::pair<const Booking*, const Booking*> ReservationTable::around(std::int32_t c, Time s) const {
+    const auto& v = bookings_[static_cast<std::size_t>(c)];
+    if (v.empty()) return {nullptr, nullptr};
+    if (v.back().start < s) return {&v.back(), nullptr};
+    const BookingPos p = first_booking_from(c, s);
+    return {p == v.begin() ? nullptr : &v[v.prev(p)], v.at_end(p) ? nullptr : &v[p]};
+}
+
 void ReservationTable::insert(std::int32_t c, const Booking& b) {
     const auto ci = static_cast<std::size_t>(c);
     LOOM_DEBUG_ASSERT(!conflict_end(c, b.start, b.end), "reservation table: overlapping booking");

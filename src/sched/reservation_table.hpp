@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "chunked_sequence.hpp"
@@ -41,6 +42,8 @@ public:
     // The last booking that starts before s, and the first that starts at or after s.
     const Booking* before(std::int32_t c, Time s) const;
     const Booking* after(std::int32_t c, Time s) const;
+    // Both at once (one search): {before(c, s), after(c, s)}.
+    std::pair<const Booking*, const Booking*> around(std::int32_t c, Time s) const;
     void insert(std::int32_t c, const Booking& b);
 
     // Channel c's bookings in order (a copy; for tests).
