@@ -43,7 +43,7 @@ It first_past_near(It first, It last, It hint, Past past) {
 template <class T>
 class ChunkedSequence {
 public:
-    // At most this many elements per chunk (a full chunk splits in two): small enough that moving a chunk's tail is
+    // At most this many elements per chunk (a full chunk splits in two halves when an element goes into it): small enough that moving a chunk's tail is
     // cheap and a binary search in a chunk touches few cache lines, large enough that the array of chunk ends stays
     // small (a chunk per 64-128 elements). Chosen by measurement of the node benchmark (bench/README.md).
     static constexpr std::size_t kMaxChunk = 128;
@@ -105,10 +105,14 @@ public:
             }
             p = Pos{chunks_.size() - 1, chunks_.back().size()};
         }
+        if (chunks_[p.chunk].size() == kMaxChunk) {
+            // Split a full chunk before inserting (inserting first would double its capacity for nothing).
+            split(p.chunk);
+            if (p.i > kMaxChunk / 2) p = Pos{p.chunk + 1, p.i - kMaxChunk / 2};
+        }
         auto& chunk = chunks_[p.chunk];
         chunk.insert(chunk.begin() + static_cast<std::ptrdiff_t>(p.i), x);
         if (p.i + 1 == chunk.size()) backs_[p.chunk] = x;
-        if (chunk.size() > kMaxChunk) split(p.chunk);
     }
 
     // Replaces the element at p (the order must stay as it was).
@@ -155,7 +159,7 @@ private:
 
     void split(std::size_t c) {
         auto& chunk = chunks_[c];
-        const auto half = static_cast<std::ptrdiff_t>(chunk.size() / 2);
+        const auto half = static_cast<std::ptrdiff_t>(kMaxChunk / 2);
         std::vector<T> upper(chunk.begin() + half, chunk.end());
         chunk.erase(chunk.begin() + half, chunk.end());
         backs_[c] = chunk.back();
