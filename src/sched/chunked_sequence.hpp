@@ -43,9 +43,10 @@ It first_past_near(It first, It last, It hint, Past past) {
 template <class T>
 class ChunkedSequence {
 public:
-    // At most this many elements per chunk (a full chunk splits in two halves when an element goes into it): small enough that moving a chunk's tail is
-    // cheap and a binary search in a chunk touches few cache lines, large enough that the array of chunk ends stays
-    // small (a chunk per 64-128 elements). Not tuned: 128 bookings are 5 KiB, which a binary search covers in 7 probes.
+    // At most this many elements per chunk (a full chunk splits in halves when an element goes into it): small
+    // enough that moving a chunk's tail is cheap and a binary search in a chunk touches few cache lines, large enough
+    // that the array of chunk ends stays small (a chunk per 64-128 elements). Not tuned: 128 bookings are 5 KiB,
+    // which a binary search covers in 7 probes.
     static constexpr std::size_t kMaxChunk = 128;
 
     // A position: chunk index and index in the chunk; end() is {chunk count, 0}.
@@ -62,11 +63,11 @@ public:
     bool at_end(Pos p) const { return p.chunk == chunks_.size(); }
     const T& operator[](Pos p) const { return chunks_[p.chunk][p.i]; }
     const T& back() const { return chunks_.back().back(); }
-    Pos next(Pos p) const {
-        return ++p.i == chunks_[p.chunk].size() ? Pos{p.chunk + 1, 0} : p;
-    }
+    Pos next(Pos p) const { return ++p.i == chunks_[p.chunk].size() ? Pos{p.chunk + 1, 0} : p; }
     // Requires p != begin().
-    Pos prev(Pos p) const { return p.i == 0 ? Pos{p.chunk - 1, chunks_[p.chunk - 1].size() - 1} : Pos{p.chunk, p.i - 1}; }
+    Pos prev(Pos p) const {
+        return p.i == 0 ? Pos{p.chunk - 1, chunks_[p.chunk - 1].size() - 1} : Pos{p.chunk, p.i - 1};
+    }
 
     // The first element for which past(x) holds (past must be false, then true, along the sequence), or end().
     // `hint`: a position near which the answer may lie (any value; it changes no answer, only the time).
