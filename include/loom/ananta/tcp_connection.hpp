@@ -96,6 +96,43 @@ private:
     std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
 };
 
+// The passive side of a connection as the model keeps it per open connection (40 bytes): what
+// TcpConnection::server does, packet for packet and timer for timer, without the sender's fields, the record or a
+// config pointer (the owner passes its config to every call). The retransmission timeout is derived from the
+// retry count (initial_rto doubled per retry, capped at max_rto), as TcpConnection's evolves on this side.
+// A default-constructed one is a free slot (live() false).
+class TcpServer {
+public:
+    TcpServer() = default;
+    // Created on the first SYN of `tuple` (client -> server as the server sees it); feed it that SYN next.
+    TcpServer(const TcpConfig& config, const FiveTuple& tuple)
+        : tuple_(tuple), mss_(static_cast<std::uint16_t>(config.segment_bytes)) {}
+
+    bool live() const { return mss_ != 0; }
+    // Returns the payload bytes this packet delivered (in order or beyond a gap, not seen before).
+    std::uint32_t receive(const TcpConfig& config, const IpPacket& packet, Time now, TcpOutput& out);
+    void on_timer(const TcpConfig& config, Time now, TcpOutput& out);
+    // When on_timer() must next be called; kNever when nothing is pending (always once done).
+    Time next_timer() const { return state_ == TcpState::Done ? kNever : deadline_; }
+    // When the connection completed (kNever before).
+    Time done_at() const { return state_ == TcpState::Done ? deadline_ : kNever; }
+    TcpState state() const { return state_; }
+    const FiveTuple& tuple() const { return tuple_; }
+    Time rto(const TcpConfig& config) const;
+
+private:
+    IpPacket segment(const TcpConfig& config, std::uint8_t flags) const;
+
+    FiveTuple tuple_;
+    Time deadline_ = kNever;  // retransmission timer; once Done: the completion time
+    // Segments received beyond a gap (allocated on the first one: empty without loss).
+    std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
+    std::uint32_t rcv_next_ = 0;  // next segment expected
+    std::uint16_t mss_ = 0;       // 0: a free slot (a live connection's MSS is at least 1)
+    TcpState state_ = TcpState::Closed;
+    std::uint8_t retries_ = 0;    // at most max_retries (<= 64, the schema's bound)
+};
+
 // A UDP pseudo-connection: `datagrams` datagrams of `bytes` payload sent at a fixed interval by the sender;
 // the receiver counts what arrives and considers the pseudo-connection ended after `idle_timeout` of silence.
 struct UdpFlowSpec {
