@@ -184,7 +184,10 @@ std::vector<ConnectionReport> Openers::reports() const {
 }
 
 std::size_t Openers::bytes_of_state() const {
-    return slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
+    std::size_t heap = 0;
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        if (const auto* c = std::get_if<TcpConnection>(&slots_[i].conn)) heap += c->heap_bytes();
+    return heap + slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
            retired_.capacity() * sizeof(ConnectionReport);
 }
 
@@ -227,7 +230,9 @@ Time Servers::next_timer(std::uint32_t slot) const {
 }
 
 std::size_t Servers::bytes_of_state() const {
-    return slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
+    std::size_t heap = 0;
+    for (std::size_t i = 0; i < slots_.size(); ++i) heap += slots_[i].heap_bytes();
+    return heap + slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
            udp_.size() * (sizeof(FiveTuple) + 8 + 2 * sizeof(void*)) + udp_.bucket_count() * sizeof(void*);
 }
 

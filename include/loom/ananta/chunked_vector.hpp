@@ -35,6 +35,23 @@ public:
         return (*this)[size_++];
     }
     void push_back(const T& v) { emplace_back() = v; }
+    // Read-only iteration in index order.
+    class const_iterator {
+    public:
+        const_iterator(const ChunkedVector* v, std::size_t i) : v_(v), i_(i) {}
+        const T& operator*() const { return (*v_)[i_]; }
+        const_iterator& operator++() {
+            ++i_;
+            return *this;
+        }
+        bool operator==(const const_iterator& o) const { return i_ == o.i_; }
+
+    private:
+        const ChunkedVector* v_;
+        std::size_t i_;
+    };
+    const_iterator begin() const { return const_iterator(this, 0); }
+    const_iterator end() const { return const_iterator(this, size_); }
     // Bytes allocated: whole chunks and the chunk table's capacity.
     std::size_t bytes() const {
         return chunks_.size() * kChunk * sizeof(T) + chunks_.capacity() * sizeof(std::unique_ptr<T[]>);

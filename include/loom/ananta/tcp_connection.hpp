@@ -5,6 +5,7 @@
 // balancer, not TCP. Segments are numbered by index (IpPacket::seq), not by byte.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -30,6 +31,13 @@ struct TcpConfig {
     Bandwidth data_rate = Bandwidth::bps(100'000'000);
 };
 config::Schema<TcpConfig> tcp_schema();
+
+// Heap bytes of an out-of-order set of `n` segments: the set object and, per element, a red-black tree node
+// (libstdc++: 32 bytes of links and colour, the 4-byte value padded to 8).
+inline std::size_t out_of_order_bytes(const std::set<std::uint32_t>* s) {
+    constexpr std::size_t kNodeBytes = 40;
+    return s == nullptr ? 0 : sizeof(*s) + s->size() * kNodeBytes;
+}
 
 enum class TcpState : std::uint8_t { Closed, SynSent, SynReceived, Established, FinWait, Done, Failed };
 
@@ -63,6 +71,8 @@ public:
     Time rto() const { return rto_; }
     std::uint32_t segment_payload() const { return mss_; }
     std::uint64_t total_segments() const { return total_; }
+    // Bytes it holds outside itself (the out-of-order set).
+    std::size_t heap_bytes() const { return out_of_order_bytes(out_of_order_.get()); }
 
 private:
     TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client);
@@ -119,6 +129,8 @@ public:
     TcpState state() const { return state_; }
     const FiveTuple& tuple() const { return tuple_; }
     Time rto(const TcpConfig& config) const;
+    // Bytes it holds outside itself (the out-of-order set).
+    std::size_t heap_bytes() const { return out_of_order_bytes(out_of_order_.get()); }
 
 private:
     IpPacket segment(const TcpConfig& config, std::uint8_t flags) const;
