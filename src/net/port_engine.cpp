@@ -188,31 +188,27 @@ SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
         drop(handle, DropReason::FecUncorrectable);
         return SendResult::Sent;
     }
-    if (!faulty_) {
-        // The common case (no fault configured): the arrival is the transmitter's, read without touching the
-        // port's cold fault configuration.
-        wire_.send(handle, tr.arrival - now);
-        ++delivered_;
-        in_flight_.push_back({tr.arrival.count(), handle});
-        return SendResult::Sent;
-    }
+    // Fault draws only when some fault is configured (the common case reads none of the cold configuration).
     const FaultConfig& f = config_.faults;
     const std::uint64_t seq = info.seq;
-    if (f.loss > 0.0 && counter_uniform(fault_stream_ ^ kLossSalt, seq) < f.loss) {
-        drop(handle, DropReason::FaultLoss);
-        return SendResult::Sent;
-    }
-    Time arrival = tr.arrival + f.delay;
-    if (f.reorder_window > Time::zero())
-        arrival += Time::ps(uniform_upto(derive(fault_stream_ ^ kReorderSalt, seq), f.reorder_window.count()));
-    if (down_during(tr.start, arrival)) {
-        drop(handle, DropReason::LinkDown);
-        return SendResult::Sent;
+    Time arrival = tr.arrival;
+    if (faulty_) {
+        if (f.loss > 0.0 && counter_uniform(fault_stream_ ^ kLossSalt, seq) < f.loss) {
+            drop(handle, DropReason::FaultLoss);
+            return SendResult::Sent;
+        }
+        arrival += f.delay;
+        if (f.reorder_window > Time::zero())
+            arrival += Time::ps(uniform_upto(derive(fault_stream_ ^ kReorderSalt, seq), f.reorder_window.count()));
+        if (down_during(tr.start, arrival)) {
+            drop(handle, DropReason::LinkDown);
+            return SendResult::Sent;
+        }
     }
     const Time delay = arrival - now;
     wire_.send(handle, delay);
     ++delivered_;
-    if (f.duplicate > 0.0 && counter_uniform(fault_stream_ ^ kDuplicateSalt, seq) < f.duplicate) {
+    if (faulty_ && f.duplicate > 0.0 && counter_uniform(fault_stream_ ^ kDuplicateSalt, seq) < f.duplicate) {
         wire_.send(handle | kDuplicateBit, delay);
         ++delivered_;
         ++duplicated_;
