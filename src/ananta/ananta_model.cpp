@@ -562,12 +562,16 @@ stats::Json AnantaModel::make_summary() {
 
     // State per open connection: what the components hold for connections (endpoints, Host Agent bindings, Mux
     // flow tables, sightings), over the connections open at the end.
-    std::size_t bytes = 0;
-    for (ClientNode* k : clients_) bytes += k->bytes_of_state();
-    for (HostNode* h : hosts_) bytes += h->bytes_of_state();
-    for (MuxNode* m : muxes_) bytes += m->bytes_of_state();
+    StateBytes parts;
+    for (ClientNode* k : clients_) parts += k->bytes_of_state();
+    for (HostNode* h : hosts_) parts += h->bytes_of_state();
+    for (MuxNode* m : muxes_) parts += m->bytes_of_state();
+    const std::size_t bytes = parts.total();
     s["state"] = {{"open_connections", open}, {"connection_state_bytes", bytes},
-                  {"bytes_per_open_connection", open > 0 ? static_cast<double>(bytes) / static_cast<double>(open) : 0.0}};
+                  {"bytes_per_open_connection", open > 0 ? static_cast<double>(bytes) / static_cast<double>(open) : 0.0},
+                  {"by_part", {{"openers", parts.openers}, {"servers", parts.servers}, {"timers", parts.timers},
+                               {"nat_bindings", parts.nat}, {"mux_flows", parts.mux_flows},
+                               {"sightings", parts.sightings}, {"udp", parts.udp}}}};
     dynamics_summary(s);
     return s;
 }

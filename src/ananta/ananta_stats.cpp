@@ -68,6 +68,7 @@ stats::StatDecls stat_declarations() {
     d.scalar("/stats/ananta/state/open_connections", "connections", "connections open at the end");
     d.scalar("/stats/ananta/state/connection_state_bytes", "bytes", "bytes endpoints, Host Agents and Muxes hold for connections");
     d.scalar("/stats/ananta/state/bytes_per_open_connection", "bytes", "connection_state_bytes / open_connections");
+    d.scalar("/stats/ananta/state/by_part/*", "bytes", "connection_state_bytes by part (openers, servers, timers, nat_bindings, mux_flows, sightings, udp)");
     // BGP between Muxes and their ToRs (with BGP sessions configured).
     d.scalar("/stats/ananta/bgp/sessions_opened", "count", "BGP sessions the ToRs brought up");
     d.scalar("/stats/ananta/bgp/sessions_down", "count", "sessions that went down: hold expiries + fast detections + closes");
@@ -283,9 +284,9 @@ void AnantaModel::add_probes() {
     probes_.add("/stats/ananta/state/open_connections", [connections](Time at) { return Json(connections(at).open); });
     probes_.add("/stats/ananta/state/connection_state_bytes", [this](Time) {
         std::size_t bytes = 0;
-        for (const ClientNode* k : clients_) bytes += k->bytes_of_state();
-        for (const HostNode* h : hosts_) bytes += h->bytes_of_state();
-        for (const MuxNode* m : muxes_) bytes += m->bytes_of_state();
+        for (const ClientNode* k : clients_) bytes += k->bytes_of_state().total();
+        for (const HostNode* h : hosts_) bytes += h->bytes_of_state().total();
+        for (const MuxNode* m : muxes_) bytes += m->bytes_of_state().total();
         return Json(bytes);
     });
     // BGP: sessions up and each Mux's black-holed packets and messages, for failure and withdrawal timelines.

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 
+#include "loom/base/assert.hpp"
+
 namespace loom::ananta {
 
 namespace {
 
-// A free slot of `slots` (one given back earlier, else a new one at the end): connection slots are reused.
-template <class Slot>
-std::uint32_t take_slot(std::vector<Slot>& slots, std::vector<std::uint32_t>& free) {
+// A free slot of `slots` (a ChunkedVector) (one given back earlier, else a new one at the end): connection slots are reused.
+template <class Slots>
+std::uint32_t take_slot(Slots& slots, std::vector<std::uint32_t>& free) {
     if (free.empty()) {
         slots.emplace_back();
         return static_cast<std::uint32_t>(slots.size() - 1);
@@ -94,6 +96,27 @@ void DcNode::consumed(const IpPacket& p) {
     ++tally_.consumed;
 }
 
+// ---- SightingLog ----
+
+void SightingLog::add(const FiveTuple& outside, Time at, IpAddr who) {
+    std::size_t w = 0;
+    while (w < whos_.size() && whos_[w] != who) ++w;
+    if (w == whos_.size()) {
+        LOOM_ASSERT(whos_.size() < 255, "a sighting log reports at most 255 addresses");
+        whos_.push_back(who);
+    }
+    Entry& e = log_.emplace_back();
+    e = Entry{outside.src, outside.dst, outside.src_port, outside.dst_port, outside.proto,
+              static_cast<std::uint8_t>(w), at};
+}
+
+std::vector<Sighting> SightingLog::all() const {
+    std::vector<Sighting> out;
+    out.reserve(log_.size());
+    for (std::size_t i = 0; i < log_.size(); ++i) out.push_back((*this)[i]);
+    return out;
+}
+
 // ---- Openers ----
 
 std::uint32_t Openers::open(std::uint64_t id, const FiveTuple& tuple, std::uint32_t traffic, const TrafficConfig& t,
@@ -155,13 +178,17 @@ bool Openers::retire_if_done(std::uint32_t slot) {
 
 std::vector<ConnectionReport> Openers::reports() const {
     std::vector<ConnectionReport> out = retired_;
-    for (const Slot& s : slots_)
-        if (s.live()) out.push_back(report_of(s));
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        if (slots_[i].live()) out.push_back(report_of(slots_[i]));
     return out;
 }
 
 std::size_t Openers::bytes_of_state() const {
-    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes();
+    std::size_t heap = 0;
+    for (std::size_t i = 0; i < slots_.size(); ++i)
+        if (const auto* c = std::get_if<TcpConnection>(&slots_[i].conn)) heap += c->heap_bytes();
+    return heap + slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
+           retired_.capacity() * sizeof(ConnectionReport);
 }
 
 // ---- Servers ----
@@ -176,39 +203,36 @@ std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOu
     if (s == TupleIndex::kNone) {
         if (!p.is_syn() || p.has(tcp_flag::kAck)) return std::nullopt;  // a stray segment: nothing to answer
         s = take_slot(slots_, free_);
-        Slot& slot = slots_[s];
-        slot.done_at = kNever;
-        slot.tcp.emplace(TcpConnection::server(tcp_, 0, p.inner));
+        slots_[s] = TcpServer(tcp_, p.inner);
         by_tuple_.insert(p.inner, s, key_of());
     }
-    Slot& slot = slots_[s];
-    const std::uint64_t before = slot.tcp->record().bytes_delivered;
-    slot.tcp->receive(p, now, out);
-    bytes_received_ += slot.tcp->record().bytes_delivered - before;
-    if (slot.done_at == kNever && slot.tcp->state() == TcpState::Done) slot.done_at = now;
+    bytes_received_ += slots_[s].receive(tcp_, p, now, out);
     return s;
 }
 
 void Servers::on_timer(std::uint32_t slot, Time now, TcpOutput& out) {
-    Slot& s = slots_[slot];
-    if (!s.tcp) return;
-    if (s.done_at == kNever) s.tcp->on_timer(now, out);
-    if (s.tcp->state() == TcpState::Failed || (s.done_at != kNever && now >= s.done_at + linger())) {
-        by_tuple_.erase(s.tcp->record().tuple, key_of());
-        s.tcp.reset();
+    TcpServer& s = slots_[slot];
+    if (!s.live()) return;
+    const Time done = s.done_at();
+    if (done == kNever) s.on_timer(tcp_, now, out);
+    if (s.state() == TcpState::Failed || (done != kNever && now >= done + linger())) {
+        by_tuple_.erase(s.tuple(), key_of());
+        s = TcpServer();
         free_.push_back(slot);
     }
 }
 
 Time Servers::next_timer(std::uint32_t slot) const {
-    const Slot& s = slots_[slot];
-    if (!s.tcp) return kNever;
-    if (s.done_at != kNever) return s.done_at + linger();
-    return s.tcp->next_timer();
+    const TcpServer& s = slots_[slot];
+    if (!s.live()) return kNever;
+    if (s.done_at() != kNever) return s.done_at() + linger();
+    return s.next_timer();
 }
 
 std::size_t Servers::bytes_of_state() const {
-    return slots_.capacity() * sizeof(Slot) + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
+    std::size_t heap = 0;
+    for (std::size_t i = 0; i < slots_.size(); ++i) heap += slots_[i].heap_bytes();
+    return heap + slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
            udp_.size() * (sizeof(FiveTuple) + 8 + 2 * sizeof(void*)) + udp_.bucket_count() * sizeof(void*);
 }
 

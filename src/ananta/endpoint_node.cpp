@@ -1,5 +1,6 @@
 #include "loom/ananta/endpoint_node.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace loom::ananta {
@@ -127,8 +128,16 @@ void EndpointNode::deliver(const IpPacket& p) {
     }
 }
 
-std::size_t EndpointNode::bytes_of_state() const {
-    return openers_.bytes_of_state() + servers_.bytes_of_state() + (conn_timers_.size() + arrivals_.size()) * 24;
+StateBytes EndpointNode::bytes_of_state() const {
+    StateBytes b;
+    b.openers = openers_.bytes_of_state();
+    b.servers = servers_.bytes_of_state();
+    // A TimerSet holds a 24-byte heap entry per armed deadline (its spare capacity is not visible from here) and
+    // a 4-byte position per id up to the largest armed: ids 2 slot and 2 slot + 1 (opener, server).
+    constexpr std::size_t kHeapEntry = 24, kPosition = 4;
+    b.timers = (conn_timers_.size() + arrivals_.size()) * kHeapEntry +
+               (2 * std::max(openers_.slots(), servers_.slots()) + sources_.size()) * kPosition;
+    return b;
 }
 
 // ---- ClientNode ----
@@ -235,15 +244,19 @@ void HostNode::on_packet(const IpPacket& p) {
         IpPacket outside = p;
         while (outside.encapsulated()) outside.decapsulate();
         // A new NAT binding is a new inbound connection: what the record merge reads.
-        if (agent_.bindings() > bindings) sightings_.push_back(Sighting{outside.inner, now(), out_.to_vm[0].dip});
+        if (agent_.bindings() > bindings) sightings_.add(outside.inner, now(), out_.to_vm[0].dip);
         if (outside.inner.proto == IpProto::Udp) udp_bytes_[outside.inner] += outside.payload_bytes;
     }
     take(kNoSlot);
 }
 
-std::size_t HostNode::bytes_of_state() const {
-    // Host Agent bindings: the pool and its two indexes, as allocated.
-    return EndpointNode::bytes_of_state() + agent_.binding_bytes() + sightings_.capacity() * sizeof(Sighting);
+StateBytes HostNode::bytes_of_state() const {
+    StateBytes b = EndpointNode::bytes_of_state();
+    b.nat = agent_.binding_bytes();  // the pool and its two indexes, as allocated
+    b.sightings = sightings_.bytes();
+    // An unordered_map node: the pair, the next pointer and the cached hash; plus the bucket array.
+    b.udp = udp_bytes_.size() * (sizeof(FiveTuple) + 8 + 2 * sizeof(void*)) + udp_bytes_.bucket_count() * sizeof(void*);
+    return b;
 }
 
 }  // namespace loom::ananta

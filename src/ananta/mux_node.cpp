@@ -109,7 +109,7 @@ void MuxNode::on_packet(const IpPacket& p) {
     if (!alive()) ++black_holed_;
     // A new connection (a SYN, a UDP flow's first datagram or a flow-table miss): what the record merge reads.
     if (life_.mux().counters().new_connections != before)
-        sightings_.push_back(Sighting{p.inner, t, life_.mux().address()});
+        sightings_.add(p.inner, t, life_.mux().address());
     overload_reports_ += lout_.mux.reports.size();
     report_overload();
     for (const MuxDrop& d : lout_.mux.drops) drop(d.packet, d.reason);
@@ -230,9 +230,11 @@ void MuxNode::report_overload() {
         for (const OverloadReport& r : lout_.mux.reports) control_->overload(number_, r);
 }
 
-std::size_t MuxNode::bytes_of_state() const {
-    // The flow table's entries (pool and index, as allocated).
-    return life_.mux().flows().bytes() + sightings_.capacity() * sizeof(Sighting);
+StateBytes MuxNode::bytes_of_state() const {
+    StateBytes b;
+    b.mux_flows = life_.mux().flows().bytes();  // pool and index, as allocated
+    b.sightings = sightings_.bytes();
+    return b;
 }
 
 }  // namespace loom::ananta

@@ -214,6 +214,89 @@ Time TcpConnection::next_timer() const {
     return t;
 }
 
+// ---- TcpServer: TcpConnection's server branch, state for state ----
+
+Time TcpServer::rto(const TcpConfig& config) const {
+    Time r = config.initial_rto;
+    for (std::uint8_t i = 0; i < retries_; ++i) r = std::min(r * 2, config.max_rto);
+    return r;
+}
+
+IpPacket TcpServer::segment(const TcpConfig& config, std::uint8_t flags) const {
+    IpPacket p = make_packet(tuple_.reversed(), 0, flags);
+    p.ack = rcv_next_;
+    if ((flags & tcp_flag::kSyn) != 0) p.mss = static_cast<std::uint16_t>(config.segment_bytes);
+    return p;
+}
+
+std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Time now, TcpOutput& out) {
+    if (state_ == TcpState::Failed) return 0;
+    const bool syn = p.has(tcp_flag::kSyn);
+    const bool fin = p.has(tcp_flag::kFin);
+    if (syn) {
+        if (state_ == TcpState::Closed) {
+            state_ = TcpState::SynReceived;
+            if (p.mss != 0) mss_ = std::min<std::uint16_t>(mss_, p.mss);
+            deadline_ = now + rto(config);
+        }
+        if (state_ == TcpState::SynReceived) out.send.push_back(segment(config, tcp_flag::kSyn | tcp_flag::kAck));
+        return 0;
+    }
+    if (state_ == TcpState::Closed) return 0;
+    if (state_ == TcpState::SynReceived) {
+        state_ = TcpState::Established;
+        retries_ = 0;
+        deadline_ = kNever;
+    }
+    if (state_ == TcpState::Done) {
+        if (fin) out.send.push_back(segment(config, tcp_flag::kFin | tcp_flag::kAck));
+        return 0;
+    }
+    if (p.payload_bytes > 0) {
+        std::uint32_t delivered = 0;
+        if (p.seq >= rcv_next_ && !(out_of_order_ && out_of_order_->contains(p.seq))) {
+            delivered = p.payload_bytes;
+            if (p.seq == rcv_next_) {
+                ++rcv_next_;
+                while (out_of_order_ && !out_of_order_->empty() && *out_of_order_->begin() == rcv_next_) {
+                    out_of_order_->erase(out_of_order_->begin());
+                    ++rcv_next_;
+                }
+            } else {
+                if (!out_of_order_) out_of_order_ = std::make_unique<std::set<std::uint32_t>>();
+                out_of_order_->insert(p.seq);
+            }
+        }
+        out.send.push_back(segment(config, tcp_flag::kAck));
+        return delivered;
+    }
+    if (fin) {
+        if (p.seq == rcv_next_) {
+            ++rcv_next_;
+            out.send.push_back(segment(config, tcp_flag::kFin | tcp_flag::kAck));
+            state_ = TcpState::Done;
+            deadline_ = now;  // the completion time from now on
+            out_of_order_.reset();
+        } else {
+            out.send.push_back(segment(config, tcp_flag::kAck));
+        }
+    }
+    return 0;
+}
+
+void TcpServer::on_timer(const TcpConfig& config, Time now, TcpOutput& out) {
+    // Only a SYN-ACK waits for an acknowledgement on this side (the timer is off once established).
+    if (state_ == TcpState::Done || deadline_ == kNever || now < deadline_) return;
+    if (retries_ >= static_cast<std::uint32_t>(config.max_retries)) {
+        state_ = TcpState::Failed;
+        deadline_ = kNever;
+        return;
+    }
+    ++retries_;
+    if (state_ == TcpState::SynReceived) out.send.push_back(segment(config, tcp_flag::kSyn | tcp_flag::kAck));
+    deadline_ = now + rto(config);
+}
+
 config::Schema<TcpConfig> tcp_schema() {
     using C = TcpConfig;
     config::Schema<C> s("TCP-like endpoints: handshake, paced data with cumulative ACKs, FIN, RTO with back-off; "

@@ -51,6 +51,10 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
     }
     std::sort(config_.faults.down.begin(), config_.faults.down.end(),
               [](const DownInterval& a, const DownInterval& b) { return a.from < b.from; });
+    scheduled_down_ = !config_.faults.down.empty();
+    const FaultConfig& f = config_.faults;
+    faulty_ = f.loss > 0.0 || f.duplicate > 0.0 || f.delay != Time::zero() || f.reorder_window > Time::zero() ||
+              scheduled_down_;
 }
 
 std::int64_t PortEngine::units_of(std::int64_t bytes) const {
@@ -61,7 +65,10 @@ std::int64_t PortEngine::units_of(std::int64_t bytes) const {
 }
 
 std::uint32_t PortEngine::acquire() {
-    reclaim();
+    // Slots are reclaimed only when none is free: the in-flight FIFO is touched once per batch of arrivals
+    // instead of on every send (the port's first, cold touch per hop), and the slot count grows under the same
+    // condition as with a reclaim on every send (nothing free and nothing arrived).
+    if (free_.empty()) reclaim();
     if (!free_.empty()) {
         const std::uint32_t h = free_.back();
         free_.pop_back();
@@ -83,6 +90,7 @@ void PortEngine::reclaim() {
 
 bool PortEngine::down_at(Time t) const {
     if (forced_down_) return true;
+    if (!scheduled_down_) return false;
     for (const DownInterval& d : config_.faults.down) {
         if (d.from > t) break;
         if (t < d.to) return true;
@@ -180,23 +188,27 @@ SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
         drop(handle, DropReason::FecUncorrectable);
         return SendResult::Sent;
     }
+    // Fault draws only when some fault is configured (the common case reads none of the cold configuration).
     const FaultConfig& f = config_.faults;
     const std::uint64_t seq = info.seq;
-    if (f.loss > 0.0 && counter_uniform(fault_stream_ ^ kLossSalt, seq) < f.loss) {
-        drop(handle, DropReason::FaultLoss);
-        return SendResult::Sent;
-    }
-    Time arrival = tr.arrival + f.delay;
-    if (f.reorder_window > Time::zero())
-        arrival += Time::ps(uniform_upto(derive(fault_stream_ ^ kReorderSalt, seq), f.reorder_window.count()));
-    if (down_during(tr.start, arrival)) {
-        drop(handle, DropReason::LinkDown);
-        return SendResult::Sent;
+    Time arrival = tr.arrival;
+    if (faulty_) {
+        if (f.loss > 0.0 && counter_uniform(fault_stream_ ^ kLossSalt, seq) < f.loss) {
+            drop(handle, DropReason::FaultLoss);
+            return SendResult::Sent;
+        }
+        arrival += f.delay;
+        if (f.reorder_window > Time::zero())
+            arrival += Time::ps(uniform_upto(derive(fault_stream_ ^ kReorderSalt, seq), f.reorder_window.count()));
+        if (down_during(tr.start, arrival)) {
+            drop(handle, DropReason::LinkDown);
+            return SendResult::Sent;
+        }
     }
     const Time delay = arrival - now;
     wire_.send(handle, delay);
     ++delivered_;
-    if (f.duplicate > 0.0 && counter_uniform(fault_stream_ ^ kDuplicateSalt, seq) < f.duplicate) {
+    if (faulty_ && f.duplicate > 0.0 && counter_uniform(fault_stream_ ^ kDuplicateSalt, seq) < f.duplicate) {
         wire_.send(handle | kDuplicateBit, delay);
         ++delivered_;
         ++duplicated_;

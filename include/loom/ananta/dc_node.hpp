@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "loom/ananta/chunked_vector.hpp"
 #include "loom/ananta/dc_config.hpp"
 #include "loom/ananta/drop_reason.hpp"
 #include "loom/ananta/ip_packet.hpp"
@@ -127,11 +128,63 @@ private:
     bool frozen_ = false;
 };
 
+// Bytes the components hold for connections, by part, as allocated (vector capacities, index tables): what
+// stats.ananta.state reports. What a part cannot see of a container it does not own is named where it is counted.
+struct StateBytes {
+    std::size_t openers = 0;    // opening ends: slots, free list, tuple index, records of retired connections
+    std::size_t servers = 0;    // passive ends: slots, free list, tuple index, UDP receivers
+    std::size_t timers = 0;     // connection and traffic timers: armed deadlines and the id -> position table
+    std::size_t nat = 0;        // Host Agent NAT bindings: pool, free list, both indexes
+    std::size_t mux_flows = 0;  // Mux flow tables: pool, free list, index
+    std::size_t sightings = 0;  // what Muxes and Host Agents saw of each connection ever, for the record merge
+    std::size_t udp = 0;        // UDP payload bytes by flow that hosts keep for the record merge
+    std::size_t total() const { return openers + servers + timers + nat + mux_flows + sightings + udp; }
+    StateBytes& operator+=(const StateBytes& o) {
+        openers += o.openers;
+        servers += o.servers;
+        timers += o.timers;
+        nat += o.nat;
+        mux_flows += o.mux_flows;
+        sightings += o.sightings;
+        udp += o.udp;
+        return *this;
+    }
+};
+
 // Where a connection's packets went, as one component saw them: merged into the connection records at finish.
 struct Sighting {
     FiveTuple outside;  // client (or SNAT VIP:port) -> VIP:port
     Time at;
     IpAddr who = 0;  // the Mux, or the DIP the Host Agent delivered to
+};
+
+// The sightings of one component, kept for every connection it ever saw: 24 bytes each (the outside tuple, the
+// time, and `who` as an index into the few addresses this component reports: a Mux's own, a host's VMs), in
+// chunks, so that the log costs what it holds.
+class SightingLog {
+public:
+    void add(const FiveTuple& outside, Time at, IpAddr who);
+    std::size_t size() const { return log_.size(); }
+    Sighting operator[](std::size_t i) const {
+        const Entry& e = log_[i];
+        return Sighting{FiveTuple{e.src, e.dst, e.src_port, e.dst_port, e.proto}, e.at, whos_[e.who]};
+    }
+    // All of them, in the order seen.
+    std::vector<Sighting> all() const;
+    std::size_t bytes() const { return log_.bytes() + whos_.capacity() * sizeof(IpAddr); }
+
+private:
+    struct Entry {
+        IpAddr src = 0, dst = 0;
+        std::uint16_t src_port = 0, dst_port = 0;
+        IpProto proto = IpProto::Tcp;
+        std::uint8_t who = 0;  // index into whos_
+        Time at;
+    };
+    static_assert(sizeof(Entry) == 24, "a sighting packs into 24 bytes");
+    // Not published: 16 entries (384 bytes) per chunk; a host sees tens of connections, a Mux thousands.
+    ChunkedVector<Entry, 16> log_;
+    std::vector<IpAddr> whos_;  // distinct `who`s, in order of first sighting (at most 255)
 };
 
 // What the report keeps of one connection (built from the opener's record and the sightings).
@@ -163,6 +216,7 @@ public:
     // Records of retired connections, then of open ones (slot order), for the merge.
     std::vector<ConnectionReport> reports() const;
     std::size_t bytes_of_state() const;
+    std::size_t slots() const { return slots_.size(); }
 
 private:
     // An open connection (TCP or UDP; monostate: a free slot), its outside tuple (what the network beyond a
@@ -185,7 +239,9 @@ private:
     }
 
     const TcpConfig& tcp_;
-    std::vector<Slot> slots_;
+    // Not published: 16 slots (3.2 KB) per chunk, small beside a client's thousands of connections and a host's
+    // few.
+    ChunkedVector<Slot, 16> slots_;
     std::vector<std::uint32_t> free_;
     TupleIndex by_tuple_;  // open connections by their tuple
     std::vector<ConnectionReport> retired_;
@@ -204,20 +260,18 @@ public:
     std::uint64_t bytes_received() const { return bytes_received_; }
     std::size_t open_count() const { return by_tuple_.size(); }
     std::size_t bytes_of_state() const;
+    std::size_t slots() const { return slots_.size(); }
     // Not published: a finished server is kept 8 initial RTOs (covering a peer's FIN resent three times).
     Time linger() const { return tcp_.initial_rto * 8; }
 
 private:
-    struct Slot {
-        std::optional<TcpConnection> tcp;  // none: a free slot
-        Time done_at = kNever;
-    };
     auto key_of() const {
-        return [this](std::uint32_t i) -> const FiveTuple& { return slots_[i].tcp->record().tuple; };
+        return [this](std::uint32_t i) -> const FiveTuple& { return slots_[i].tuple(); };
     }
 
     const TcpConfig& tcp_;
-    std::vector<Slot> slots_;
+    // Not published: 8 servers (320 bytes) per chunk; a host serves tens of connections at once.
+    ChunkedVector<TcpServer, 8> slots_;
     std::vector<std::uint32_t> free_;
     TupleIndex by_tuple_;  // servers by their client -> server tuple
     std::uint64_t bytes_received_ = 0;

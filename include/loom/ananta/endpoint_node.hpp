@@ -33,7 +33,7 @@ public:
     const Openers& openers() const { return openers_; }
     const Servers& servers() const { return servers_; }
     std::uint64_t opened() const { return opened_; }
-    std::size_t bytes_of_state() const;
+    StateBytes bytes_of_state() const;
 
 protected:
     // Sends a packet an endpoint of this component created (`opener`: the slot it came from, or kNoSlot).
@@ -95,12 +95,12 @@ public:
     void command(const HostCommand& c);
     const HostAgent& agent() const { return agent_; }
     std::uint64_t pending() const override;
-    const std::vector<Sighting>& sightings() const { return sightings_; }
+    std::vector<Sighting> sightings() const { return sightings_.all(); }
     // UDP payload bytes received by this host's VMs, by outside tuple (lookups and a sorted merge only).
     const std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher>& udp_bytes() const { return udp_bytes_; }
     std::uint64_t rejections() const { return agent_.counters().commands_rejected; }
     std::uint64_t snat_requests() const { return snat_requests_; }
-    std::size_t bytes_of_state() const;
+    StateBytes bytes_of_state() const;
     // The control plane that takes this host's SNAT requests (builder; none: requests are only counted).
     void set_control(ControlHooks* control, std::uint32_t position) {
         control_ = control;
@@ -154,7 +154,7 @@ private:
     HostAgent agent_;
     HostOutput out_;
     std::vector<std::vector<HostDelivery>> spare_;  // delivery lists for take(), reused
-    std::vector<Sighting> sightings_;
+    SightingLog sightings_;
     std::unordered_map<FiveTuple, std::uint64_t, FiveTupleHasher> udp_bytes_;
     std::vector<IpAddr> vms_;
     std::uint64_t snat_requests_ = 0;

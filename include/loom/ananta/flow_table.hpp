@@ -7,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "loom/ananta/chunked_vector.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/ananta/tuple_index.hpp"
 #include "loom/base/units.hpp"
@@ -55,7 +56,7 @@ public:
     std::uint64_t expired() const { return expired_; }
     // Bytes the entries take (pool, free list and index, as allocated).
     std::size_t bytes() const {
-        return pool_.capacity() * sizeof(Entry) + free_.capacity() * sizeof(std::uint32_t) + index_.bytes();
+        return pool_.bytes() + free_.capacity() * sizeof(std::uint32_t) + index_.bytes();
     }
 
 private:
@@ -89,7 +90,8 @@ private:
     void expire_class(FlowClass c, Time now);
 
     FlowTableLimits limits_;
-    std::vector<Entry> pool_;
+    // Not published: 64 entries (3 KB) per chunk; a Mux holds thousands of flows.
+    ChunkedVector<Entry, 64> pool_;
     std::vector<std::uint32_t> free_;
     TupleIndex index_;
     List lists_[2];

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "loom/ananta/chunked_vector.hpp"
 #include "loom/ananta/drop_reason.hpp"
 #include "loom/ananta/epoch.hpp"
 #include "loom/ananta/fastpath.hpp"
@@ -124,7 +125,7 @@ public:
     std::size_t bindings() const { return inbound_.size(); }
     // Bytes the NAT bindings take (pool and both indexes).
     std::size_t binding_bytes() const {
-        return pool_.capacity() * sizeof(Binding) + free_.capacity() * sizeof(std::uint32_t) + inbound_.bytes() +
+        return pool_.bytes() + free_.capacity() * sizeof(std::uint32_t) + inbound_.bytes() +
                outbound_.bytes();
     }
     std::size_t held(IpAddr dip) const;
@@ -176,7 +177,8 @@ private:
     std::map<IpAddr, std::vector<SnatGrant>> grants_;       // dip -> port ranges held
     std::set<IpAddr> outstanding_;                          // DIPs with a SNAT request in flight
     std::map<IpAddr, std::vector<IpPacket>> held_;          // dip -> packets waiting for ports
-    std::vector<Binding> pool_;
+    // Not published: 16 bindings (512 bytes) per chunk; a host holds tens of connections.
+    ChunkedVector<Binding, 16> pool_;
     std::vector<std::uint32_t> free_;
     TupleIndex inbound_;   // outside (peer -> VIP) -> binding
     TupleIndex outbound_;  // inside reply (DIP -> peer) -> binding

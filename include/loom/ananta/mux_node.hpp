@@ -48,14 +48,14 @@ public:
     MuxCounters counters() const;
     std::uint32_t number() const { return number_; }
     std::uint64_t pending() const override { return departures_.size(); }
-    const std::vector<Sighting>& sightings() const { return sightings_; }
+    std::vector<Sighting> sightings() const { return sightings_.all(); }
     struct Rejection {
         Time at;
         CommandRejected what;
     };
     const std::vector<Rejection>& rejections() const { return rejections_; }
     std::uint64_t overload_reports() const { return overload_reports_; }
-    std::size_t bytes_of_state() const;
+    StateBytes bytes_of_state() const;
     // The control plane that hears this Mux's overload reports (builder; none: reports stay local).
     void set_control(ControlHooks* control) { control_ = control; }
     // Packets that reached the Mux while it was down or dead (MuxDown drops).
@@ -111,7 +111,7 @@ private:
     std::uint64_t departure_seq_ = 0;
     sim::Timer depart_timer_;
     sim::Timer tick_timer_;
-    std::vector<Sighting> sightings_;
+    SightingLog sightings_;
     std::vector<Rejection> rejections_;
     std::uint64_t overload_reports_ = 0;
     ControlHooks* control_ = nullptr;

@@ -5,6 +5,7 @@
 // balancer, not TCP. Segments are numbered by index (IpPacket::seq), not by byte.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <set>
@@ -30,6 +31,13 @@ struct TcpConfig {
     Bandwidth data_rate = Bandwidth::bps(100'000'000);
 };
 config::Schema<TcpConfig> tcp_schema();
+
+// Heap bytes of an out-of-order set of `n` segments: the set object and, per element, a red-black tree node
+// (libstdc++: 32 bytes of links and colour, the 4-byte value padded to 8).
+inline std::size_t out_of_order_bytes(const std::set<std::uint32_t>* s) {
+    constexpr std::size_t kNodeBytes = 40;
+    return s == nullptr ? 0 : sizeof(*s) + s->size() * kNodeBytes;
+}
 
 enum class TcpState : std::uint8_t { Closed, SynSent, SynReceived, Established, FinWait, Done, Failed };
 
@@ -63,6 +71,8 @@ public:
     Time rto() const { return rto_; }
     std::uint32_t segment_payload() const { return mss_; }
     std::uint64_t total_segments() const { return total_; }
+    // Bytes it holds outside itself (the out-of-order set).
+    std::size_t heap_bytes() const { return out_of_order_bytes(out_of_order_.get()); }
 
 private:
     TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client);
@@ -94,6 +104,45 @@ private:
     // Receiver (server) side.
     // Segments received beyond a gap (allocated on the first one: empty without loss).
     std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
+};
+
+// The passive side of a connection as the model keeps it per open connection (40 bytes): what
+// TcpConnection::server does, packet for packet and timer for timer, without the sender's fields, the record or a
+// config pointer (the owner passes its config to every call). The retransmission timeout is derived from the
+// retry count (initial_rto doubled per retry, capped at max_rto), as TcpConnection's evolves on this side.
+// A default-constructed one is a free slot (live() false).
+class TcpServer {
+public:
+    TcpServer() = default;
+    // Created on the first SYN of `tuple` (client -> server as the server sees it); feed it that SYN next.
+    TcpServer(const TcpConfig& config, const FiveTuple& tuple)
+        : tuple_(tuple), mss_(static_cast<std::uint16_t>(config.segment_bytes)) {}
+
+    bool live() const { return mss_ != 0; }
+    // Returns the payload bytes this packet delivered (in order or beyond a gap, not seen before).
+    std::uint32_t receive(const TcpConfig& config, const IpPacket& packet, Time now, TcpOutput& out);
+    void on_timer(const TcpConfig& config, Time now, TcpOutput& out);
+    // When on_timer() must next be called; kNever when nothing is pending (always once done).
+    Time next_timer() const { return state_ == TcpState::Done ? kNever : deadline_; }
+    // When the connection completed (kNever before).
+    Time done_at() const { return state_ == TcpState::Done ? deadline_ : kNever; }
+    TcpState state() const { return state_; }
+    const FiveTuple& tuple() const { return tuple_; }
+    Time rto(const TcpConfig& config) const;
+    // Bytes it holds outside itself (the out-of-order set).
+    std::size_t heap_bytes() const { return out_of_order_bytes(out_of_order_.get()); }
+
+private:
+    IpPacket segment(const TcpConfig& config, std::uint8_t flags) const;
+
+    FiveTuple tuple_;
+    Time deadline_ = kNever;  // retransmission timer; once Done: the completion time
+    // Segments received beyond a gap (allocated on the first one: empty without loss).
+    std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
+    std::uint32_t rcv_next_ = 0;  // next segment expected
+    std::uint16_t mss_ = 0;       // 0: a free slot (a live connection's MSS is at least 1)
+    TcpState state_ = TcpState::Closed;
+    std::uint8_t retries_ = 0;    // at most max_retries (<= 64, the schema's bound)
 };
 
 // A UDP pseudo-connection: `datagrams` datagrams of `bytes` payload sent at a fixed interval by the sender;

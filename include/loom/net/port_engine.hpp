@@ -135,6 +135,8 @@ private:
     std::uint32_t rr_ = 0;        // WRR: queue whose turn it is
     std::int64_t rr_credit_ = 0;  // WRR: packets it may still send this turn
     bool forced_down_ = false;
+    bool scheduled_down_ = false;  // config_.faults.down is not empty
+    bool faulty_ = false;          // some fault (loss, delay, duplicates, reordering, down times) is configured
     bool queueless_;
     // Counters.
     std::uint64_t sent_ = 0, delivered_ = 0, duplicated_ = 0, retries_ = 0;
