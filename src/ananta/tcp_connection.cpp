@@ -8,7 +8,25 @@ namespace loom::ananta {
 
 namespace {
 constexpr std::int64_t kPsPerS = 1'000'000'000'000;
+
+// The receiver's side of a data segment, for both ends that receive: true when `seq` is new (not yet delivered
+// in order nor held out of order). In order it advances `next` past any held segments that now follow; out of
+// order it is held (the set is allocated on the first such segment).
+bool accept_segment(std::uint32_t seq, std::uint32_t& next, std::unique_ptr<std::set<std::uint32_t>>& held) {
+    if (seq < next || (held && held->contains(seq))) return false;
+    if (seq != next) {
+        if (!held) held = std::make_unique<std::set<std::uint32_t>>();
+        held->insert(seq);
+        return true;
+    }
+    ++next;
+    while (held && !held->empty() && *held->begin() == next) {
+        held->erase(held->begin());
+        ++next;
+    }
+    return true;
 }
+}  // namespace
 
 TcpConnection::TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client)
     : config_(&config), client_(is_client), rto_(config.initial_rto) {
@@ -154,19 +172,7 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
     }
     if (p.payload_bytes > 0) {
         ++record_.segments_received;
-        if (p.seq >= rcv_next_ && !(out_of_order_ && out_of_order_->contains(p.seq))) {
-            record_.bytes_delivered += p.payload_bytes;
-            if (p.seq == rcv_next_) {
-                ++rcv_next_;
-                while (out_of_order_ && !out_of_order_->empty() && *out_of_order_->begin() == rcv_next_) {
-                    out_of_order_->erase(out_of_order_->begin());
-                    ++rcv_next_;
-                }
-            } else {
-                if (!out_of_order_) out_of_order_ = std::make_unique<std::set<std::uint32_t>>();
-                out_of_order_->insert(p.seq);
-            }
-        }
+        if (accept_segment(p.seq, rcv_next_, out_of_order_)) record_.bytes_delivered += p.payload_bytes;
         out.send.push_back(segment(tcp_flag::kAck, 0, 0));
         return;
     }
@@ -254,19 +260,7 @@ std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Tim
     }
     if (p.payload_bytes > 0) {
         std::uint32_t delivered = 0;
-        if (p.seq >= rcv_next_ && !(out_of_order_ && out_of_order_->contains(p.seq))) {
-            delivered = p.payload_bytes;
-            if (p.seq == rcv_next_) {
-                ++rcv_next_;
-                while (out_of_order_ && !out_of_order_->empty() && *out_of_order_->begin() == rcv_next_) {
-                    out_of_order_->erase(out_of_order_->begin());
-                    ++rcv_next_;
-                }
-            } else {
-                if (!out_of_order_) out_of_order_ = std::make_unique<std::set<std::uint32_t>>();
-                out_of_order_->insert(p.seq);
-            }
-        }
+        if (accept_segment(p.seq, rcv_next_, out_of_order_)) delivered = p.payload_bytes;
         out.send.push_back(segment(config, tcp_flag::kAck));
         return delivered;
     }
