@@ -5,7 +5,7 @@ namespace loom::sim {
 config::Schema<KernelConfig> kernel_schema() {
     config::Schema<KernelConfig> s("Discrete-event kernel: event queue implementation and event budget.");
     s.choice("queue", &KernelConfig::queue,
-             {{"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}, {"two_level", QueueKind::TwoLevel}},
+             {{"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}, {"two_level", QueueKind::TwoLevel}, {"radix", QueueKind::Radix}},
              "Pending-event queue: \"calendar\" (self-tuning bucket ring, the fastest), \"heap\" (4-ary heap, the "
              "reference) or \"two_level\" (self-tuning two-level buckets: fewer instructions, more CPU time on "
              "PHOLD). Results are identical; only speed and memory differ.");

@@ -49,7 +49,7 @@ concept EventQueue = requires(Q q, const Q cq, const Event& e) {
 //              overflow heap; adapts bucket width and ring length. Fewer instructions than the calendar on
 //              PHOLD but more CPU time (bench/README.md), so not the default.
 //   Heap     — 4-ary implicit heap: simple, no tuning, O(log n); the reference the others are checked against.
-enum class QueueKind { Calendar, Heap, TwoLevel };
+enum class QueueKind { Calendar, Heap, TwoLevel, Radix };
 
 const char* to_string(QueueKind kind);                              // "calendar" | "heap" | "two_level"
 std::optional<QueueKind> parse_queue_kind(std::string_view text);  // inverse of to_string
