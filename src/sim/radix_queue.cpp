@@ -13,8 +13,11 @@ std::int64_t align_down(std::int64_t t, int shift) { return t & ~((std::int64_t{
 std::size_t floor_pow2(std::size_t n) { return n == 0 ? 1 : std::bit_floor(n); }
 
 // Radix sorts cover offsets of up to two digits; wider windows (sparse workloads) sort by comparison.
-constexpr int kMaxRadixShift = 2 * RadixQueue::kDigitBits;
+constexpr int kMaxRadixShift = RadixQueue::kDigitBits + 8;  // fine buckets of up to 256 ps
 constexpr std::size_t kDigits = std::size_t{1} << RadixQueue::kDigitBits;
+// Fine buckets fuller than this are sorted by comparison before the insertion pass (insertion sort is
+// quadratic in a bucket's size; at this size the two cost about the same).
+constexpr std::uint32_t kInsertionMax = 16;
 
 // Turns digit counts into the first output index of each digit.
 void exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) {
@@ -49,7 +52,7 @@ void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end
 }
 
 void RadixQueue::clear() {
-    cur_.clear();
+    cur_n_ = 0;
     pos_ = 0;
     overflow_.clear();
     size_ = 0;
@@ -59,7 +62,7 @@ void RadixQueue::clear() {
 std::size_t RadixQueue::bytes_held() const {
     return windows_.capacity() * sizeof(Window) + pool_.capacity() * sizeof(Event) +
            next_.capacity() * sizeof(std::uint32_t) + cur_.capacity() * sizeof(Event) +
-           scratch_.capacity() * sizeof(Event) + overflow_.bytes_held();
+           overflow_.bytes_held();
 }
 
 std::size_t RadixQueue::peak_bytes() const { return std::max(peak_bytes_, bytes_held()); }
@@ -94,14 +97,18 @@ std::uint32_t RadixQueue::new_chunk(Window& w) {
 
 void RadixQueue::push_slow(const Event& e) {
     if (e.time < cur_end_) {
-        // Lands in (or before) the window being popped: keep cur_[pos_..] sorted.
-        if (pos_ == cur_.size() || !before(e, cur_.back())) {
-            cur_.push_back(e);
-        } else {
-            const auto it = std::upper_bound(cur_.begin() + static_cast<std::ptrdiff_t>(pos_), cur_.end(), e,
-                                             [](const Event& a, const Event& b) { return before(a, b); });
-            cur_.insert(it, e);
-        }
+        // Lands in (or before) the window being popped: keep cur_[pos_, cur_n_) sorted.
+        const Event* first = cur_.data() + pos_;
+        const Event* last = cur_.data() + cur_n_;
+        const auto at = static_cast<std::size_t>(
+            std::upper_bound(first, last, e, [](const Event& a, const Event& b) { return before(a, b); }) -
+            cur_.data());
+        if (cur_n_ == cur_.size()) cur_.push_back(e);
+        std::copy_backward(cur_.begin() + static_cast<std::ptrdiff_t>(at),
+                           cur_.begin() + static_cast<std::ptrdiff_t>(cur_n_),
+                           cur_.begin() + static_cast<std::ptrdiff_t>(cur_n_ + 1));
+        cur_[at] = e;
+        ++cur_n_;
         return;
     }
     ++win_overflow_;
@@ -119,7 +126,7 @@ void RadixQueue::pull_overflow() {
 
 void RadixQueue::advance() {
     LOOM_DEBUG_ASSERT(size_ > 0, "RadixQueue::top on an empty queue");
-    cur_.clear();
+    cur_n_ = 0;
     pos_ = 0;
     if (adaptive_ && win_activations_ >= kTuneWindow) maybe_retune();
     const std::int64_t width = std::int64_t{1} << shift_;
@@ -143,66 +150,69 @@ void RadixQueue::advance() {
     cur_end_ += width;
     horizon_ += width;
     ++win_activations_;
-    win_loaded_ += cur_.size();
+    win_loaded_ += cur_n_;
     pull_overflow();
 }
 
 void RadixQueue::load(Window& w, std::int64_t start) {
     const std::size_t n = w.count;
-    cur_.resize(n);
+    // cur_ is a buffer that only grows (growing value-initializes; reusing it costs nothing).
+    if (cur_.size() < n) cur_.resize(n);
+    cur_n_ = n;
+    Event* const out = cur_.data();
     // Visits the window's events in chunk order.
     auto each = [this, &w, n](auto&& f) {
         std::uint32_t c = w.head;
-        for (std::size_t i = 0; i < n; i += kChunk) {
+        std::size_t i = 0;
+        for (; i + kChunk <= n; i += kChunk) {
             const Event* chunk = &pool_[std::size_t{c} * kChunk];
-            const std::size_t m = std::min(kChunk, n - i);
-            for (std::size_t k = 0; k < m; ++k) f(chunk[k]);
+            for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
             c = next_[c];
         }
+        const Event* chunk = &pool_[std::size_t{c} * kChunk];
+        for (std::size_t k = 0; i + k < n; ++k) f(chunk[k]);
     };
     if (shift_ <= kMaxRadixShift) {
-        // Least significant digit first; one pass when the offsets fit one digit.
-        const int lo_bits = shift_ <= kDigitBits ? shift_ : shift_ - shift_ / 2;
-        const int hi_bits = shift_ - lo_bits;
-        const std::uint64_t lo_mask = (std::uint64_t{1} << lo_bits) - 1;
-        std::array<std::uint32_t, kDigits> lo{}, hi{};
+        // One counting-sort pass on the offset's top digit (the whole offset when it fits one digit): the
+        // output is sorted by time up to events that share a fine bucket of 2^drop ps.
+        const int drop = std::max(shift_ - kDigitBits, 0);
+        std::array<std::uint32_t, kDigits> count{};
+        std::uint32_t most = 0;  // the fullest fine bucket
         each([&](const Event& e) {
-            const auto o = static_cast<std::uint64_t>(e.time - start);
-            ++lo[o & lo_mask];
-            ++hi[o >> lo_bits];
+            const std::uint32_t c = ++count[static_cast<std::uint64_t>(e.time - start) >> drop];
+            most = std::max(most, c);
         });
-        exclusive_prefix(lo, std::size_t{1} << lo_bits);
-        if (hi_bits == 0) {
-            Event* out = cur_.data();
-            each([&](const Event& e) { out[lo[static_cast<std::uint64_t>(e.time - start) & lo_mask]++] = e; });
-        } else {
-            exclusive_prefix(hi, std::size_t{1} << hi_bits);
-            scratch_.resize(n);
-            Event* mid = scratch_.data();
-            each([&](const Event& e) { mid[lo[static_cast<std::uint64_t>(e.time - start) & lo_mask]++] = e; });
-            Event* out = cur_.data();
-            for (std::size_t i = 0; i < n; ++i) {
-                const Event& e = mid[i];
-                out[hi[static_cast<std::uint64_t>(e.time - start) >> lo_bits]++] = e;
+        const std::size_t digits = std::size_t{1} << (shift_ - drop);
+        exclusive_prefix(count, digits);
+        each([&](const Event& e) { out[count[static_cast<std::uint64_t>(e.time - start) >> drop]++] = e; });
+        if (most > kInsertionMax) [[unlikely]] {
+            // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
+            // insertion pass below stays linear. count[d] is now the end of fine bucket d.
+            std::uint32_t begin = 0;
+            for (std::size_t d = 0; d < digits; ++d) {
+                if (count[d] - begin > kInsertionMax) {
+                    std::sort(out + begin, out + count[d], [](const Event& a, const Event& b) { return before(a, b); });
+                }
+                begin = count[d];
             }
         }
-        // Sorted by time, stably: order the events that share a picosecond by key.
-        Event* v = cur_.data();
+        // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
+        // the inner loop is rarely entered.
         for (std::size_t i = 1; i < n; ++i) {
-            if (before(v[i], v[i - 1])) [[unlikely]] {
-                const Event e = v[i];
+            if (before(out[i], out[i - 1])) [[unlikely]] {
+                const Event e = out[i];
                 std::size_t j = i;
                 do {
-                    v[j] = v[j - 1];
+                    out[j] = out[j - 1];
                     --j;
-                } while (j > 0 && before(e, v[j - 1]));
-                v[j] = e;
+                } while (j > 0 && before(e, out[j - 1]));
+                out[j] = e;
             }
         }
     } else {
-        Event* out = cur_.data();
-        each([&](const Event& e) { *out++ = e; });
-        std::sort(cur_.begin(), cur_.end(), [](const Event& a, const Event& b) { return before(a, b); });
+        Event* o = out;
+        each([&](const Event& e) { *o++ = e; });
+        std::sort(out, out + n, [](const Event& a, const Event& b) { return before(a, b); });
     }
     // The window's chunks go back to the free list at once.
     next_[w.tail] = free_;
@@ -267,8 +277,7 @@ void RadixQueue::rebuild(int shift, std::size_t windows) {
     // new one needs (this is the only way the queue's holdings shrink, so the peak is recorded first).
     cur_.clear();
     cur_.shrink_to_fit();
-    scratch_.clear();
-    scratch_.shrink_to_fit();
+    cur_n_ = 0;
     pos_ = 0;
     overflow_ = HeapQueue();
     reset_ring(shift, windows, align_down(least, shift));

@@ -23,13 +23,14 @@ namespace loom::sim {
 //              chunks of kChunk events (whole Events, contiguous), recycled through a free list of chunks.
 //              A push writes one event at the window's tail (the tails of the live windows stay in L1);
 //   overflow — events at or past the horizon, in a 4-ary heap, pulled into the ring as the window slides.
-// Loading. When `current` runs out, the next non-empty window is sorted into it by a least-significant-digit
-// radix sort of the events' offsets inside the window (two passes of at most kDigitBits bits, both histograms
-// taken in one read; the passes are stable and free of data-dependent branches), then one pass orders equal
-// times by key (an insertion step, taken only for the few events that share a picosecond with a neighbour and
-// arrived out of key order). Windows wider than two digits fall back to a comparison sort.
+// Loading. When `current` runs out, the next non-empty window is sorted into it: one counting-sort pass on
+// the top kDigitBits bits of the events' offsets inside the window (both reads of the window walk its chunks
+// in order) spreads them over 256 fine buckets that hold about one event each at the tuned width, then an
+// insertion pass orders each fine bucket by (time, key); its inner loop runs only for the few events that
+// arrived out of order inside a fine bucket. Fine buckets fuller than 16 events (bursts at one time) are
+// sorted by comparison first, and windows too wide for 256 fine buckets of <= 256 ps sort by comparison.
 // Memory: 24 bytes per ring event, the unused tail of each window's last chunk, 12 bytes per window, and the
-// two load buffers (one window's events each); the tuner keeps windows <= pending / kMinPerWindow (at least
+// load buffer (the largest window's events); the tuner keeps windows <= pending / kMinPerWindow (at least
 // kMinWindows), which keeps the chunk tails small next to the events.
 //
 // Tuning. Every kTuneWindow window activations the queue compares what it saw with its targets and, if a
@@ -41,17 +42,19 @@ namespace loom::sim {
 class RadixQueue {
 public:
     static constexpr int kDefaultShift = 11;                 // 2048 ps: a guess the tuner corrects at once
-    static constexpr int kDigitBits = 8;                     // radix digits: 256 counters, two passes
+    static constexpr int kDigitBits = 8;                     // 256 fine buckets per window
     static constexpr int kMaxShift = 32;                     // 2^32 ps = 4.3 ms per window
     static constexpr std::size_t kMinWindows = 64;
+    static constexpr std::size_t kDefaultWindows = 256;      // with the default width, a 524 ns ring
     static constexpr std::size_t kMaxWindows = std::size_t{1} << 22;
     static constexpr std::size_t kChunk = 8;                 // events per chunk: 192 bytes, three cache lines
-    static constexpr std::uint64_t kTargetPerWindow = 256;   // events per activated window (bench-tuned)
+    static constexpr std::uint64_t kTargetPerWindow = 64;    // events per activated window (bench-tuned: 32-128
+                                                             // alike on PHOLD, 512 and up slower)
     static constexpr std::uint64_t kMinPerWindow = 16;       // memory: windows <= pending / this
     static constexpr std::uint64_t kTuneWindow = 64;         // activations between tuning checks
 
     // `adaptive` false pins shift and windows (tests use it to force overflow and wrap-around paths).
-    explicit RadixQueue(int shift = kDefaultShift, std::size_t windows = kMinWindows, bool adaptive = true);
+    explicit RadixQueue(int shift = kDefaultShift, std::size_t windows = kDefaultWindows, bool adaptive = true);
 
     void push(const Event& e) {
         LOOM_DEBUG_ASSERT(e.time >= 0, "RadixQueue::push: negative time");
@@ -64,11 +67,11 @@ public:
         push_slow(e);
     }
     const Event& top() {
-        if (pos_ == cur_.size()) [[unlikely]] advance();
+        if (pos_ == cur_n_) [[unlikely]] advance();
         return cur_[pos_];
     }
     void pop() {
-        LOOM_DEBUG_ASSERT(pos_ < cur_.size(), "RadixQueue::pop without a preceding top()");
+        LOOM_DEBUG_ASSERT(pos_ < cur_n_, "RadixQueue::pop without a preceding top()");
         ++pos_;
         --size_;
     }
@@ -78,10 +81,10 @@ public:
     std::size_t bytes_held() const;
     // The most bytes_held() has been since construction (a rebuild releases the load buffers and the heap).
     std::size_t peak_bytes() const;
-    const Event* peek(std::size_t k) const { return pos_ + k < cur_.size() ? &cur_[pos_ + k] : nullptr; }
+    const Event* peek(std::size_t k) const { return pos_ + k < cur_n_ ? &cur_[pos_ + k] : nullptr; }
     template <class F>
     void for_each(F&& f) const {
-        for (std::size_t i = pos_; i < cur_.size(); ++i) f(cur_[i]);
+        for (std::size_t i = pos_; i < cur_n_; ++i) f(cur_[i]);
         for (const Window& w : windows_) {
             std::uint32_t c = w.head;
             for (std::uint32_t i = 0; i < w.count; ++i) {
@@ -133,8 +136,8 @@ private:
     std::vector<Event> pool_;           // chunk c is pool_[c * kChunk, (c + 1) * kChunk)
     std::vector<std::uint32_t> next_;   // chunk links: a window's list, or the free list
     std::uint32_t free_ = kNil;
-    std::vector<Event> cur_;
-    std::vector<Event> scratch_;        // the first radix pass's output
+    std::vector<Event> cur_;  // a buffer: the current window's events are cur_[pos_, cur_n_)
+    std::size_t cur_n_ = 0;
     std::size_t pos_ = 0;
     HeapQueue overflow_;
     std::size_t size_ = 0;
