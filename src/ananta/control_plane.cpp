@@ -371,13 +371,19 @@ void ControlPlane::check_grant(const GrantRecord& g) {
 
 // ---- idle SNAT ranges ----
 
+// When a held range was last used: its grant, or the Host Agent's last packet through it if later.
+Time ControlPlane::last_use(const Held& h) const {
+    const Time granted = h.since;
+    const auto used = hosts_[h.host]->agent().snat_last_use(h.grant);
+    return used ? std::max(granted, *used) : granted;
+}
+
 // The next time a held range may have been idle for snat.idle_return (its last use only moves later).
 void ControlPlane::arm_idle_check() {
     const Time idle = shared_.config.params.snat.idle_return;
     std::optional<Time> next;
     for (const Held& h : held_) {
-        Time last = h.since;
-        if (auto u = hosts_[h.host]->agent().snat_last_use(h.grant)) last = std::max(last, *u);
+        const Time last = last_use(h);
         if (!next || last + idle < *next) next = last + idle;
     }
     if (!next) return idle_timer_.cancel();
@@ -389,8 +395,7 @@ void ControlPlane::on_idle_check() {
     const Time idle = shared_.config.params.snat.idle_return;
     std::vector<Held> keep;
     for (const Held& h : held_) {
-        Time last = h.since;
-        if (auto u = hosts_[h.host]->agent().snat_last_use(h.grant)) last = std::max(last, *u);
+        const Time last = last_use(h);
         if (last + idle > now() || !hosts_[h.host]->return_snat(h.grant)) {
             keep.push_back(h);
             continue;

@@ -349,6 +349,7 @@ private:
         Time since;  // applied on the Host Agent
     };
     std::vector<Held> held_;  // in grant order
+    Time last_use(const Held& h) const;
     std::vector<ReturnRecord> returns_;
     std::vector<EndpointApplied> endpoints_applied_;
     std::set<std::pair<IpAddr, std::uint16_t>> returned_ranges_;  // (vip, first) given back at least once

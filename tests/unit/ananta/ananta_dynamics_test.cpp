@@ -13,38 +13,17 @@
 #include "loom/ananta/hash_study.hpp"
 #include "loom/sim/simulator.hpp"
 
+#include "model_run.hpp"
+
 using namespace loom;
 using namespace loom::ananta;
 using Json = config::Json;
 
 namespace {
 
-struct DynRun {
-    explicit DynRun(const Json& config, Time end) : sim(options(config)) {
-        config::Errors errors;
-        model = build(config, sim, errors);
-        INFO((errors.empty() ? std::string() : errors.messages().front()));
-        REQUIRE(errors.empty());
-        REQUIRE(model != nullptr);
-        sim.init();
-        sim.run(sim::RunLimits{end});
-        sim.finish();
-        model->finish();
-    }
-    static sim::SimulatorOptions options(const Json& c) {
-        sim::SimulatorOptions o;
-        o.seed = c.value("seed", 1);
-        return o;
-    }
-    const Json& summary() const { return model->summary(); }
-    std::uint64_t drops(const std::string& reason) const {
-        const auto& d = summary().at("drops");
-        return d.contains(reason) ? d.at(reason).get<std::uint64_t>() : 0;
-    }
-    const DcNode& node(std::uint32_t i) const { return *model->nodes()[i]; }
+struct DynRun : testing::ModelRun {
+    DynRun(const Json& config, Time end) : ModelRun(config, end) {}
     bool is_mux(std::uint32_t i) const { return dynamic_cast<const MuxNode*>(&node(i)) != nullptr; }
-    sim::Simulator sim;
-    std::unique_ptr<AnantaModel> model;
 };
 
 // 2 racks of 2 hosts, 2 Muxes on ToR 0. VIP a (100.64.0.1) is the VM of host 0, VIP b (100.64.0.2) the VM of

@@ -11,6 +11,8 @@
 #include "loom/base/error.hpp"
 #include "loom/sim/simulator.hpp"
 
+#include "model_run.hpp"
+
 using namespace loom;
 using namespace loom::ananta;
 using Json = config::Json;
@@ -30,36 +32,7 @@ Json small_config() {
     })");
 }
 
-struct Run {
-    explicit Run(const Json& config, Time end = Time::max()) : sim(options(config)) {
-        config::Errors errors;
-        model = build(config, sim, errors);
-        INFO((errors.empty() ? std::string() : errors.messages().front()));
-        REQUIRE(errors.empty());
-        REQUIRE(model != nullptr);
-        sim.init();
-        const Time stop = end != Time::max() ? end : parse_end(config);
-        sim.run(sim::RunLimits{stop});
-        sim.finish();
-        model->finish();
-    }
-    static sim::SimulatorOptions options(const Json& c) {
-        sim::SimulatorOptions o;
-        o.seed = c.value("seed", 1);
-        return o;
-    }
-    static Time parse_end(const Json& c) {
-        const std::string e = c.at("end_time").get<std::string>();
-        return Time::s(std::stoll(e.substr(0, e.size() - 1)));
-    }
-    std::uint64_t drops(const std::string& reason) const {
-        const auto& d = model->summary().at("drops");
-        return d.contains(reason) ? d.at(reason).get<std::uint64_t>() : 0;
-    }
-    const DcNode& node(std::uint32_t i) const { return *model->nodes()[i]; }
-    sim::Simulator sim;
-    std::unique_ptr<AnantaModel> model;
-};
+using Run = testing::ModelRun;
 
 std::vector<HopRecord> hops_with_flags(const Run& r, std::uint8_t flags) {
     std::vector<HopRecord> out;

@@ -10,6 +10,8 @@
 #include "loom/ananta/bgp_wire.hpp"
 #include "loom/sim/simulator.hpp"
 
+#include "model_run.hpp"
+
 using namespace loom;
 using namespace loom::ananta;
 using Json = config::Json;
@@ -28,28 +30,10 @@ Json bgp_config() {
     })");
 }
 
-struct BgpRun {
-    BgpRun(const Json& config, Time end) : sim(options(config)) {
-        config::Errors errors;
-        model = build(config, sim, errors);
-        INFO((errors.empty() ? std::string() : errors.messages().front()));
-        REQUIRE(errors.empty());
-        sim.init();
-        sim.run(sim::RunLimits{end});
-    }
-    void finish() {
-        sim.finish();
-        model->finish();
-    }
-    static sim::SimulatorOptions options(const Json& c) {
-        sim::SimulatorOptions o;
-        o.seed = c.value("seed", 1);
-        return o;
-    }
+struct BgpRun : testing::ModelRun {
+    BgpRun(const Json& config, Time end) : ModelRun(config, end, Finish::later) {}
     std::vector<NextHop> hops() const { return model->tors()[0]->bgp()->router().next_hops(addr::vip(0)); }
     bool up(std::uint32_t mux) const { return model->tors()[0]->bgp()->router().session_up(addr::mux(mux)); }
-    sim::Simulator sim;
-    std::unique_ptr<AnantaModel> model;
 };
 
 std::vector<NextHop> muxes(std::initializer_list<std::uint32_t> ms) {

@@ -15,6 +15,8 @@
 #include "loom/ananta/control_plane_wire.hpp"
 #include "loom/sim/simulator.hpp"
 
+#include "model_run.hpp"
+
 using namespace loom;
 using namespace loom::ananta;
 using Json = config::Json;
@@ -37,29 +39,10 @@ Json cp_config() {
     })");
 }
 
-struct CpRun {
-    explicit CpRun(const Json& config) : sim(options(config)) {
-        config::Errors errors;
-        model = build(config, sim, errors);
-        INFO((errors.empty() ? std::string() : errors.messages().front()));
-        REQUIRE(errors.empty());
-        REQUIRE(model != nullptr);
-        sim.init();
-        const std::string e = config.at("end_time").get<std::string>();
-        sim.run(sim::RunLimits{Time::ms(std::stoll(e.substr(0, e.size() - 1)) * 1000)});
-        sim.finish();
-        model->finish();
-        REQUIRE(model->control() != nullptr);
-    }
-    static sim::SimulatorOptions options(const Json& c) {
-        sim::SimulatorOptions o;
-        o.seed = c.value("seed", 1);
-        return o;
-    }
+struct CpRun : testing::ModelRun {
+    explicit CpRun(const Json& config) : ModelRun(config) { REQUIRE(model->control() != nullptr); }
     const ControlPlane& cp() const { return *model->control(); }
     const Json& summary() const { return model->summary().at("control_plane"); }
-    sim::Simulator sim;
-    std::unique_ptr<AnantaModel> model;
 };
 
 std::vector<std::string> errors_of(const Json& config) {
