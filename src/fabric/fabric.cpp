@@ -358,8 +358,10 @@ stats::Json FabricModel::summary() const {
     j["packets_ejected"] = total.packets_ejected;
     j["flit_hops"] = total.flit_hops;
     if (n.config.noisy_links()) {
-        j["link_fec_corrected"] = total.link_corrected;
-        j["link_retries"] = total.link_retries;
+        j["link_fec_corrected"] = total.flit_noise.corrected;
+        j["link_retries"] = total.flit_noise.retried;
+        j["credit_fec_corrected"] = total.credit_noise.corrected;
+        j["credit_retries"] = total.credit_noise.retried;
     }
     std::int64_t queued = 0;
     for (const Terminal* term : terminals_) queued += term->queued_packets();

@@ -23,6 +23,8 @@ stats::StatDecls stat_declarations() {
     d.scalar("/stats/fabric/flit_hops", "flits", "flit traversals of a router-to-router or terminal channel");
     d.scalar("/stats/fabric/link_fec_corrected", "flits", "noisy channels only: flits whose bit errors FEC corrected");
     d.scalar("/stats/fabric/link_retries", "flits", "noisy channels only: flits FEC could not correct, sent again by link-level retry");
+    d.scalar("/stats/fabric/credit_fec_corrected", "credits", "noisy channels only: credits (returned beside the flits) whose bit errors FEC corrected");
+    d.scalar("/stats/fabric/credit_retries", "credits", "noisy channels only: credits FEC could not correct, sent again by link-level retry");
     d.scalar("/stats/fabric/source_queue_packets", "packets", "packets waiting in the terminals' source queues at the end");
     d.scalar("/stats/fabric/transfers/count", "count", "transfers of the workload (transfer runs)");
     d.scalar("/stats/fabric/transfers/completed", "count", "transfers whose last flit was ejected");

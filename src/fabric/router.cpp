@@ -88,32 +88,33 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     carve(fill);
 
     for (std::size_t q = 0; q < P; ++q) {
-        out_[q].latency = static_cast<std::int32_t>(net.config.terminal_latency_cycles);
+        out_[q].link.set_latency(net.config.terminal_latency_cycles);  // terminal channels are clean
         out_[q].kind = static_cast<std::uint8_t>(kEjectionChannel);
     }
     for (std::int32_t q = 0; q < network_ports_; ++q) {
         const topo::ChannelId c = net.topology.channel_at(vertex, q);
         if (c == topo::kNoChannel) continue;
         const topo::LinkClass lc = net.topology.channel(c).link_class;
-        out_[q].latency = static_cast<std::int32_t>(net.config.latency_cycles(lc));
+        out_[q].link.set_latency(net.config.latency_cycles(lc));
         out_[q].kind = static_cast<std::uint8_t>(topo::index_of(lc));
         wired_ |= bit64(q);
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
     if (net.config.noisy_links()) {
         // Each channel's draws come from (seed, router path, port): the same flits see the same noise whatever
-        // the construction order or partitioning.
-        noise_.resize(static_cast<std::size_t>(network_ports_));
+        // the construction order or partitioning. The credits this router returns beside its flits on the same
+        // channel draw from their own stream.
+        noise_.resize(2 * static_cast<std::size_t>(network_ports_));
         for (std::int32_t q = 0; q < network_ports_; ++q) {
             if (!wired(q)) continue;
             const topo::LinkClass lc = net.topology.channel(net.topology.channel_at(vertex, q)).link_class;
             const LinkTiming timing = net.config.channel_timing(lc, net.clock.period_ceil());
-            Noise& n = noise_[static_cast<std::size_t>(q)];
-            n.stream = derive(ctx.sim().seed(), fmt::format("{}.port{}", path(), q));
-            n.errors = net::ErrorModel(timing, n.stream);
-            n.jitter = timing.jitter;
-            n.replay = net.config.replay_cycles(lc);
-            out_[q].noise = &n;
+            const std::string name = fmt::format("{}.port{}", path(), q);
+            const auto k = 2 * static_cast<std::size_t>(q);
+            noise_[k] = net::LinkNoise(timing, derive(ctx.sim().seed(), name), net.config.replay_cycles(lc), net.clock);
+            noise_[k + 1] =
+                net::LinkNoise(timing, derive(ctx.sim().seed(), name + ".credits"), net.config.replay_cycles(lc), net.clock);
+            out_[q].link.set_noise(&noise_[k], &noise_[k + 1]);
         }
     }
     for (std::int32_t c = 0; c < net.classes; ++c)
@@ -151,29 +152,6 @@ void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits
     out_[port].flits = &flits;
     out_[port].records = &records;
     in_[port].credits = credits_back;
-}
-
-// A noisy channel (FabricConfig): the flit's FEC outcome and jitter, drawn from (channel, flit number); a flit
-// FEC cannot correct arrives replay cycles later and holds the channel as long; no flit overtakes the one before.
-std::int64_t Router::disturb(PortOut& out, std::int64_t arrive) {
-    Noise& n = *out.noise;
-    const std::uint64_t unit = n.units++;
-    switch (n.errors.outcome(unit)) {
-        case net::FecOutcome::Uncorrectable:
-            ++counters_.link_retries;
-            arrive += n.replay;
-            out.next_free += n.replay;
-            break;
-        case net::FecOutcome::Corrected: ++counters_.link_corrected; break;
-        case net::FecOutcome::Clean: break;
-    }
-    if (n.jitter > Time::zero()) {
-        const Time j = net::jitter_of(n.stream, unit, n.jitter);
-        if (j > Time::zero()) arrive = net_.clock.edge_at_or_after(Time::ps(net_.clock.edge(arrive).count() + j.count()));
-    }
-    arrive = std::max(arrive, n.last + 1);
-    n.last = arrive;
-    return arrive;
 }
 
 // A head flit leaving copies its packet's record from the storage of the line it came in on (this router's to
@@ -330,7 +308,7 @@ void Router::route(std::int32_t iv) {
         LOOM_ASSERT(cls < net_.classes, fmt::format("{}: a route needs VC class {}, {} exist", path(), cls, net_.classes));
         ++p.route.hops;
         if (net_.tables.crosses(vertex_, port)) ++p.route.crossings;
-        p.channel_cycles += out_[port].latency;
+        p.channel_cycles += out_[port].link.latency();
     }
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
@@ -488,12 +466,9 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         ++used_[out_port];
     }
     const std::int64_t now = ctx().now_ps();
-    const std::int64_t depart = std::max(cycle + traversal_cycles_, out.next_free);
-    out.next_free = depart + 1;
-    std::int64_t arrive = depart + out.latency;
-    if (out.noise != nullptr) [[unlikely]] arrive = disturb(out, arrive);
+    const std::int64_t arrive = out.link.send(cycle + traversal_cycles_, counters_.flit_noise);
     out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
-    const std::int64_t credit_at = cycle + credit_delay_ + out_[port].latency;
+    const std::int64_t credit_at = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise);
     out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),
                                   Time::ps(net_.clock.edge(credit_at).count() - now));
     ++counters_.channel_flits[out.kind];  // the other per-flit counters: switch_allocate, once a round

@@ -95,18 +95,15 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         ip.port = p;
         ip.channel = c_in;
         ip.timing = &system.timing(c_in);
-        ip.view = net::Transmitter(system.timing(c_in), system.stream(c_in));
+        ip.view = net::ScheduledLink(system.timing(c_in), system.stream(c_in));
         ins_.push_back(std::move(ip));
         in_ports_.emplace_back(ctx, fmt::format("port{}.in", p), this, sim::handler<&TspChip::on_arrival>);
 
         out_index_[static_cast<std::size_t>(p)] = static_cast<std::int32_t>(outs_.size());
-        out_ports_.emplace_back(ctx, fmt::format("port{}.out", p));
         OutPortState op;
         op.port = p;
         op.channel = c_out;
-        op.tx = net::Transmitter(system.timing(c_out), system.stream(c_out));
-        op.out = &out_ports_.back();
-        op.store = &stores_.emplace_back();
+        op.link = &links_.emplace_back(ctx, fmt::format("port{}.out", p), system.timing(c_out), system.stream(c_out));
         op.peer_port = t.channel(c_out).dst_port;
         outs_.push_back(std::move(op));
     }
@@ -204,7 +201,7 @@ sim::OutPort* TspChip::out_port(std::int32_t port) {
     if (port < 0 || port >= static_cast<std::int32_t>(out_index_.size()) ||
         out_index_[static_cast<std::size_t>(port)] < 0)
         return nullptr;
-    return outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(port)])].out;
+    return &outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(port)])].link->wire();
 }
 
 sim::InPort* TspChip::in_port(std::int32_t port) {
@@ -217,7 +214,7 @@ sim::InPort* TspChip::in_port(std::int32_t port) {
 WireStore* TspChip::out_store(std::int32_t port) {
     if (port < 0 || port >= static_cast<std::int32_t>(out_index_.size()) || out_index_[static_cast<std::size_t>(port)] < 0)
         return nullptr;
-    return outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(port)])].store;
+    return &outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(port)])].link->store();
 }
 
 void TspChip::attach_in_store(std::int32_t port, WireStore& store) {
@@ -226,7 +223,7 @@ void TspChip::attach_in_store(std::int32_t port, WireStore& store) {
 
 std::uint64_t TspChip::runs_sent() const {
     std::uint64_t n = 0;
-    for (const OutPortState& op : outs_) n += op.store->pushed();
+    for (const OutPortState& op : outs_) n += op.link->store().pushed();
     return n;
 }
 
@@ -252,7 +249,7 @@ TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrStat
     : issue_(I.issue), n_(I.outs.size()) {
     LOOM_DEBUG_ASSERT(n_ <= slot_.size(), "at most 16 out ports");
     for (std::size_t o = 0; o < n_; ++o)
-        slot_[o] = SerialStepper(chip.outs_[static_cast<std::size_t>(I.outs[o])].tx.timing(), pos - 1);
+        slot_[o] = SerialStepper(chip.outs_[static_cast<std::size_t>(I.outs[o])].tx().timing(), pos - 1);
     update();
 }
 
@@ -303,18 +300,16 @@ void TspChip::open_trains(InstrState& I) {
         OutPortState& op = outs_[static_cast<std::size_t>(o)];
         OutTrain ot;
         ot.out = o;
-        ot.floor = op.tx.last_arrival();
-        const Time busy_until = op.tx.free_at();
-        net::Transmission tr{};
-        if (!op.tx.start_train(I.action, count, tr)) {
+        ot.floor = op.tx().last_arrival();
+        // A collision on the queueless link is a schedule error; the train queues behind (the run stops at it).
+        const net::Transmission tr = op.tx().open_train(I.action, count, [&](Time busy_until) {
             report(I.action, op.port, I.ins.transfer, I.ins.first_vector, ErrorKind::DoubleBooked,
                    fmt::format(
                        "link {} double-booked: instruction {} ({} at cycle {}) starts transfer {} vectors {}..{} "
                        "at {} ps but the link is busy until {} ps",
                        system_.channel_name(op.channel), I.order, sched::op_name(I.ins.op), I.ins.cycle, I.ins.transfer,
                        I.ins.first_vector, I.ins.first_vector + I.ins.count - 1, I.action.count(), busy_until.count()));
-            tr = op.tx.send(I.action, count);  // keep going (the run stops at the error): queue behind
-        }
+        });
         ot.start = tr.start;
         ot.first_index = tr.index + 1 - static_cast<std::uint64_t>(count);
         ot.next = 1;
@@ -396,7 +391,7 @@ void TspChip::on_emission() {
         if (v != 0) scratch_.emplace_back(0, v);
         emit(ot, src, 1, scratch_);
         if (ot.next <= static_cast<std::int64_t>(I.ins.count)) {
-            emissions_.push_back({ot.start + op.tx.timing().serialization(ot.next - 1), e.instr, e.train});
+            emissions_.push_back({ot.start + op.tx().timing().serialization(ot.next - 1), e.instr, e.train});
             std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
         }
     }
@@ -407,10 +402,10 @@ void TspChip::on_emission() {
 
 void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values) {
     OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
-    const bool jitter = op.tx.timing().jitter > Time::zero();
+    const bool jitter = op.tx().timing().jitter > Time::zero();
     auto post = [&](const VectorRun& r, Time arrival, const SparseValues* vals, std::uint32_t from, std::uint32_t n) {
         std::uint32_t h = 0;
-        WireEntry& e = op.store->push(h);
+        WireEntry& e = op.link->push(h);
         LOOM_ASSERT(h <= WireArg::kHandleMask, fmt::format("{}: more than {} runs on a link", path(), WireArg::kHandleMask));
         e.run = r;
         e.values.clear();
@@ -421,8 +416,7 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
                 slice(*vals, from, n, e.values);
             }
         }
-        const Time delay = std::max(arrival - now(), op.out->latency());
-        op.out->send(WireArg::encode(op.peer_port, h), delay);
+        op.link->post(WireArg::encode(op.peer_port, h), arrival, now());
     };
     VectorRun r;
     r.transfer = src.transfer;
@@ -437,14 +431,14 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
         r.position = ot.next;
         r.floor = ot.floor;
         r.origin_position = src.origin_position;
-        const Time first = op.tx.unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
+        const Time first = op.tx().unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
         Time last = first;
         if (!jitter) {
-            last = op.tx.unit_arrival(ot.start, ot.next + m - 1, ot.first_index, ot.floor);
+            last = op.tx().unit_arrival(ot.start, ot.next + m - 1, ot.first_index, ot.floor);
         } else {
-            SerialStepper sent(op.tx.timing(), ot.next + 1);
+            SerialStepper sent(op.tx().timing(), ot.next + 1);
             for (std::int64_t k = ot.next + 1; k < ot.next + m; ++k) {
-                last = op.tx.arrival_after(ot.start + sent.value(), ot.first_index + static_cast<std::uint64_t>(k - 1),
+                last = op.tx().arrival_after(ot.start + sent.value(), ot.first_index + static_cast<std::uint64_t>(k - 1),
                                            last);
                 sent.next();
             }
@@ -459,7 +453,7 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
             r.position = ot.next;
             r.floor = ot.floor;
             r.origin_position = src.origin_position + k;
-            const Time arrival = op.tx.unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
+            const Time arrival = op.tx().unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
             ot.floor = arrival;
             ++ot.next;
             post(r, arrival, &values, k, 1);
@@ -721,8 +715,8 @@ std::vector<TspChip::LinkUse> TspChip::link_use() const {
     std::vector<LinkUse> out;
     out.reserve(outs_.size());
     for (const OutPortState& op : outs_)
-        out.push_back({op.channel, static_cast<std::int64_t>(op.tx.units_sent()), op.tx.busy_time(),
-                       static_cast<std::int64_t>(op.tx.corrected()), static_cast<std::int64_t>(op.tx.uncorrectable())});
+        out.push_back({op.channel, static_cast<std::int64_t>(op.tx().units_sent()), op.tx().busy_time(),
+                       static_cast<std::int64_t>(op.tx().corrected()), static_cast<std::int64_t>(op.tx().uncorrectable())});
     return out;
 }
 
@@ -742,21 +736,21 @@ void TspChip::write_stats(stats::Group& group, Time span) const {
     for (std::size_t i = 0; i < outs_.size(); ++i) {
         const OutPortState& op = outs_[i];
         const InPortState& ip = ins_[i];
-        if (op.tx.units_sent() == 0 && ip.arrived == 0) continue;
+        if (op.tx().units_sent() == 0 && ip.arrived == 0) continue;
         const topo::Channel& ch = t.channel(op.channel);
-        const Time busy = op.tx.busy_time();
+        const Time busy = op.tx().busy_time();
         ports[fmt::format("port{}", op.port)] = stats::Json{
             {"link", system_.channel_name(op.channel)},
             {"peer", system_.tsp_path(ch.dst)},
             {"class", std::string(topo::link_class_name(ch.link_class))},
-            {"vectors_out", op.tx.units_sent()},
+            {"vectors_out", op.tx().units_sent()},
             {"vectors_in", ip.arrived},
             {"trains", op.trains},
             {"busy_ps", busy.count()},
             {"utilization",
              span > Time::zero() ? static_cast<double>(busy.count()) / static_cast<double>(span.count()) : 0.0},
-            {"corrected", op.tx.corrected()},
-            {"uncorrectable", op.tx.uncorrectable()}};
+            {"corrected", op.tx().corrected()},
+            {"uncorrectable", op.tx().uncorrectable()}};
     }
     group.set("ports", ports);
     // Final memory contents of small runs, so data flow can be read off the report.

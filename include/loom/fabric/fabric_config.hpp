@@ -56,7 +56,9 @@ struct FabricConfig {
     // drawn from Binomial(flit bits, link_bit_error_rate) against link_fec_correctable_bits; a flit FEC cannot
     // correct is sent again by link-level retry, arriving link_replay_cycles later and holding the channel as
     // long (go-back-N: the flits behind it wait), so flits never overtake one another. Draws are counter-based
-    // per channel and flit (net::ErrorModel, net::jitter_of). Credits travel clean.
+    // per channel and flit (net::LinkNoise on the channel's net::ClockedLink). The credits a router returns
+    // beside its flits on the same channel get the same noise from draws of their own (a retried credit does
+    // not hold the channel); terminal channels (injection, ejection) are not a link class and stay clean.
     Time link_jitter{};
     double link_bit_error_rate = 0.0;
     std::int32_t link_fec_correctable_bits = 0;

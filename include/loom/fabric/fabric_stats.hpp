@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "loom/net/clocked_link.hpp"
 #include "loom/stats/histogram.hpp"
 #include "loom/topo/link_class.hpp"
 
@@ -33,7 +34,7 @@ struct FabricCounters {
     std::array<std::int64_t, kChannelKinds> channel_flits{};
     std::int64_t buffer_in = 0, buffer_out = 0;              // flits written to / read from input buffers
     std::int64_t buffer_in_cycles = 0, buffer_out_cycles = 0;  // sums of the cycles they were written / read
-    std::int64_t link_corrected = 0, link_retries = 0;  // noisy channels: flits FEC corrected / sent again
+    net::NoiseCounts flit_noise, credit_noise;  // noisy channels: units FEC corrected / sent again by retry
 
     // Adds another component's counts (the cycle is left alone).
     void add(const FabricCounters& o) {
@@ -51,8 +52,10 @@ struct FabricCounters {
         buffer_out += o.buffer_out;
         buffer_in_cycles += o.buffer_in_cycles;
         buffer_out_cycles += o.buffer_out_cycles;
-        link_corrected += o.link_corrected;
-        link_retries += o.link_retries;
+        flit_noise.corrected += o.flit_noise.corrected;
+        flit_noise.retried += o.flit_noise.retried;
+        credit_noise.corrected += o.credit_noise.corrected;
+        credit_noise.retried += o.credit_noise.retried;
     }
 };
 

@@ -14,9 +14,9 @@
 #include "loom/fabric/allocator.hpp"
 #include "loom/fabric/flit.hpp"
 #include "loom/fabric/flit_link.hpp"
-#include "loom/net/error_model.hpp"
 #include "loom/fabric/fabric_setup.hpp"
 #include "loom/fabric/fabric_stats.hpp"
+#include "loom/net/clocked_link.hpp"
 #include "loom/sim/component.hpp"
 #include "loom/sim/channel.hpp"
 #include "loom/sim/timer.hpp"
@@ -109,23 +109,13 @@ private:
         std::int64_t flit_due = 0;    // front arrival of `flits` while its bit is in flit_lines_
         std::int64_t credit_due = 0;  // front arrival of `credits` while its bit is in credit_lines_
     };
-    // The draws of a noisy router-to-router channel.
-    struct Noise {
-        net::ErrorModel errors;
-        std::uint64_t stream = 0;
-        Time jitter;
-        std::int64_t replay = 0;   // cycles a retried flit loses
-        std::uint64_t units = 0;   // flits sent so far (the draws' index)
-        std::int64_t last = -1;    // arrival cycle of the previous flit
-    };
     // What forwarding a flit writes, per port: as the output its channel, as the input the credit line back.
     struct PortOut {
         FlitLink* flits = nullptr;         // flits leaving
         FlitLink* credits_back = nullptr;  // credits returned for the flits arriving on this port
         RecordStore* records = nullptr;    // records of the packets whose heads leave on `flits`
-        std::int64_t next_free = 0;        // first cycle the output channel is free
-        Noise* noise = nullptr;            // the channel's jitter and FEC draws (nullptr: a clean channel)
-        std::int32_t latency = 0;          // channel latency, cycles (at most 10^6, a config bound)
+        net::ClockedLink link;             // the output channel: flits out, the credits of `credits_back` beside
+                                           // them (latency at most 10^6 cycles, a config bound)
         std::uint8_t kind = 0;             // channel kind (statistics)
     };
 
@@ -136,7 +126,6 @@ private:
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
     std::uint32_t pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg);
-    std::int64_t disturb(PortOut& out, std::int64_t arrive);
     static void grow_ring(Vc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
@@ -159,7 +148,7 @@ private:
 
     const FabricSetup& net_;
     FabricCounters counters_;
-    std::vector<Noise> noise_;  // noisy channels (FabricConfig::noisy_links), per network port
+    std::vector<net::LinkNoise> noise_;  // noisy channels (FabricConfig::noisy_links): flits, credits per port
     topo::VertexId vertex_;
     std::int32_t network_ports_;
     std::int32_t ports_;

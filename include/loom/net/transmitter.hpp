@@ -18,7 +18,8 @@ struct Transmission {
     FecOutcome fec;       // worst outcome over the units sent
 };
 
-// Not a component: the arithmetic that net::OutputPort (through PortEngine) and the TSP executor use. Deterministic.
+// Not a component: the arithmetic under net::OutputPort (through PortEngine) and net::ScheduledLink (the TSP
+// executor's links). Deterministic.
 class Transmitter {
 public:
     Transmitter() = default;

@@ -17,7 +17,7 @@
 #include "loom/base/serializer.hpp"
 #include "loom/base/units.hpp"
 #include "loom/net/error_model.hpp"
-#include "loom/net/transmitter.hpp"
+#include "loom/net/scheduled_port.hpp"
 #include "loom/sched/schedule.hpp"
 #include "loom/sim/component.hpp"
 #include "loom/sim/port.hpp"
@@ -166,7 +166,7 @@ private:
         std::int32_t port = 0;
         topo::ChannelId channel = 0;  // arriving channel
         const LinkTiming* timing = nullptr;
-        net::Transmitter view;  // the sender's arithmetic, for timing the vectors of a run
+        net::ScheduledLink view;  // the sending link's timing and noise, for timing the vectors of a run
         std::vector<Claim> claims;
         std::size_t cursor = 0;
         std::int64_t arrived = 0;
@@ -177,9 +177,8 @@ private:
     struct OutPortState {
         std::int32_t port = 0;
         topo::ChannelId channel = 0;
-        net::Transmitter tx;
-        sim::OutPort* out = nullptr;
-        WireStore* store = nullptr;  // this port's storage (in stores_)
+        net::ScheduledPort<WireEntry>* link = nullptr;  // the link (in links_): trains, storage, wire
+        net::ScheduledLink& tx() const { return link->link(); }
         std::int32_t peer_port = 0;  // the receiving port at the other end
         std::int64_t trains = 0;
     };
@@ -266,7 +265,7 @@ private:
     std::string where(Time t, std::int32_t port) const;
 
     const TspSystem& system_;
-    std::deque<WireStore> stores_;  // per out port, in outs_ order
+    std::deque<net::ScheduledPort<WireEntry>> links_;  // per out port, in outs_ order
     topo::VertexId vertex_;
     ExecutorConfig config_;
     ClockDomain clock_;
@@ -277,7 +276,6 @@ private:
     bool check_predictions_;
 
     std::deque<sim::InPort> in_ports_;
-    std::deque<sim::OutPort> out_ports_;
     std::vector<std::int32_t> in_index_;   // port -> index into ins_ (-1)
     std::vector<std::int32_t> out_index_;  // port -> index into outs_ (-1)
     std::vector<InPortState> ins_;

@@ -1,7 +1,7 @@
 // What travels between TSP chips: a run of consecutive vectors of one transfer on one channel (a single vector
 // in per-vector mode, a whole train segment in train mode), described so that the receiver can time each of
 // its vectors exactly from the train it belongs to. A run lives in the storage of the link that carries it (the
-// sending chip's out port: net::LinkStore) and its event carries a 32-bit handle into that storage.
+// sending chip's out port, a net::ScheduledPort) and its event carries a 32-bit handle into that storage.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ namespace loom::tsp {
 // A run of `count` consecutive vectors (first_vector, first_vector + 1, ...) of `transfer` on `channel`. They
 // are units position .. position + count - 1 (1-based) of the train that started at `train_start` on that
 // channel, whose unit 1 has the link-wide index `first_index`; `floor` is the arrival of the unit just before
-// the run's first (arrivals never overtake). net::Transmitter::unit_arrival turns that into arrival times.
+// the run's first (arrivals never overtake). net::ScheduledLink::unit_arrival turns that into arrival times.
 struct VectorRun {
     std::uint32_t transfer = 0;
     std::uint32_t first_vector = 0;

@@ -31,6 +31,7 @@ TEST_CASE("Link noise is off by default and a zero setting changes nothing") {
     const config::Json x = finish_run(a), y = finish_run(b);
     CHECK(x.dump() == y.dump());
     CHECK_FALSE(x.contains("link_retries"));
+    CHECK_FALSE(x.contains("credit_retries"));
 }
 
 TEST_CASE("Jitter and uncorrectable flits slow packets down, are counted, and repeat exactly under one seed") {
@@ -56,6 +57,9 @@ TEST_CASE("Retries alone delay the flits behind the bad one (go-back-N) without 
     const config::Json x = finish_run(a);
     REQUIRE(x.at("status") == "steady");
     CHECK(x.at("link_retries").get<std::int64_t>() > 100);
+    // Credits returned beside the flits on the same channels see the same link model, from draws of their own.
+    CHECK(x.at("credit_retries").get<std::int64_t>() > 0);
+    CHECK(x.at("credit_retries") != x.at("link_retries"));
     // Packets arrive whole: finish() found every flit and credit accounted for (debug builds also assert that no
     // body flit reaches an idle VC, which a reordered flit would cause).
     CHECK(x.at("packets_ejected").get<std::int64_t>() > 0);
