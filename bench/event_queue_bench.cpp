@@ -11,6 +11,7 @@
 #include "loom/sim/calendar_queue.hpp"
 #include "loom/sim/event.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/radix_queue.hpp"
 #include "loom/sim/two_level_queue.hpp"
 
 namespace {
@@ -77,9 +78,11 @@ void BM_SameTimeBurst(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
 }
 
+BENCHMARK_TEMPLATE(BM_Hold, loom::sim::RadixQueue)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
 BENCHMARK_TEMPLATE(BM_Hold, loom::sim::TwoLevelQueue)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
 BENCHMARK_TEMPLATE(BM_Hold, loom::sim::CalendarQueue)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
 BENCHMARK_TEMPLATE(BM_Hold, loom::sim::HeapQueue)->Arg(1 << 10)->Arg(1 << 16)->Arg(1 << 20);
+BENCHMARK_TEMPLATE(BM_SameTimeBurst, loom::sim::RadixQueue)->Arg(1 << 10);
 BENCHMARK_TEMPLATE(BM_SameTimeBurst, loom::sim::TwoLevelQueue)->Arg(1 << 10);
 BENCHMARK_TEMPLATE(BM_SameTimeBurst, loom::sim::CalendarQueue)->Arg(1 << 10);
 BENCHMARK_TEMPLATE(BM_SameTimeBurst, loom::sim::HeapQueue)->Arg(1 << 10);

@@ -7,6 +7,7 @@ const char* to_string(QueueKind kind) {
         case QueueKind::Calendar: return "calendar";
         case QueueKind::Heap: return "heap";
         case QueueKind::TwoLevel: return "two_level";
+        case QueueKind::Radix: return "radix";
     }
     return "?";
 }
@@ -15,6 +16,7 @@ std::optional<QueueKind> parse_queue_kind(std::string_view text) {
     if (text == "calendar") return QueueKind::Calendar;
     if (text == "heap") return QueueKind::Heap;
     if (text == "two_level") return QueueKind::TwoLevel;
+    if (text == "radix") return QueueKind::Radix;
     return std::nullopt;
 }
 

@@ -5,10 +5,14 @@ namespace loom::sim {
 config::Schema<KernelConfig> kernel_schema() {
     config::Schema<KernelConfig> s("Discrete-event kernel: event queue implementation and event budget.");
     s.choice("queue", &KernelConfig::queue,
-             {{"calendar", QueueKind::Calendar}, {"heap", QueueKind::Heap}, {"two_level", QueueKind::TwoLevel}},
+             {{"calendar", QueueKind::Calendar},
+              {"heap", QueueKind::Heap},
+              {"two_level", QueueKind::TwoLevel},
+              {"radix", QueueKind::Radix}},
              "Pending-event queue: \"calendar\" (self-tuning bucket ring, the fastest), \"heap\" (4-ary heap, the "
-             "reference) or \"two_level\" (self-tuning two-level buckets: fewer instructions, more CPU time on "
-             "PHOLD). Results are identical; only speed and memory differ.");
+             "reference), \"two_level\" (self-tuning two-level buckets: fewer instructions, more CPU time on "
+             "PHOLD) or \"radix\" (self-tuning windows sorted by counting sort: the fastest on PHOLD and hold "
+             "workloads, slower on bursts of simultaneous events). Results are identical; only speed and memory differ.");
     s.field("max_events", &KernelConfig::max_events,
             "Stop after this many events even if end_time is not reached (0: no limit).")
         .at_least(0);

@@ -285,7 +285,8 @@ RunResult Simulator::run(const RunLimits& limits) {
         stop_at_ = std::min({budget_end, next_progress, next_poll});
         // A sample time acts as an end time the loop stops before passing: no event, no per-event test.
         const std::int64_t end = std::min(limits.end.count(), next_sample_);
-        const LoopExit exit = kind_ == QueueKind::TwoLevel   ? loop(two_level_, end)
+        const LoopExit exit = kind_ == QueueKind::Radix      ? loop(radix_, end)
+                              : kind_ == QueueKind::TwoLevel ? loop(two_level_, end)
                               : kind_ == QueueKind::Calendar ? loop(calendar_, end)
                                                              : loop(heap_, end);
         if (exit == LoopExit::Empty) {
@@ -345,6 +346,7 @@ void Simulator::finish() {
 std::size_t Simulator::queue_bytes() const {
     switch (kind_) {
         case QueueKind::TwoLevel: return two_level_.peak_bytes();
+        case QueueKind::Radix: return radix_.peak_bytes();
         case QueueKind::Calendar: return calendar_.peak_bytes();
         case QueueKind::Heap: break;
     }
@@ -359,6 +361,10 @@ std::string Simulator::perf_fields() const {
     if (kind_ == QueueKind::Calendar) {
         out += fmt::format(" calendar_bucket_ps={} calendar_buckets={} calendar_rebuilds={}",
                            std::int64_t{1} << calendar_.shift(), calendar_.buckets(), calendar_.rebuilds());
+    }
+    if (kind_ == QueueKind::Radix) {
+        out += fmt::format(" radix_window_ps={} radix_windows={} radix_rebuilds={}", std::int64_t{1} << radix_.shift(),
+                           radix_.windows(), radix_.rebuilds());
     }
     if (kind_ == QueueKind::TwoLevel) {
         out += fmt::format(" two_level_bucket_ps={} two_level_windows={} two_level_rebuilds={}",

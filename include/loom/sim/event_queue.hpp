@@ -48,10 +48,14 @@ concept EventQueue = requires(Q q, const Q cq, const Event& e) {
 //   TwoLevel — coarse ring of unsorted windows in front of narrow buckets that mostly hold one event, with an
 //              overflow heap; adapts bucket width and ring length. Fewer instructions than the calendar on
 //              PHOLD but more CPU time (bench/README.md), so not the default.
+//   Radix    — ring of wide unsorted windows (events appended to chunks), each sorted on activation by one
+//              counting-sort pass over 256 fine buckets and an insertion pass; adapts width and ring length.
+//              Fastest on PHOLD and the hold benchmarks, slower than the calendar on same-time bursts
+//              (bench/README.md); configs/bench/phold.json selects it.
 //   Heap     — 4-ary implicit heap: simple, no tuning, O(log n); the reference the others are checked against.
-enum class QueueKind { Calendar, Heap, TwoLevel };
+enum class QueueKind { Calendar, Heap, TwoLevel, Radix };
 
-const char* to_string(QueueKind kind);                              // "calendar" | "heap" | "two_level"
+const char* to_string(QueueKind kind);  // "calendar" | "heap" | "two_level" | "radix"
 std::optional<QueueKind> parse_queue_kind(std::string_view text);  // inverse of to_string
 
 }  // namespace loom::sim

@@ -16,7 +16,7 @@ struct KernelConfig {
     std::int64_t shuffle_construction = 0;  // 0: builders create components in their written order
 };
 
-// {"queue": "two_level" | "calendar" | "heap", "max_events": integer >= 0, "shuffle_construction": integer >= 0}.
+// {"queue": "two_level" | "calendar" | "heap" | "radix", "max_events": integer >= 0, "shuffle_construction": integer >= 0}.
 config::Schema<KernelConfig> kernel_schema();
 
 // The options and limits a KernelConfig implies, given the run's seed and end time.

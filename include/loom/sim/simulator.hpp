@@ -25,6 +25,7 @@
 #include "loom/sim/event.hpp"
 #include "loom/sim/event_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/radix_queue.hpp"
 #include "loom/sim/two_level_queue.hpp"
 #include "loom/stats/registry.hpp"
 
@@ -157,6 +158,7 @@ public:
     std::size_t pending() const {
         switch (kind_) {
             case QueueKind::TwoLevel: return two_level_.size();
+            case QueueKind::Radix: return radix_.size();
             case QueueKind::Calendar: return calendar_.size();
             case QueueKind::Heap: break;
         }
@@ -204,6 +206,7 @@ public:
     void for_each_pending(F&& f) const {
         switch (kind_) {
             case QueueKind::TwoLevel: two_level_.for_each(f); return;
+            case QueueKind::Radix: radix_.for_each(f); return;
             case QueueKind::Calendar: calendar_.for_each(f); return;
             case QueueKind::Heap: heap_.for_each(f); return;
         }
@@ -223,6 +226,8 @@ public:
         LOOM_DEBUG_ASSERT(e.target < slots_.size(), "event for an unknown slot: " + to_string(e));
         if (kind_ == QueueKind::Calendar) [[likely]] {
             calendar_.push(e);
+        } else if (kind_ == QueueKind::Radix) {
+            radix_.push(e);
         } else if (kind_ == QueueKind::TwoLevel) {
             two_level_.push(e);
         } else {
@@ -275,6 +280,7 @@ private:
     Time lookahead_ = Time::max();
     std::vector<Slot> slots_;
     TwoLevelQueue two_level_;
+    RadixQueue radix_;
     CalendarQueue calendar_;
     HeapQueue heap_;
     std::function<void(const Progress&)> progress_;

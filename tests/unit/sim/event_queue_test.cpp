@@ -8,6 +8,7 @@
 #include "loom/sim/calendar_queue.hpp"
 #include "loom/sim/event_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/radix_queue.hpp"
 #include "loom/sim/two_level_queue.hpp"
 
 using namespace loom::sim;
@@ -51,7 +52,7 @@ std::vector<Event> simultaneous(std::int64_t t) {
 }  // namespace
 
 TEMPLATE_TEST_CASE("Simultaneous events pop by phase then source then counter in any insertion order", "[queue]",
-                   CalendarQueue, HeapQueue, TwoLevelQueue) {
+                   CalendarQueue, HeapQueue, TwoLevelQueue, RadixQueue) {
     std::vector<Event> events = simultaneous(5000);
     std::vector<Event> expected = events;
     std::sort(expected.begin(), expected.end(), [](const Event& a, const Event& b) { return before(a, b); });
@@ -68,7 +69,7 @@ TEMPLATE_TEST_CASE("Simultaneous events pop by phase then source then counter in
     }
 }
 
-TEMPLATE_TEST_CASE("A queue pops in time order and reports its size", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue) {
+TEMPLATE_TEST_CASE("A queue pops in time order and reports its size", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue, RadixQueue) {
     TestType q;
     CHECK(q.empty());
     q.push(Event{30, 1, 0, 0});
@@ -89,7 +90,7 @@ TEMPLATE_TEST_CASE("A queue pops in time order and reports its size", "[queue]",
     CHECK(q.bytes_held() > 0);
 }
 
-TEMPLATE_TEST_CASE("for_each visits every pending event once", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue) {
+TEMPLATE_TEST_CASE("for_each visits every pending event once", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue, RadixQueue) {
     TestType q;
     for (std::uint32_t i = 0; i < 1000; ++i) q.push(Event{static_cast<std::int64_t>(i % 37) * 1000, i, 0, i});
     q.top();
@@ -101,7 +102,7 @@ TEMPLATE_TEST_CASE("for_each visits every pending event once", "[queue]", Calend
     CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
 }
 
-TEMPLATE_TEST_CASE("clear empties a queue that can then be reused", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue) {
+TEMPLATE_TEST_CASE("clear empties a queue that can then be reused", "[queue]", CalendarQueue, HeapQueue, TwoLevelQueue, RadixQueue) {
     TestType q;
     for (std::uint64_t i = 0; i < 100; ++i) q.push(Event{static_cast<std::int64_t>(i) * 77, i, 0, 0});
     q.top();
@@ -161,6 +162,19 @@ TEST_CASE("Every queue pops the sequence the heap pops on random workloads") {
         const auto c = random_workload(small_ring, seed, 200'000);
         const auto d = random_workload(two_level, seed, 200'000);
         const auto e = random_workload(small_two_level, seed, 200'000);
+        RadixQueue radix;
+        RadixQueue small_radix(2, 1, false);       // 4 ps windows, a one-window ring: constant overflow
+        RadixQueue wide_radix(20, 64, false);      // 1 us windows: the comparison-sort path
+        RadixQueue one_digit_radix(6, 64, false);  // 64 ps windows: the one-pass radix path
+        const auto f = random_workload(radix, seed, 200'000);
+        const auto g = random_workload(small_radix, seed, 200'000);
+        const auto h = random_workload(wide_radix, seed, 200'000);
+        const auto i = random_workload(one_digit_radix, seed, 200'000);
+        CHECK(same(a, f));
+        CHECK(same(a, g));
+        CHECK(same(a, h));
+        CHECK(same(a, i));
+        CHECK(heap.size() == radix.size());
         CHECK(same(a, b));
         CHECK(same(a, c));
         CHECK(same(a, d));
@@ -177,5 +191,7 @@ TEST_CASE("Queue kinds have config names that parse back") {
     CHECK(parse_queue_kind("heap") == QueueKind::Heap);
     CHECK(std::string(to_string(QueueKind::TwoLevel)) == "two_level");
     CHECK(parse_queue_kind("two_level") == QueueKind::TwoLevel);
+    CHECK(std::string(to_string(QueueKind::Radix)) == "radix");
+    CHECK(parse_queue_kind("radix") == QueueKind::Radix);
     CHECK_FALSE(parse_queue_kind("ladder").has_value());
 }

@@ -204,13 +204,15 @@ std::vector<std::string> run_pattern(QueueKind kind) {
 
 }  // namespace
 
-TEST_CASE("Heap, calendar and two-level queues run a model identically") {
+TEST_CASE("Heap, calendar, two-level and radix queues run a model identically") {
     const auto a = run_pattern(QueueKind::Heap);
     const auto b = run_pattern(QueueKind::Calendar);
     const auto c = run_pattern(QueueKind::TwoLevel);
+    const auto d = run_pattern(QueueKind::Radix);
     CHECK(a.size() > 1000);
     CHECK(a == b);
     CHECK(a == c);
+    CHECK(a == d);
 }
 
 TEST_CASE("Two simulators in one process do not share state") {

@@ -1,0 +1,154 @@
+// Radix event queue: a ring of wide, unsorted time windows filled by appending to chunks of events, each
+// window radix-sorted by its events' offsets when it becomes current. No linked nodes per event, no
+// per-event allocation, and no comparison sort on the common path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "loom/base/assert.hpp"
+#include "loom/sim/event.hpp"
+#include "loom/sim/event_queue.hpp"
+#include "loom/sim/heap_queue.hpp"
+
+namespace loom::sim {
+
+// Layout. Windows are 2^shift ps wide; the ring has `windows` (a power of two) of them and covers
+// [cur_end, horizon) ahead of the current window, an event at t living in window (t >> shift) & (windows - 1).
+// Every pending event is in exactly one of three places:
+//   current  — a sorted vector holding every event with t < cur_end (the window being popped, plus any push
+//              that lands in it); pop reads it front to back, so the run loop can see the next events (peek);
+//   ring     — events with cur_end <= t < horizon, appended unsorted to their window: a window is a list of
+//              chunks of kChunk events (whole Events, contiguous), recycled through a free list of chunks.
+//              A push writes one event at the window's tail (the tails of the live windows stay in L1);
+//   overflow — events at or past the horizon, in a 4-ary heap, pulled into the ring as the window slides.
+// Loading. When `current` runs out, the next non-empty window is sorted into it: one counting-sort pass on
+// the top kDigitBits bits of the events' offsets inside the window (both reads of the window walk its chunks
+// in order) spreads them over 256 fine buckets that hold about one event each at the tuned width, then an
+// insertion pass orders each fine bucket by (time, key); its inner loop runs only for the few events that
+// arrived out of order inside a fine bucket. Fine buckets fuller than 16 events (bursts at one time) are
+// sorted by comparison first, and windows too wide for 256 fine buckets of <= 256 ps sort by comparison.
+// Memory: 24 bytes per ring event, the unused tail of each window's last chunk, 12 bytes per window, and the
+// load buffer (the largest window's events); the tuner keeps windows <= pending / kMinPerWindow (at least
+// kMinWindows), which keeps the chunk tails small next to the events.
+//
+// Tuning. Every kTuneWindow window activations the queue compares what it saw with its targets and, if a
+// power-of-two parameter should change, rebuilds itself (O(pending), rare):
+//   width — about kTargetPerWindow events per window, from the pop rate over the tuning window;
+//   ring  — long enough that under 1/16 of pushes land in the overflow heap; shortened again when overflow
+//           falls under 1/4096 and the length is what forces windows wider than wanted.
+// Pop order never depends on tuning: it is fixed by (time, key) alone.
+class RadixQueue {
+public:
+    static constexpr int kDefaultShift = 11;                 // 2048 ps: a guess the tuner corrects at once
+    static constexpr int kDigitBits = 8;                     // 256 fine buckets per window
+    static constexpr int kMaxShift = 32;                     // 2^32 ps = 4.3 ms per window
+    static constexpr std::size_t kMinWindows = 64;
+    static constexpr std::size_t kDefaultWindows = 256;      // with the default width, a 524 ns ring
+    static constexpr std::size_t kMaxWindows = std::size_t{1} << 22;
+    static constexpr std::size_t kChunk = 8;                 // events per chunk: 192 bytes, three cache lines
+    static constexpr std::uint64_t kTargetPerWindow = 64;    // events per activated window (bench-tuned: 32-128
+                                                             // alike on PHOLD, 512 and up slower)
+    static constexpr std::uint64_t kMinPerWindow = 16;       // memory: windows <= pending / this
+    static constexpr std::uint64_t kTuneWindow = 64;         // activations between tuning checks
+
+    // `adaptive` false pins shift and windows (tests use it to force overflow and wrap-around paths).
+    explicit RadixQueue(int shift = kDefaultShift, std::size_t windows = kDefaultWindows, bool adaptive = true);
+
+    void push(const Event& e) {
+        LOOM_DEBUG_ASSERT(e.time >= 0, "RadixQueue::push: negative time");
+        ++size_;
+        const std::int64_t t = e.time;
+        if (t >= cur_end_ && t < horizon_) [[likely]] {
+            append(e);
+            return;
+        }
+        push_slow(e);
+    }
+    const Event& top() {
+        if (pos_ == cur_n_) [[unlikely]] advance();
+        return cur_[pos_];
+    }
+    void pop() {
+        LOOM_DEBUG_ASSERT(pos_ < cur_n_, "RadixQueue::pop without a preceding top()");
+        ++pos_;
+        --size_;
+    }
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    void clear();
+    std::size_t bytes_held() const;
+    // The most bytes_held() has been since construction (a rebuild releases the load buffers and the heap).
+    std::size_t peak_bytes() const;
+    const Event* peek(std::size_t k) const { return pos_ + k < cur_n_ ? &cur_[pos_ + k] : nullptr; }
+    template <class F>
+    void for_each(F&& f) const {
+        for (std::size_t i = pos_; i < cur_n_; ++i) f(cur_[i]);
+        for (const Window& w : windows_) {
+            std::uint32_t c = w.head;
+            for (std::uint32_t i = 0; i < w.count; ++i) {
+                if (i != 0 && i % kChunk == 0) c = next_[c];
+                f(pool_[c * kChunk + i % kChunk]);
+            }
+        }
+        overflow_.for_each(f);
+    }
+
+    // Current tuning, for benchmarks and tests.
+    int shift() const { return shift_; }
+    std::size_t windows() const { return windows_.size(); }
+    std::uint64_t rebuilds() const { return rebuilds_; }
+
+private:
+    static constexpr std::uint32_t kNil = 0xffffffffu;
+
+    struct Window {
+        std::uint32_t head;   // first chunk (kNil when empty)
+        std::uint32_t tail;   // chunk the next event goes into, once count % kChunk != 0
+        std::uint32_t count;  // events
+    };
+
+    void append(const Event& e) {
+        const auto t = static_cast<std::uint64_t>(e.time);
+        Window& w = windows_[(t >> shift_) & mask_];
+        const std::uint32_t n = w.count;
+        std::uint32_t c = w.tail;
+        if (n % kChunk == 0) [[unlikely]] c = new_chunk(w);
+        w.count = n + 1;
+        pool_[std::size_t{c} * kChunk + n % kChunk] = e;
+    }
+    std::uint32_t new_chunk(Window& w);  // a chunk appended to w's list (its tail)
+    void push_slow(const Event& e);      // into the current window or the overflow heap
+    void advance();                      // current window exhausted: sort the next non-empty one into it
+    void load(Window& w, std::int64_t start);
+    void pull_overflow();                // overflow events now inside the ring go to their windows
+    void maybe_retune();
+    void rebuild(int shift, std::size_t windows);
+    void reset_ring(int shift, std::size_t windows, std::int64_t cur_end);
+
+    int shift_;
+    std::uint64_t mask_ = 0;  // windows - 1
+    bool adaptive_;
+    std::int64_t cur_end_ = 0;  // end of the current window: every event before it is in cur_
+    std::int64_t horizon_ = 0;  // end of the ring
+    std::vector<Window> windows_;
+    std::vector<Event> pool_;           // chunk c is pool_[c * kChunk, (c + 1) * kChunk)
+    std::vector<std::uint32_t> next_;   // chunk links: a window's list, or the free list
+    std::uint32_t free_ = kNil;
+    std::vector<Event> cur_;  // a buffer: the current window's events are cur_[pos_, cur_n_)
+    std::size_t cur_n_ = 0;
+    std::size_t pos_ = 0;
+    HeapQueue overflow_;
+    std::size_t size_ = 0;
+    // Tuning window.
+    std::uint64_t win_activations_ = 0, win_loaded_ = 0, win_overflow_ = 0;
+    std::int64_t win_start_ = 0;
+    int min_year_log2_ = 0;  // log2 of the shortest ring (ps) that did not overflow too much
+    std::uint64_t rebuilds_ = 0;
+    std::size_t peak_bytes_ = 0;
+};
+
+static_assert(EventQueue<RadixQueue>);
+
+}  // namespace loom::sim

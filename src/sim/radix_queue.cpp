@@ -1,0 +1,290 @@
+#include "loom/sim/radix_queue.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+
+namespace loom::sim {
+
+namespace {
+
+std::int64_t align_down(std::int64_t t, int shift) { return t & ~((std::int64_t{1} << shift) - 1); }
+
+std::size_t floor_pow2(std::size_t n) { return n == 0 ? 1 : std::bit_floor(n); }
+
+// Radix sorts cover offsets of up to two digits; wider windows (sparse workloads) sort by comparison.
+constexpr int kMaxRadixShift = RadixQueue::kDigitBits + 8;  // fine buckets of up to 256 ps
+constexpr std::size_t kDigits = std::size_t{1} << RadixQueue::kDigitBits;
+// Fine buckets fuller than this are sorted by comparison before the insertion pass (insertion sort is
+// quadratic in a bucket's size; at this size the two cost about the same).
+constexpr std::uint32_t kInsertionMax = 16;
+
+// Turns digit counts into the first output index of each digit.
+void exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) {
+    std::uint32_t sum = 0;
+    for (std::size_t d = 0; d < n; ++d) {
+        const std::uint32_t c = count[d];
+        count[d] = sum;
+        sum += c;
+    }
+}
+
+}  // namespace
+
+RadixQueue::RadixQueue(int shift, std::size_t windows, bool adaptive) : shift_(shift), adaptive_(adaptive) {
+    LOOM_ASSERT(shift >= 0 && shift <= kMaxShift, "RadixQueue: shift out of range");
+    LOOM_ASSERT(windows >= 1 && std::has_single_bit(windows) && windows <= kMaxWindows,
+                "RadixQueue: windows must be a power of two in 1..2^22");
+    reset_ring(shift, windows, 0);
+}
+
+void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end) {
+    shift_ = shift;
+    mask_ = windows - 1;
+    windows_.assign(windows, Window{kNil, kNil, 0});
+    cur_end_ = cur_end;
+    horizon_ = cur_end + (static_cast<std::int64_t>(windows) << shift);
+    pool_.clear();
+    next_.clear();
+    free_ = kNil;
+    win_activations_ = win_loaded_ = win_overflow_ = 0;
+    win_start_ = cur_end;
+}
+
+void RadixQueue::clear() {
+    cur_n_ = 0;
+    pos_ = 0;
+    overflow_.clear();
+    size_ = 0;
+    reset_ring(shift_, windows_.size(), 0);
+}
+
+std::size_t RadixQueue::bytes_held() const {
+    return windows_.capacity() * sizeof(Window) + pool_.capacity() * sizeof(Event) +
+           next_.capacity() * sizeof(std::uint32_t) + cur_.capacity() * sizeof(Event) +
+           overflow_.bytes_held();
+}
+
+std::size_t RadixQueue::peak_bytes() const { return std::max(peak_bytes_, bytes_held()); }
+
+std::uint32_t RadixQueue::new_chunk(Window& w) {
+    std::uint32_t c = free_;
+    if (c != kNil) {
+        free_ = next_[c];
+    } else {
+        const std::size_t n = next_.size();
+        LOOM_ASSERT(n < kNil, "RadixQueue: more than 2^32 - 1 chunks");
+        if (n == next_.capacity()) {
+            // Grow by a 64th rather than doubling: the pool is most of the queue's memory and its peak
+            // capacity is what the per-event budget counts.
+            const std::size_t more = std::max<std::size_t>(n / 64, 128);
+            next_.reserve(n + more);
+            pool_.reserve((n + more) * kChunk);
+        }
+        next_.push_back(kNil);
+        pool_.resize((n + 1) * kChunk);
+        c = static_cast<std::uint32_t>(n);
+    }
+    next_[c] = kNil;
+    if (w.count == 0) {
+        w.head = c;
+    } else {
+        next_[w.tail] = c;
+    }
+    w.tail = c;
+    return c;
+}
+
+void RadixQueue::push_slow(const Event& e) {
+    if (e.time < cur_end_) {
+        // Lands in (or before) the window being popped: keep cur_[pos_, cur_n_) sorted.
+        const Event* first = cur_.data() + pos_;
+        const Event* last = cur_.data() + cur_n_;
+        const auto at = static_cast<std::size_t>(
+            std::upper_bound(first, last, e, [](const Event& a, const Event& b) { return before(a, b); }) -
+            cur_.data());
+        if (cur_n_ == cur_.size()) cur_.push_back(e);
+        std::copy_backward(cur_.begin() + static_cast<std::ptrdiff_t>(at),
+                           cur_.begin() + static_cast<std::ptrdiff_t>(cur_n_),
+                           cur_.begin() + static_cast<std::ptrdiff_t>(cur_n_ + 1));
+        cur_[at] = e;
+        ++cur_n_;
+        return;
+    }
+    ++win_overflow_;
+    overflow_.push(e);
+}
+
+void RadixQueue::pull_overflow() {
+    while (!overflow_.empty()) {
+        const Event& e = overflow_.top();
+        if (e.time >= horizon_) break;
+        append(e);
+        overflow_.pop();
+    }
+}
+
+void RadixQueue::advance() {
+    LOOM_DEBUG_ASSERT(size_ > 0, "RadixQueue::top on an empty queue");
+    cur_n_ = 0;
+    pos_ = 0;
+    if (adaptive_ && win_activations_ >= kTuneWindow) maybe_retune();
+    const std::int64_t width = std::int64_t{1} << shift_;
+    if (size_ == overflow_.size()) {
+        // The ring is empty: slide it straight to the overflow's least event.
+        const std::int64_t start = align_down(overflow_.top().time, shift_);
+        cur_end_ = start;
+        horizon_ = start + static_cast<std::int64_t>((mask_ + 1) << shift_);
+        pull_overflow();
+    }
+    // The next non-empty window (one exists: the ring holds an event). Each window skipped frees a place at
+    // the far end of the ring, which overflow events may now fill.
+    std::uint64_t b = (static_cast<std::uint64_t>(cur_end_) >> shift_) & mask_;
+    while (windows_[b].count == 0) {
+        cur_end_ += width;
+        horizon_ += width;
+        pull_overflow();
+        b = (b + 1) & mask_;
+    }
+    load(windows_[b], cur_end_);
+    cur_end_ += width;
+    horizon_ += width;
+    ++win_activations_;
+    win_loaded_ += cur_n_;
+    pull_overflow();
+}
+
+void RadixQueue::load(Window& w, std::int64_t start) {
+    const std::size_t n = w.count;
+    // cur_ is a buffer that only grows (growing value-initializes; reusing it costs nothing).
+    if (cur_.size() < n) cur_.resize(n);
+    cur_n_ = n;
+    Event* const out = cur_.data();
+    // Visits the window's events in chunk order.
+    auto each = [this, &w, n](auto&& f) {
+        std::uint32_t c = w.head;
+        std::size_t i = 0;
+        for (; i + kChunk <= n; i += kChunk) {
+            const Event* chunk = &pool_[std::size_t{c} * kChunk];
+            for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
+            c = next_[c];
+        }
+        const Event* chunk = &pool_[std::size_t{c} * kChunk];
+        for (std::size_t k = 0; i + k < n; ++k) f(chunk[k]);
+    };
+    if (shift_ <= kMaxRadixShift) {
+        // One counting-sort pass on the offset's top digit (the whole offset when it fits one digit): the
+        // output is sorted by time up to events that share a fine bucket of 2^drop ps.
+        const int drop = std::max(shift_ - kDigitBits, 0);
+        std::array<std::uint32_t, kDigits> count{};
+        std::uint32_t most = 0;  // the fullest fine bucket
+        each([&](const Event& e) {
+            const std::uint32_t c = ++count[static_cast<std::uint64_t>(e.time - start) >> drop];
+            most = std::max(most, c);
+        });
+        const std::size_t digits = std::size_t{1} << (shift_ - drop);
+        exclusive_prefix(count, digits);
+        each([&](const Event& e) { out[count[static_cast<std::uint64_t>(e.time - start) >> drop]++] = e; });
+        if (most > kInsertionMax) [[unlikely]] {
+            // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
+            // insertion pass below stays linear. count[d] is now the end of fine bucket d.
+            std::uint32_t begin = 0;
+            for (std::size_t d = 0; d < digits; ++d) {
+                if (count[d] - begin > kInsertionMax) {
+                    std::sort(out + begin, out + count[d], [](const Event& a, const Event& b) { return before(a, b); });
+                }
+                begin = count[d];
+            }
+        }
+        // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
+        // the inner loop is rarely entered.
+        for (std::size_t i = 1; i < n; ++i) {
+            if (before(out[i], out[i - 1])) [[unlikely]] {
+                const Event e = out[i];
+                std::size_t j = i;
+                do {
+                    out[j] = out[j - 1];
+                    --j;
+                } while (j > 0 && before(e, out[j - 1]));
+                out[j] = e;
+            }
+        }
+    } else {
+        Event* o = out;
+        each([&](const Event& e) { *o++ = e; });
+        std::sort(out, out + n, [](const Event& a, const Event& b) { return before(a, b); });
+    }
+    // The window's chunks go back to the free list at once.
+    next_[w.tail] = free_;
+    free_ = w.head;
+    w = Window{kNil, kNil, 0};
+}
+
+void RadixQueue::maybe_retune() {
+    __extension__ using U128 = unsigned __int128;
+    const std::uint64_t loaded = win_loaded_, overflowed = win_overflow_;
+    const std::int64_t elapsed = cur_end_ - win_start_;
+    win_activations_ = win_loaded_ = win_overflow_ = 0;
+    win_start_ = cur_end_;
+    if (loaded == 0) return;
+
+    // Width: kTargetPerWindow events per window at the observed pop rate, rounded to the nearest power of
+    // two (in log scale).
+    const U128 w = static_cast<U128>(static_cast<std::uint64_t>(elapsed)) * kTargetPerWindow / loaded;
+    int want_shift = 0;
+    if (w > 1) {
+        const auto w64 = static_cast<std::uint64_t>(std::min<U128>(w, U128{1} << 62));
+        want_shift = static_cast<int>(std::bit_width(w64)) - 1;
+        if (static_cast<U128>(w64) * w64 >= U128{1} << (2 * want_shift + 1)) ++want_shift;
+    }
+    want_shift = std::min(want_shift, kMaxShift);
+
+    // Ring length in ps: doubled while over 1/16 of pushes overflow; halved (never back below a length that
+    // overflowed) when overflow is negligible and the length is what forces windows wider than wanted.
+    const std::size_t nw = windows_.size();
+    const std::size_t cap = std::min(kMaxWindows, std::max(kMinWindows, floor_pow2(size_ / kMinPerWindow)));
+    int year_log2 = shift_ + std::countr_zero(nw);
+    if (overflowed * 16 > loaded) {
+        min_year_log2_ = year_log2 + 1;
+        ++year_log2;
+    } else if (overflowed * 4096 < loaded && year_log2 - want_shift > std::countr_zero(cap) &&
+               year_log2 - 1 >= min_year_log2_) {
+        --year_log2;
+    }
+    year_log2 = std::min(year_log2, kMaxShift + std::countr_zero(kMaxWindows));
+
+    int new_shift = want_shift;
+    int windows_log2 = year_log2 - want_shift;
+    if (windows_log2 > std::countr_zero(cap)) {
+        windows_log2 = std::countr_zero(cap);
+        new_shift = year_log2 - windows_log2;
+    } else if (windows_log2 < std::countr_zero(kMinWindows)) {
+        windows_log2 = std::countr_zero(kMinWindows);
+    }
+    new_shift = std::clamp(new_shift, 0, kMaxShift);
+    const std::size_t new_nw = std::size_t{1} << windows_log2;
+    if (new_shift != shift_ || new_nw != nw) rebuild(new_shift, new_nw);
+}
+
+void RadixQueue::rebuild(int shift, std::size_t windows) {
+    std::vector<Event> all;
+    all.reserve(size_);
+    for_each([&all](const Event& e) { all.push_back(e); });
+    std::int64_t least = cur_end_;
+    for (const Event& e : all) least = std::min(least, e.time);
+    peak_bytes_ = std::max(peak_bytes_, bytes_held());
+    // The load buffers and the overflow heap are sized for the old tuning: let them grow again from what the
+    // new one needs (this is the only way the queue's holdings shrink, so the peak is recorded first).
+    cur_.clear();
+    cur_.shrink_to_fit();
+    cur_n_ = 0;
+    pos_ = 0;
+    overflow_ = HeapQueue();
+    reset_ring(shift, windows, align_down(least, shift));
+    size_ = 0;
+    for (const Event& e : all) push(e);
+    win_overflow_ = 0;
+    ++rebuilds_;
+}
+
+}  // namespace loom::sim
