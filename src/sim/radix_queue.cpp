@@ -4,13 +4,14 @@
 #include <array>
 #include <bit>
 
+#include "ring_tuning.hpp"
+
 namespace loom::sim {
 
+using ring::align_down;
+using ring::floor_pow2;
+
 namespace {
-
-std::int64_t align_down(std::int64_t t, int shift) { return t & ~((std::int64_t{1} << shift) - 1); }
-
-std::size_t floor_pow2(std::size_t n) { return n == 0 ? 1 : std::bit_floor(n); }
 
 // Radix sorts cover offsets of up to two digits; wider windows (sparse workloads) sort by comparison.
 constexpr int kMaxRadixShift = RadixQueue::kDigitBits + 8;  // fine buckets of up to 256 ps
@@ -221,49 +222,16 @@ void RadixQueue::load(Window& w, std::int64_t start) {
 }
 
 void RadixQueue::maybe_retune() {
-    __extension__ using U128 = unsigned __int128;
     const std::uint64_t loaded = win_loaded_, overflowed = win_overflow_;
     const std::int64_t elapsed = cur_end_ - win_start_;
     win_activations_ = win_loaded_ = win_overflow_ = 0;
     win_start_ = cur_end_;
     if (loaded == 0) return;
-
-    // Width: kTargetPerWindow events per window at the observed pop rate, rounded to the nearest power of
-    // two (in log scale).
-    const U128 w = static_cast<U128>(static_cast<std::uint64_t>(elapsed)) * kTargetPerWindow / loaded;
-    int want_shift = 0;
-    if (w > 1) {
-        const auto w64 = static_cast<std::uint64_t>(std::min<U128>(w, U128{1} << 62));
-        want_shift = static_cast<int>(std::bit_width(w64)) - 1;
-        if (static_cast<U128>(w64) * w64 >= U128{1} << (2 * want_shift + 1)) ++want_shift;
-    }
-    want_shift = std::min(want_shift, kMaxShift);
-
-    // Ring length in ps: doubled while over 1/16 of pushes overflow; halved (never back below a length that
-    // overflowed) when overflow is negligible and the length is what forces windows wider than wanted.
-    const std::size_t nw = windows_.size();
+    const ring::Shape now{shift_, windows_.size()};
     const std::size_t cap = std::min(kMaxWindows, std::max(kMinWindows, floor_pow2(size_ / kMinPerWindow)));
-    int year_log2 = shift_ + std::countr_zero(nw);
-    if (overflowed * 16 > loaded) {
-        min_year_log2_ = year_log2 + 1;
-        ++year_log2;
-    } else if (overflowed * 4096 < loaded && year_log2 - want_shift > std::countr_zero(cap) &&
-               year_log2 - 1 >= min_year_log2_) {
-        --year_log2;
-    }
-    year_log2 = std::min(year_log2, kMaxShift + std::countr_zero(kMaxWindows));
-
-    int new_shift = want_shift;
-    int windows_log2 = year_log2 - want_shift;
-    if (windows_log2 > std::countr_zero(cap)) {
-        windows_log2 = std::countr_zero(cap);
-        new_shift = year_log2 - windows_log2;
-    } else if (windows_log2 < std::countr_zero(kMinWindows)) {
-        windows_log2 = std::countr_zero(kMinWindows);
-    }
-    new_shift = std::clamp(new_shift, 0, kMaxShift);
-    const std::size_t new_nw = std::size_t{1} << windows_log2;
-    if (new_shift != shift_ || new_nw != nw) rebuild(new_shift, new_nw);
+    const ring::Shape next = ring::retune(now, ring::Limits{kTargetPerWindow, kMinWindows, kMaxWindows, kMaxShift}, elapsed, loaded, overflowed,
+                                          cap, min_year_log2_);
+    if (next.shift != now.shift || next.slots != now.slots) rebuild(next.shift, next.slots);
 }
 
 void RadixQueue::rebuild(int shift, std::size_t windows) {
