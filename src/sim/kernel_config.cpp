@@ -9,7 +9,7 @@ config::Schema<KernelConfig> kernel_schema() {
               {"heap", QueueKind::Heap},
               {"two_level", QueueKind::TwoLevel},
               {"radix", QueueKind::Radix}},
-             "Pending-event queue: \"calendar\" (self-tuning bucket ring, the fastest), \"heap\" (4-ary heap, the "
+             "Pending-event queue: \"calendar\" (self-tuning bucket ring, the default), \"heap\" (4-ary heap, the "
              "reference), \"two_level\" (self-tuning two-level buckets: fewer instructions, more CPU time on "
              "PHOLD) or \"radix\" (self-tuning windows sorted by counting sort: the fastest on PHOLD and hold "
              "workloads, slower on bursts of simultaneous events). Results are identical; only speed and memory differ.");
