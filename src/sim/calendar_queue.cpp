@@ -216,17 +216,14 @@ void CalendarQueue::maybe_retune() {
     if (loaded == 0) return;
     const ring::Shape now{shift_, heads_.size()};
     const std::size_t cap = std::min(kMaxBuckets, std::max(kMinBuckets, floor_pow2(size_)));
-    const ring::Shape next = ring::retune(now, ring::Limits{kTargetPerBucket, kMinBuckets, kMaxBuckets, kMaxShift}, elapsed, loaded, overflowed,
-                                          cap, min_year_log2_);
+    const ring::Limits limits{kTargetPerBucket, kMinBuckets, kMaxBuckets, kMaxShift};
+    const ring::Shape next = ring::retune(now, limits, elapsed, loaded, overflowed, cap, min_year_log2_);
     if (next.shift != now.shift || next.slots != now.slots) rebuild(next.shift, next.slots);
 }
 
 void CalendarQueue::rebuild(int shift, std::size_t buckets) {
-    std::vector<Event> all;
-    all.reserve(size_);
-    for_each([&all](const Event& e) { all.push_back(e); });
-    std::int64_t least = cur_end_;
-    for (const Event& e : all) least = std::min(least, e.time);
+    std::int64_t least = 0;
+    const std::vector<Event> all = ring::take_all(*this, size_, cur_end_, least);
     // The load buffers keep the capacity of the largest bucket seen; a rebuild is when the bucket size
     // changes, so let them grow again from what the new width needs. Releasing them (and the overflow heap,
     // below) is the only way the queue's holdings shrink, so the peak is recorded first.

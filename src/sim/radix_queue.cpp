@@ -229,17 +229,14 @@ void RadixQueue::maybe_retune() {
     if (loaded == 0) return;
     const ring::Shape now{shift_, windows_.size()};
     const std::size_t cap = std::min(kMaxWindows, std::max(kMinWindows, floor_pow2(size_ / kMinPerWindow)));
-    const ring::Shape next = ring::retune(now, ring::Limits{kTargetPerWindow, kMinWindows, kMaxWindows, kMaxShift}, elapsed, loaded, overflowed,
-                                          cap, min_year_log2_);
+    const ring::Limits limits{kTargetPerWindow, kMinWindows, kMaxWindows, kMaxShift};
+    const ring::Shape next = ring::retune(now, limits, elapsed, loaded, overflowed, cap, min_year_log2_);
     if (next.shift != now.shift || next.slots != now.slots) rebuild(next.shift, next.slots);
 }
 
 void RadixQueue::rebuild(int shift, std::size_t windows) {
-    std::vector<Event> all;
-    all.reserve(size_);
-    for_each([&all](const Event& e) { all.push_back(e); });
-    std::int64_t least = cur_end_;
-    for (const Event& e : all) least = std::min(least, e.time);
+    std::int64_t least = 0;
+    const std::vector<Event> all = ring::take_all(*this, size_, cur_end_, least);
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     // The load buffers and the overflow heap are sized for the old tuning: let them grow again from what the
     // new one needs (this is the only way the queue's holdings shrink, so the peak is recorded first).

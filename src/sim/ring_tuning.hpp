@@ -6,12 +6,27 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
+
+#include "loom/sim/event.hpp"
 
 namespace loom::sim::ring {
 
 inline std::int64_t align_down(std::int64_t t, int shift) { return t & ~((std::int64_t{1} << shift) - 1); }
 
 inline std::size_t floor_pow2(std::size_t n) { return n == 0 ? 1 : std::bit_floor(n); }
+
+// What a rebuild re-pushes: every pending event of `queue` (in no order), and the least of their times and of
+// `floor` (the time the rebuilt ring starts from, aligned down by the caller).
+template <class Queue>
+std::vector<Event> take_all(const Queue& queue, std::size_t size, std::int64_t floor, std::int64_t& least) {
+    std::vector<Event> all;
+    all.reserve(size);
+    queue.for_each([&all](const Event& e) { all.push_back(e); });
+    least = floor;
+    for (const Event& e : all) least = std::min(least, e.time);
+    return all;
+}
 
 // A ring's tuning: slots of 2^shift ps, `slots` of them (a power of two).
 struct Shape {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "ring_tuning.hpp"
+
 namespace loom::sim {
 
 namespace {
@@ -266,11 +268,8 @@ void TwoLevelQueue::maybe_retune() {
 }
 
 void TwoLevelQueue::rebuild(int fine_shift, std::size_t coarse) {
-    std::vector<Event> all;
-    all.reserve(size_);
-    for_each([&all](const Event& e) { all.push_back(e); });
-    std::int64_t least = cur_end_;
-    for (const Event& e : all) least = std::min(least, e.time);
+    std::int64_t least = 0;
+    const std::vector<Event> all = ring::take_all(*this, size_, cur_end_, least);
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     // The run buffer and the overflow heap are largest while the tuning is off (the usual reason to
     // rebuild): release them rather than keep their capacity for the rest of the run.
