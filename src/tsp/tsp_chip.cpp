@@ -138,9 +138,6 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         I.issue = sched::issue_time(clock_, ins);
         const bool receiving = ins.op != sched::Op::Send;
         if (receiving) I.in = in_index_[ins.in_port];
-        for (std::int32_t p = 0; p < 16; ++p) {
-            if (ins.out_ports & (1u << p)) I.outs.push_back(out_index_[static_cast<std::size_t>(p)]);
-        }
         switch (ins.op) {
             case sched::Op::Send:
                 I.action = *sched::train_start(clock_, ins, chip);
@@ -246,10 +243,10 @@ Time TspChip::forward_train_start(const sched::Instruction& ins) const {
 }
 
 TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrState& I, std::int64_t pos)
-    : issue_(I.issue), n_(I.outs.size()) {
-    LOOM_DEBUG_ASSERT(n_ <= slot_.size(), "at most 16 out ports");
-    for (std::size_t o = 0; o < n_; ++o)
-        slot_[o] = SerialStepper(chip.outs_[static_cast<std::size_t>(I.outs[o])].tx().timing(), pos - 1);
+    : issue_(I.issue) {
+    chip.for_each_out(I.ins, [&](std::int32_t o) {
+        slot_[n_++] = SerialStepper(chip.outs_[static_cast<std::size_t>(o)].tx().timing(), pos - 1);
+    });
     update();
 }
 
@@ -296,7 +293,8 @@ void TspChip::on_action() {
 
 void TspChip::open_trains(InstrState& I) {
     const std::int64_t count = I.ins.count;
-    for (std::int32_t o : I.outs) {
+    std::vector<OutTrain>& trains = I.state().trains;
+    for_each_out(I.ins, [&](std::int32_t o) {
         OutPortState& op = outs_[static_cast<std::size_t>(o)];
         OutTrain ot;
         ot.out = o;
@@ -315,8 +313,8 @@ void TspChip::open_trains(InstrState& I) {
         ot.next = 1;
         ++op.trains;
         totals_.vectors_sent += count;
-        I.trains.push_back(ot);
-    }
+        trains.push_back(ot);
+    });
 }
 
 void TspChip::act(InstrState& I) {
@@ -325,11 +323,12 @@ void TspChip::act(InstrState& I) {
     const Time t = now();
     const std::int64_t slot0 = I.ins.address / vector_bytes_;
     switch (I.ins.op) {
-        case sched::Op::Send:
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.operand);
+        case sched::Op::Send: {
+            Live& live = I.state();
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, live.operand);
             open_trains(I);
-            for (std::uint32_t k = 0; k < I.trains.size(); ++k) {
-                OutTrain& ot = I.trains[k];
+            for (std::uint32_t k = 0; k < live.trains.size(); ++k) {
+                OutTrain& ot = live.trains[k];
                 if (config_.mode == ExecutionMode::Train) {
                     const OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
                     VectorRun src;
@@ -339,34 +338,40 @@ void TspChip::act(InstrState& I) {
                     src.origin_channel = op.channel;
                     src.origin_start = ot.start;
                     src.origin_position = 1;
-                    emit(ot, src, I.ins.count, I.operand);
+                    emit(ot, src, I.ins.count, live.operand);
                 } else {
                     emissions_.push_back({ot.start, I.order, k});
                     std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
                 }
             }
             if (config_.mode == ExecutionMode::Train) {
-                I.operand.clear();
-                I.operand.shrink_to_fit();
+                I.live.reset();  // every vector is on its way
             } else if (!emissions_.empty() &&
                        (!emission_timer_.armed() || emissions_.front().time < emission_timer_.expiry())) {
                 emission_timer_.arm_at(emissions_.front().time);
             }
             break;
+        }
         case sched::Op::Forward:
             open_trains(I);
             break;
         case sched::Op::Reduce:
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.operand);
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.state().operand);
             if (forwards(I.ins)) open_trains(I);
             break;
         case sched::Op::Receive:
             break;
     }
     I.acted = true;
-    for (Pending& part : I.pending) consume(I, part);
-    I.pending.clear();
-    I.pending.shrink_to_fit();
+    if (I.live) {
+        for (Pending& part : I.live->pending) consume(I, part);
+        std::vector<Pending>().swap(I.live->pending);
+    }
+    release_if_done(I);
+}
+
+void TspChip::release_if_done(InstrState& I) {
+    if (I.ins.op != sched::Op::Send && I.consumed == I.ins.count) I.live.reset();
 }
 
 void TspChip::on_emission() {
@@ -376,7 +381,8 @@ void TspChip::on_emission() {
         const Emission e = emissions_.back();
         emissions_.pop_back();
         InstrState& I = instrs_[e.instr];
-        OutTrain& ot = I.trains[e.train];
+        Live& live = *I.live;
+        OutTrain& ot = live.trains[e.train];
         const OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
         const std::int64_t k = ot.next;
         VectorRun src;
@@ -387,12 +393,16 @@ void TspChip::on_emission() {
         src.origin_start = ot.start;
         src.origin_position = k;
         scratch_.clear();
-        const std::int64_t v = value_at(I.operand, static_cast<std::uint32_t>(k - 1));
+        const std::int64_t v = value_at(live.operand, static_cast<std::uint32_t>(k - 1));
         if (v != 0) scratch_.emplace_back(0, v);
         emit(ot, src, 1, scratch_);
         if (ot.next <= static_cast<std::int64_t>(I.ins.count)) {
             emissions_.push_back({ot.start + op.tx().timing().serialization(ot.next - 1), e.instr, e.train});
             std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
+        } else if (std::all_of(live.trains.begin(), live.trains.end(), [&](const OutTrain& x) {
+                       return x.next > static_cast<std::int64_t>(I.ins.count);
+                   })) {
+            I.live.reset();  // its last vector is on its way on every port
         }
     }
     if (!emissions_.empty()) emission_timer_.arm_at(emissions_.front().time);
@@ -467,7 +477,10 @@ void TspChip::on_arrival(std::uint32_t arg) {
     const std::uint32_t h = arg & WireArg::kHandleMask;
     WireEntry& e = ip.store->at(h);
     const VectorRun run = e.run;
-    arrived_values_.swap(e.values);  // take the values; the sender clears our old buffer when it reuses the slot
+    // Take the values and leave the slot without a buffer: a slot keeping its capacity would hold memory for
+    // every run ever in flight on the link at once.
+    arrived_values_ = std::move(e.values);
+    SparseValues().swap(e.values);
     ip.store->release(h);
     LOOM_DEBUG_ASSERT(system_.topology().channel(run.channel).dst_port == port, "a run arrived on another port");
     accept(ip, run, arrived_values_);
@@ -542,8 +555,9 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& 
         slice(values, j, m, part.values);
         if (I.acted) {
             consume(I, part);
+            release_if_done(I);
         } else {
-            I.pending.push_back(part);
+            I.state().pending.push_back(part);
         }
         j += m;
     }
@@ -629,7 +643,7 @@ void TspChip::consume(InstrState& I, Pending& part) {
         const std::int64_t slot0 = I.ins.address / vector_bytes_ + p0;
         bool operand_zero = true;
         if (reduce) {
-            slice(I.operand, p0, m, scratch_out_);
+            slice(I.live->operand, p0, m, scratch_out_);
             operand_zero = scratch_out_.empty();
         }
         // Zeros written over memory that was never touched change nothing: skip the per-vector work.
@@ -658,7 +672,7 @@ void TspChip::consume(InstrState& I, Pending& part) {
         const SparseValues* out = &part.values;
         if (reduce) {
             // Sum of two sparse lists.
-            slice(I.operand, p0, m, scratch_);
+            slice(I.live->operand, p0, m, scratch_);
             scratch_out_.clear();
             std::size_t a = 0, b = 0;
             while (a < part.values.size() || b < scratch_.size()) {
@@ -678,16 +692,16 @@ void TspChip::consume(InstrState& I, Pending& part) {
         } else {
             vectors_forwarded_ += m;
         }
-        for (OutTrain& ot : I.trains) emit(ot, part.run, static_cast<std::uint32_t>(m), *out);
+        for (OutTrain& ot : I.live->trains) emit(ot, part.run, static_cast<std::uint32_t>(m), *out);
     }
-    I.consumed += m;
+    I.consumed += part.run.count;
 }
 
 // ---- end of run -----------------------------------------------------------------------------------------------
 
 void TspChip::check_complete(std::vector<ScheduleError>& out) const {
     for (const InstrState& I : instrs_) {
-        if (I.ins.op == sched::Op::Send || I.claimed >= static_cast<std::int64_t>(I.ins.count)) continue;
+        if (I.ins.op == sched::Op::Send || I.claimed >= I.ins.count) continue;
         const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
         const std::int64_t pos = I.claimed + 1;
         const Time need =

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -194,19 +196,27 @@ private:
         VectorRun run;
         SparseValues values;
     };
-    struct InstrState {
-        sched::Instruction ins;
-        std::uint32_t order = 0;         // program index
-        Time issue;                      // clock.edge(cycle)
-        Time action;                     // when it acts (see the class comment)
-        std::int32_t in = -1;            // index into ins_ (receiving ops)
-        std::vector<std::int32_t> outs;  // indices into outs_, in port order
-        bool acted = false;
-        std::int64_t claimed = 0;   // vectors whose arrival was processed
-        std::int64_t consumed = 0;  // vectors handed on (written, forwarded)
+    // What an instruction holds only while it runs (from its first arriving part or its action until its last
+    // vector is handed on), allocated then and freed after: most of a long program is done or not yet started.
+    struct Live {
         std::vector<OutTrain> trains;
         SparseValues operand;  // Send: the values sent; Reduce: memory operands (offsets from the first vector)
         std::vector<Pending> pending;
+    };
+    struct InstrState {
+        sched::Instruction ins;
+        Time issue;                  // clock.edge(cycle)
+        Time action;                 // when it acts (see the class comment)
+        std::uint32_t order = 0;     // program index
+        std::int32_t in = -1;        // index into ins_ (receiving ops)
+        std::uint32_t claimed = 0;   // vectors whose arrival was processed
+        std::uint32_t consumed = 0;  // vectors handed on (written, forwarded)
+        bool acted = false;
+        std::unique_ptr<Live> live;  // while it runs (see Live)
+        Live& state() {
+            if (!live) live = std::make_unique<Live>();
+            return *live;
+        }
     };
     struct Emission {  // vector mode: a Send's next vector, due at its slot
         Time time;
@@ -223,6 +233,14 @@ private:
     void on_stop();
 
     void act(InstrState& I);
+    // Frees what a receiving instruction held while running once its last vector is handed on.
+    void release_if_done(InstrState& I);
+    // Calls f(index into outs_) for each out port of `ins`, in port order.
+    template <class F>
+    void for_each_out(const sched::Instruction& ins, F&& f) const {
+        for (unsigned mask = ins.out_ports; mask != 0; mask &= mask - 1)
+            f(out_index_[static_cast<std::size_t>(std::countr_zero(mask))]);
+    }
     void open_trains(InstrState& I);
     void accept(InPortState& ip, const VectorRun& run, const SparseValues& values);
     // Checks vector k of `run` (position `pos` of instruction I) arriving at t, needed by `need`; a forwarded
