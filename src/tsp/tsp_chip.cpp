@@ -699,6 +699,31 @@ void TspChip::consume(InstrState& I, Pending& part) {
 
 // ---- end of run -----------------------------------------------------------------------------------------------
 
+void TspChip::release_run_state() {
+    std::vector<InstrState>().swap(instrs_);
+    std::vector<std::uint32_t>().swap(actions_);
+    next_action_ = 0;
+    std::vector<Emission>().swap(emissions_);
+    for (InPortState& ip : ins_) {
+        std::vector<Claim>().swap(ip.claims);
+        ip.cursor = 0;
+        std::vector<Time>().swap(ip.fifo);
+        ip.predictions = PredictionIndex();
+    }
+    // write_stats lists the final contents of a memory of at most 256 cells.
+    if (memory_.cells() > 256) memory_ = TimedMemory();
+    SparseValues().swap(arrived_values_);
+    part_ = Pending();
+    SparseValues().swap(scratch_);
+    SparseValues().swap(scratch_out_);
+}
+
+void TspChip::release_merged() {
+    latency_ = stats::Histogram();
+    deliveries_.clear();
+    last_delivered_ = deliveries_.end();
+}
+
 void TspChip::check_complete(std::vector<ScheduleError>& out) const {
     for (const InstrState& I : instrs_) {
         if (I.ins.op == sched::Op::Send || I.claimed >= I.ins.count) continue;

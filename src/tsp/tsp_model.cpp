@@ -119,6 +119,9 @@ void TspModel::finish() {
             }
         }
     }
+    // Nothing reads the chips' instructions, memory or predictions any more: their memory goes back before the
+    // statistics are built.
+    for (TspChip* c : chips_) c->release_run_state();
     write_stats(complete);
     if (!complete && errors.empty()) {
         // Cut short (end_time): a partial makespan would pass for a result, so the run fails and says how much is
@@ -195,6 +198,7 @@ void TspModel::write_stats(bool complete) {
     std::map<std::uint32_t, Time> done;
     for (const TspChip* c : chips_)
         for (const auto& [id, t_done] : c->deliveries()) done[id] = std::max(done[id], t_done);
+    for (TspChip* c : chips_) c->release_merged();  // latency and deliveries are merged above
     // Time in network: from the first Send's issue. Latency: from the instant the transfer may start,
     // max(earliest, dependencies complete + compute_before) (paced_by, an order of the schedule only, left out),
     // as the dynamic network's comparison measures it; a hand-written program has no such instant.

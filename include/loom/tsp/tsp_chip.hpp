@@ -135,6 +135,13 @@ public:
     // vector arrived (errors of kind Missing otherwise, appended to `out`).
     void check_complete(std::vector<ScheduleError>& out) const;
 
+    // After the run's checks (check_complete, the final memory read by the data check): frees what only the run
+    // and those checks read (instructions, memory, predictions, FIFOs, buffers), keeping the figures write_stats,
+    // link_use, totals, latency and deliveries report (and a small memory, which write_stats lists).
+    void release_run_state();
+    // After the model has merged latency() and deliveries(): frees them too.
+    void release_merged();
+
     const ChipTotals& totals() const { return totals_; }
     const stats::Histogram& latency() const { return latency_; }
     // By transfer id: the latest arrival of one of its vectors at this chip as a final destination.
