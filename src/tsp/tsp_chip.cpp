@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -164,11 +165,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
     std::stable_sort(actions_.begin(), actions_.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return instrs_[a].action < instrs_[b].action; });
 
-    // A write lands at most this long before the instant it is logged (a pending part consumed when its
-    // instruction acts, at issue time or later): versions older than that can be settled.
-    Time lag = Time::zero();
-    for (const InstrState& I : instrs_) lag = std::max(lag, I.action - I.issue);
-    memory_ = TimedMemory(lag);
+    // Writes are kept until they land and applied in key order (apply_deferred): the memory holds no versions.
     auto seed = [&](std::int64_t slot, std::int64_t value) {
         if (slot < 0 || slot * vector_bytes_ >= chip.memory.count())
             throw InputError(fmt::format("{}: initial memory slot {} is outside the TSP's memory", path(), slot));
@@ -325,6 +322,7 @@ void TspChip::act(InstrState& I) {
     switch (I.ins.op) {
         case sched::Op::Send: {
             Live& live = I.state();
+            apply_deferred({I.action, I.order});
             memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, live.operand);
             open_trains(I);
             for (std::uint32_t k = 0; k < live.trains.size(); ++k) {
@@ -356,6 +354,7 @@ void TspChip::act(InstrState& I) {
             open_trains(I);
             break;
         case sched::Op::Reduce:
+            apply_deferred({I.action, I.order});
             memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.state().operand);
             if (forwards(I.ins)) open_trains(I);
             break;
@@ -648,24 +647,24 @@ void TspChip::consume(InstrState& I, Pending& part) {
         }
         // Zeros written over memory that was never touched change nothing: skip the per-vector work.
         if (!(part.values.empty() && operand_zero && memory_.untouched(slot0, m))) {
+            // Vector k lands at max(available, issue), key (that, program index): kept until a read or the end
+            // of the run reaches it.
             const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
-            const Time t_now = now();
-            Time floor = part.run.floor;
-            SerialStepper sent(*ip.timing, part.run.position);
-            std::size_t vi = 0, oi = 0;
-            for (std::int64_t k = 0; k < m; ++k) {
-                const Time t = ip.view.arrival_after(
-                    part.run.train_start + sent.value(),
-                    part.run.first_index + static_cast<std::uint64_t>(part.run.position + k - 1), floor);
-                sent.next();
-                floor = t;
-                const Time consumed = std::max(available(t), I.issue);
-                std::int64_t v = 0;
-                if (vi < part.values.size() && part.values[vi].first == k) v = part.values[vi++].second;
-                if (reduce && oi < scratch_out_.size() && scratch_out_[oi].first == k)
-                    v = add_wrapping(v, scratch_out_[oi++].second);
-                memory_.write(slot0 + k, {consumed, I.order}, v, t_now);
-            }
+            Deferred d;
+            d.instr = I.order;
+            d.slot0 = slot0;
+            d.run = part.run;
+            d.floor = part.run.floor;
+            d.sent = SerialStepper(*ip.timing, part.run.position);
+            d.values.assign(static_cast<std::size_t>(m), 0);
+            for (const auto& [k, v] : part.values) d.values[k] = v;
+            if (reduce)
+                for (const auto& [k, v] : scratch_out_) d.values[k] = add_wrapping(d.values[k], v);
+            for (std::int64_t k = 0; k < m; ++k)
+                if (d.values[static_cast<std::size_t>(k)] != 0) memory_.touch(slot0 + k);
+            step(d);
+            deferred_.push_back(std::move(d));
+            std::push_heap(deferred_.begin(), deferred_.end(), std::greater<>());
         }
         if (reduce) vectors_reduced_ += m;
     } else {
@@ -697,6 +696,43 @@ void TspChip::consume(InstrState& I, Pending& part) {
     I.consumed += part.run.count;
 }
 
+void TspChip::step(Deferred& d) {
+    const InstrState& I = instrs_[d.instr];
+    const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
+    const Time t = ip.view.arrival_after(d.run.train_start + d.sent.value(),
+                                         d.run.first_index + static_cast<std::uint64_t>(d.run.position + d.k - 1),
+                                         d.floor);
+    d.sent.next();
+    d.floor = t;
+    d.key = {std::max(available(t), I.issue), I.order};
+}
+
+void TspChip::apply_deferred(AccessKey before) {
+    while (!deferred_.empty() && deferred_.front().key < before) {
+        std::pop_heap(deferred_.begin(), deferred_.end(), std::greater<>());
+        Deferred& d = deferred_.back();
+        const bool others = deferred_.size() > 1;  // then deferred_.front() is the earliest of the others
+        // Its vectors in order while they come before `before` and before every other part's next vector (two
+        // parts with equal keys belong to one instruction and write different slots).
+        for (;;) {
+            memory_.apply(d.slot0 + d.k, d.values[d.k]);
+            if (++d.k == d.values.size()) break;
+            step(d);
+            if (!(d.key < before) || (others && deferred_.front().key < d.key)) break;
+        }
+        if (d.k == d.values.size()) {
+            deferred_.pop_back();
+        } else {
+            std::push_heap(deferred_.begin(), deferred_.end(), std::greater<>());
+        }
+    }
+}
+
+void TspChip::finish() {
+    // Every write lands by the end of the run: the final memory is read after this (data check, statistics).
+    apply_deferred({Time::max(), std::numeric_limits<std::uint32_t>::max()});
+}
+
 // ---- end of run -----------------------------------------------------------------------------------------------
 
 void TspChip::release_run_state() {
@@ -704,6 +740,7 @@ void TspChip::release_run_state() {
     std::vector<std::uint32_t>().swap(actions_);
     next_action_ = 0;
     std::vector<Emission>().swap(emissions_);
+    std::vector<Deferred>().swap(deferred_);
     for (InPortState& ip : ins_) {
         std::vector<Claim>().swap(ip.claims);
         ip.cursor = 0;

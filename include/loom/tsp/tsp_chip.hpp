@@ -225,6 +225,20 @@ private:
             return *live;
         }
     };
+    // A storing instruction's part whose writes land later than they are known (a train's vectors are known when
+    // its first arrives): kept as the part's values and the state that times its vectors, and written into the
+    // memory when a read or the end of the run reaches their keys (8 bytes per vector until it lands).
+    struct Deferred {
+        AccessKey key;  // of vector k
+        std::uint32_t instr = 0;
+        std::uint32_t k = 0;
+        std::int64_t slot0 = 0;  // slot of the part's first vector
+        VectorRun run;
+        Time floor;         // arrival of the vector before k
+        SerialStepper sent; // serialization of vector k's unit in its train
+        std::vector<std::int64_t> values;  // one per vector of the part
+        bool operator>(const Deferred& o) const { return o.key < key; }
+    };
     struct Emission {  // vector mode: a Send's next vector, due at its slot
         Time time;
         std::uint32_t instr = 0;
@@ -255,6 +269,11 @@ private:
     void check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run, std::int64_t k, Time t,
                       Time need, Time last_slot);
     void consume(InstrState& I, Pending& part);
+    // Times vector d.k of a deferred part: its key.
+    void step(Deferred& d);
+    // Writes every deferred vector with key < `before` into the memory, in key order.
+    void apply_deferred(AccessKey before);
+    void finish() override;
     // Emits `m` vectors (identity and origin from `src`) as the next units of train `ot`.
     void emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values);
     void send_run(OutPortState& op, const VectorRun& r, Time arrival, const SparseValues* values);
@@ -315,6 +334,7 @@ private:
     sim::Timer stop_timer_;
 
     TimedMemory memory_;
+    std::vector<Deferred> deferred_;  // min-heap by key
     SparseValues arrived_values_;  // the values of the run being accepted
     Pending part_;                 // the part of it being handed to one instruction
     SparseValues scratch_;
