@@ -189,7 +189,7 @@ TEST_CASE("Re-initialising a slot drops its unsettled versions") {
     CHECK(m.unsettled() == 0);
 }
 
-TEST_CASE("Writes applied in key order by their owner set values without versions; touched slots count as cells") {
+TEST_CASE("Writes applied in key order by their owner set values without versions, and touched slots count as cells") {
     TimedMemory m;
     m.touch(9);  // a non-zero write to slot 9 is logged, to land later
     CHECK_FALSE(m.untouched(9, 1));
