@@ -192,10 +192,14 @@ std::int32_t Scheduler::shape_id(const Route& route) {
 // From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
 // proposes (or, given the hops' offsets over every clock phase, the later ones skip_busy() shows to be no earlier
 // than any fit); Fifo as soon as one of them overflows a FIFO.
+// With a cutoff, Later as soon as the train timed at the Send cycle tried completes at or past it: a train's
+// completion never decreases with its Send cycle (each hop's consumer issues no earlier when its train arrives
+// later), so no fit from there on completes before the cutoff.
 Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
-                      Plan& plan, const HopOffsets* offsets) {
+                      Plan& plan, const HopOffsets* offsets, Time cutoff) {
     for (;;) {
         if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
+        if (plan.completion >= cutoff) return Fit::Later;
         const Time t = need(route, plan, exclude, table_only);
         if (t == Time::zero()) return Fit::Ok;
         m0 = next_send(route, plan, t, exclude, table_only);
@@ -207,21 +211,25 @@ Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::
 // need()). Bookings of train `exclude` of the overlay are ignored (it is the train being extended; only when
 // `fixed`). A new train's answer is remembered (PlaceMemo) until the overlay changes on the route's channels.
 Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
-                     Plan& plan) {
+                     Plan& plan, Time cutoff) {
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     if (fixed) {
         if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
         return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
     }
     LOOM_ASSERT(exclude < 0, "a new train excludes no train of the overlay");
-    if (!reuse_) return earliest_fit(route, r, n, m_start, plan);
+    if (!reuse_) return earliest_fit(route, r, n, m_start, plan, Time::max());
     if (place_memo_.size() < candidates_.size()) place_memo_.resize(candidates_.size());
     PlaceMemo& memo = place_memo_[static_cast<std::size_t>(r)];
     if (memo.valid && memo.n == n && memo.m == m_start) {
-        plan = memo.plan;
-        return memo.fit;
+        // A search cut off earlier answers again while the cutoff is no later than where it stopped.
+        if (memo.fit != Fit::Later) {
+            plan = memo.plan;
+            return memo.fit;
+        }
+        if (cutoff <= memo.plan.completion) return Fit::Later;
     }
-    memo.fit = earliest_fit(route, r, n, m_start, plan);
+    memo.fit = earliest_fit(route, r, n, m_start, plan, cutoff);
     memo.valid = true;
     memo.n = n;
     memo.m = m_start;
@@ -235,20 +243,35 @@ Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::
 // ruled out (known()), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
 // without walking again over every gap that many earlier transfers already found too small. Should a FIFO overflow
 // on the way, the search from m_start decides, as it tries other Send cycles.
-Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan) {
+//
+// With a cutoff (only where every Send cycle fits the FIFOs, so that no search can end in Fifo and make the caller
+// try a shorter train), the searches stop once the train's completion reaches it (search()): Later. What the
+// table-alone search ruled out before it stopped is kept (with no Send cycle known to fit).
+Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan,
+                            Time cutoff) {
     if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
     if (!reuse_) return search(route, n, m_start, -1, false, plan);
     KnownRanges& ranges = this->known(r, n);
     const HopOffsets* offsets = &hop_offsets(route, n, ranges);
+    if (!offsets->usable || m_start < 0) cutoff = Time::max();
     KnownBusy& known = ranges.send;
     const bool extends = known.lo <= m_start && m_start <= known.hi;
     const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
     // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
     if (extends && known.stamp == table_.size()) {
-        if (search(route, n, from, -1, false, plan, offsets) == Fit::Ok) return Fit::Ok;
-    } else if (search(route, n, from, -1, true, plan, offsets) == Fit::Ok) {
-        known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
-        if (search(route, n, plan.m0, -1, false, plan, offsets) == Fit::Ok) return Fit::Ok;
+        const Fit fit = search(route, n, from, -1, false, plan, offsets, cutoff);
+        if (fit == Fit::Ok || fit == Fit::Later) return fit;
+    } else {
+        const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff);
+        if (alone == Fit::Later) {
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1};
+            return Fit::Later;
+        }
+        if (alone == Fit::Ok) {
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
+            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff);
+            if (fit == Fit::Ok || fit == Fit::Later) return fit;
+        }
     }
     return search(route, n, m_start, -1, false, plan, offsets);
 }
@@ -348,8 +371,12 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     std::int64_t cr = std::min(c, route.max_train);
     Option o;
+    // Only a completion before the best option's matters (Fit::Later: this route cannot beat it).
+    const Time cutoff = best.valid ? best.completion : Time::max();
     for (;;) {
-        if (place(r, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+        const Fit fit = place(r, cr, m_ready, -1, false, o.plan, cutoff);
+        if (fit == Fit::Later) return;
+        if (fit == Fit::Ok) {
             o.valid = true;
             o.completion = o.plan.completion;
             o.n = cr;

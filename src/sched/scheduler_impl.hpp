@@ -44,7 +44,9 @@ struct Plan {
     Time write_done;      // last vector in memory at every leaf (jitter allowed)
 };
 
-enum class Fit { Ok, Busy, Fifo };
+// Later: a new train searched with a cutoff (place()) fits, if at all, only with a completion at or past the cutoff,
+// so it cannot beat the option that set the cutoff; the search stopped there.
+enum class Fit { Ok, Busy, Fifo, Later };
 
 // A train of the transfer being planned.
 struct Train {
@@ -129,8 +131,11 @@ private:
     void apply(const Option& o, std::vector<std::int32_t>& last);
     void add_entries(std::int32_t train);
     bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
-    Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
-    Fit earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan);
+    // cutoff (new trains only): a completion the train must beat to matter, else Fit::Later (Time::max(): none).
+    Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan,
+              Time cutoff = Time::max());
+    Fit earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan,
+                     Time cutoff);
     Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
     // What the table alone rules out for trains of one shape and length. Bookings are never removed, so it stays
@@ -159,7 +164,7 @@ private:
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                            bool table_only) const;
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
-               const HopOffsets* offsets = nullptr);
+               const HopOffsets* offsets = nullptr, Time cutoff = Time::max());
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
@@ -171,7 +176,7 @@ private:
         std::int64_t n = 0;
         std::int64_t m = 0;
         Fit fit = Fit::Ok;
-        Plan plan;
+        Plan plan;  // Fit::Later: the plan where the search stopped; no fit completes before its completion
     };
     struct BoundMemo {
         bool valid = false;
