@@ -258,7 +258,8 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
     const bool extends = known.lo <= m_start && m_start <= known.hi;
     const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
     // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
-    if (extends && known.stamp == table_.size()) {
+    const std::int64_t stamp = route_stamp(route);
+    if (extends && known.stamp == stamp) {
         const Fit fit = search(route, n, from, -1, false, plan, offsets, cutoff);
         if (fit == Fit::Ok || fit == Fit::Later) return fit;
     } else {
@@ -268,7 +269,10 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
             return Fit::Later;
         }
         if (alone == Fit::Ok) {
-            known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, stamp};
+            // Without overlay bookings on the route's channels, the full search differs from the table-alone one
+            // only by the transfer's ordering at the leaves (need()): if the plan meets it, it is the answer.
+            if (overlay_free(route) && meets_ordering(route, plan)) return Fit::Ok;
             const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff);
             if (fit == Fit::Ok || fit == Fit::Later) return fit;
         }
@@ -340,6 +344,28 @@ void Scheduler::forget(std::int32_t changed) {
         if (r < place_memo_.size()) place_memo_[r].valid = false;
         if (r < bound_memo_.size()) bound_memo_[r].valid = false;
     }
+}
+
+std::int64_t Scheduler::route_stamp(const Route& route) const {
+    std::int64_t s = 0;
+    for (const RouteHop& hop : route.hops) s += table_.inserts(hop.channel);
+    return s;
+}
+
+bool Scheduler::overlay_free(const Route& route) const {
+    if (overlay_.entries.empty()) return true;
+    for (const RouteHop& hop : route.hops) {
+        if (std::binary_search(overlay_.entries.begin(), overlay_.entries.end(), hop.channel, ByChannel{}))
+            return false;
+    }
+    return true;
+}
+
+bool Scheduler::meets_ordering(const Route& route, const Plan& plan) const {
+    for (std::size_t h = 0; h < route.hops.size(); ++h) {
+        if (route.hops[h].leaf && plan.hops[h].cycle < min_consume_cycle_) return false;
+    }
+    return true;
 }
 
 void Scheduler::forget_all() {
@@ -414,12 +440,14 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
         KnownBusy& known = this->known(r, n).start;
         const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
         if (extends) start = std::max(t0, Time::ps(known.hi));
-        if (!extends || known.stamp != table_.size()) {
+        const std::int64_t stamp = route_stamp(route);
+        if (!extends || known.stamp != stamp) {
             start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
-            known = KnownBusy{extends ? known.lo : t0.count(), start.count(), table_.size()};
+            known = KnownBusy{extends ? known.lo : t0.count(), start.count(), stamp};
         }
     }
-    start = hops_fixed_point(route, n, start, false, 64);
+    // Without overlay bookings on the route's channels, the table-alone fixed point is the one with the overlay.
+    if (!reuse_ || !overlay_free(route)) start = hops_fixed_point(route, n, start, false, 64);
     Time offset;
     for (const RouteHop& hop : route.hops) offset += net_.fast(hop.channel).one() + net_.fast(hop.channel).latency();
     const Pace& s = net_.fast(route.hops.back().channel);

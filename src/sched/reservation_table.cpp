@@ -12,6 +12,7 @@ ReservationTable::ReservationTable(std::vector<Time> min_gap)
     : min_gap_(std::move(min_gap)),
       bookings_(min_gap_.size()),
       blocks_(min_gap_.size()),
+      inserts_(min_gap_.size(), 0),
       block_fingers_(min_gap_.size()),
       next_finger_(min_gap_.size(), 0),
       booking_hint_(min_gap_.size()) {}
@@ -97,6 +98,7 @@ void ReservationTable::insert(std::int32_t c, const Booking& b) {
         v.insert(v.first_past([&b](const Booking& x) { return x.start > b.start; }, booking_hint_[ci]), b);
     }
     ++size_;
+    ++inserts_[ci];
 
     // Merge with every block closer than the minimum gap on either side.
     auto& blocks = blocks_[ci];

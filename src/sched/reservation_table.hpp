@@ -49,6 +49,9 @@ public:
     // Channel c's bookings in order (a copy; for tests).
     std::vector<Booking> bookings(std::int32_t c) const { return bookings_[static_cast<std::size_t>(c)].to_vector(); }
     std::int64_t size() const { return size_; }
+    // How many bookings channel c has had (they are never removed): a channel whose count is unchanged answers every
+    // query as before.
+    std::int64_t inserts(std::int32_t c) const { return inserts_[static_cast<std::size_t>(c)]; }
     std::int64_t blocks() const;
 
 private:
@@ -60,6 +63,7 @@ private:
     std::vector<ChunkedSequence<Booking>> bookings_;
     std::vector<ChunkedSequence<Block>> blocks_;
     std::int64_t size_ = 0;
+    std::vector<std::int64_t> inserts_;  // by channel
     using BlockPos = ChunkedSequence<Block>::Pos;
     using BookingPos = ChunkedSequence<Booking>::Pos;
     // Per channel, where the last searches of its blocks and of its bookings ended: the next starts there (a hint

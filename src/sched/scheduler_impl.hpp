@@ -143,7 +143,8 @@ private:
     struct KnownBusy {
         std::int64_t lo = 0;
         std::int64_t hi = 0;
-        std::int64_t stamp = -1;  // table_.size() when hi was found to fit: while it is the same, hi still fits
+        // route_stamp() when hi was found to fit (-1: not known to fit): while it is the same, hi still fits
+        std::int64_t stamp = -1;
     };
     // Where a train's hops start relative to its train's start, over every phase of the core clock (hop timing
     // depends on the Send cycle's phase only): each hop's least and greatest offset and its length.
@@ -185,6 +186,13 @@ private:
         Time value;
     };
     void forget(std::int32_t r);  // the overlay changed on route r's channels
+    // The bookings the table has had on the route's channels (a sum of counts that only grow: unchanged exactly
+    // while none of those channels got a booking, and then the table answers the route's searches as before).
+    std::int64_t route_stamp(const Route& route) const;
+    // Whether the overlay has no booking on any of the route's channels.
+    bool overlay_free(const Route& route) const;
+    // Whether every leaf of the plan consumes no earlier than the transfer's ordering allows (min_consume_cycle_).
+    bool meets_ordering(const Route& route, const Plan& plan) const;
     void forget_all();
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
     std::int64_t staging_taken(topo::VertexId v) const;
