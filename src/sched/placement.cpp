@@ -63,12 +63,13 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
 }
 
 // The earliest time at or after `from` at which channel c is free for `length`, both in the table and in the overlay
-// (whose bookings of train `exclude` are ignored; -1: none).
-Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const {
+// (whose bookings of train `exclude` are ignored; -1: none). `table_fits`: the table is known to be free there for
+// `length` at `from` (it need not be asked again).
+Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude, bool table_fits) const {
     const auto range = std::equal_range(overlay_.entries.begin(), overlay_.entries.end(), c, ByChannel{});
     Time fit = from;
-    for (bool moved = true; moved;) {
-        fit = table_.first_fit(c, fit, length);
+    for (bool moved = true; moved; table_fits = false) {
+        if (!table_fits) fit = table_.first_fit(c, fit, length);
         moved = false;
         for (auto it = range.first; it != range.second; ++it) {
             if (it->train != exclude && it->booking.start < fit + length && it->booking.end > fit) {
@@ -84,13 +85,15 @@ Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_
 // train fits. Every channel free over its interval, the far end's consumers in arrival order, FIFO spans disjoint.
 // `table_only`: the table's bookings alone (neither the overlay nor the transfer's `after` ordering), a subset of the
 // constraints; otherwise bookings of train `exclude` of the overlay are ignored (it is the train being extended).
-Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const {
+// `table_fits`: every hop is known to be free in the table (the plan fits the table alone).
+Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only,
+                     bool table_fits) const {
     Time need;
     for (std::size_t h = 0; h < route.hops.size(); ++h) {
         const topo::ChannelId c = route.hops[h].channel;
         const HopPlan& hp = plan.hops[h];
         // The earliest this hop could start without crossing a block of the table.
-        Time hneed = table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
+        Time hneed = table_fits ? Time::zero() : table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
         const Booking* before = nullptr;
         const Booking* after = nullptr;
         if (!table_only) {
@@ -191,16 +194,17 @@ std::int32_t Scheduler::shape_id(const Route& route) {
 
 // From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
 // proposes (or, given the hops' offsets over every clock phase, the later ones skip_busy() shows to be no earlier
-// than any fit); Fifo as soon as one of them overflows a FIFO.
+// than any fit); Fifo as soon as one of them overflows a FIFO. `table_fits`: `plan` is the train timed at m0 and fits
+// the table alone (it is not timed again, nor its hops looked up in the table).
 // With a cutoff, Later as soon as the train timed at the Send cycle tried completes at or past it: a train's
 // completion never decreases with its Send cycle (each hop's consumer issues no earlier when its train arrives
 // later), so no fit from there on completes before the cutoff.
 Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
-                      Plan& plan, const HopOffsets* offsets, Time cutoff) {
-    for (;;) {
-        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
+                      Plan& plan, const HopOffsets* offsets, Time cutoff, bool table_fits) {
+    for (;; table_fits = false) {
+        if (!table_fits && !evaluate(route, n, m0, plan)) return Fit::Fifo;
         if (plan.completion >= cutoff) return Fit::Later;
-        const Time t = need(route, plan, exclude, table_only);
+        const Time t = need(route, plan, exclude, table_only, table_fits);
         if (t == Time::zero()) return Fit::Ok;
         m0 = next_send(route, plan, t, exclude, table_only);
         if (offsets != nullptr && offsets->usable) m0 = skip_busy(route, *offsets, m0, exclude, table_only);
@@ -273,7 +277,7 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
             // Without overlay bookings on the route's channels, the full search differs from the table-alone one
             // only by the transfer's ordering at the leaves (need()): if the plan meets it, it is the answer.
             if (overlay_free(route) && meets_ordering(route, plan)) return Fit::Ok;
-            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff);
+            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff, true);
             if (fit == Fit::Ok || fit == Fit::Later) return fit;
         }
     }
@@ -447,7 +451,7 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
         }
     }
     // Without overlay bookings on the route's channels, the table-alone fixed point is the one with the overlay.
-    if (!reuse_ || !overlay_free(route)) start = hops_fixed_point(route, n, start, false, 64);
+    if (!reuse_ || !overlay_free(route)) start = hops_fixed_point(route, n, start, false, 64, reuse_);
     Time offset;
     for (const RouteHop& hop : route.hops) offset += net_.fast(hop.channel).one() + net_.fast(hop.channel).latency();
     const Pace& s = net_.fast(route.hops.back().channel);
@@ -458,8 +462,10 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
 
 // The earliest train start at or after `start` at which every hop of a new train of n vectors has an interval of its
 // length free, no earlier than the start plus the time its first vector takes to get there (in the table alone, or
-// also in the overlay), or the estimate after `rounds` rounds.
-Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const {
+// also in the overlay), or the estimate after `rounds` rounds. `table_fixed`: `start` is the fixed point in the table
+// alone (the first round asks the overlay only).
+Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
+                                 bool table_fixed) const {
     for (int round = 0; round < rounds; ++round) {
         Time next = start;
         Time offset;
@@ -467,7 +473,7 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
             const Pace& s = net_.fast(hop.channel);
             const Time length = s(n);
             const Time fit = table_only ? table_.first_fit(hop.channel, start + offset, length)
-                                        : first_fit(hop.channel, start + offset, length, -1);
+                                        : first_fit(hop.channel, start + offset, length, -1, table_fixed && round == 0);
             next = std::max(next, fit - offset);
             offset += s.one() + s.latency();
         }

@@ -125,7 +125,8 @@ private:
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
     Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready);
-    Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const;
+    Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
+                          bool table_fixed = false) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
     std::pair<std::int32_t, std::int32_t> split_of(std::int32_t r, std::size_t at);
     void apply(const Option& o, std::vector<std::int32_t>& last);
@@ -136,7 +137,8 @@ private:
               Time cutoff = Time::max());
     Fit earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan,
                      Time cutoff);
-    Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
+    Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only,
+              bool table_fits = false) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
     // What the table alone rules out for trains of one shape and length. Bookings are never removed, so it stays
     // true; searches start past it.
@@ -165,7 +167,7 @@ private:
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                            bool table_only) const;
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
-               const HopOffsets* offsets = nullptr, Time cutoff = Time::max());
+               const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
@@ -194,7 +196,7 @@ private:
     // Whether every leaf of the plan consumes no earlier than the transfer's ordering allows (min_consume_cycle_).
     bool meets_ordering(const Route& route, const Plan& plan) const;
     void forget_all();
-    Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
+    Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude, bool table_fits = false) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
     bool overlay_uses_nonminimal() const;
