@@ -269,11 +269,11 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
     } else {
         const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff);
         if (alone == Fit::Later) {
-            known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1};
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1, {}};
             return Fit::Later;
         }
         if (alone == Fit::Ok) {
-            known = KnownBusy{extends ? known.lo : m_start, plan.m0, stamp};
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, stamp, {}};
             // Without overlay bookings on the route's channels, the full search differs from the table-alone one
             // only by the transfer's ordering at the leaves (need()): if the plan meets it, it is the answer.
             if (overlay_free(route) && meets_ordering(route, plan)) return Fit::Ok;
@@ -445,9 +445,16 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
         const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
         if (extends) start = std::max(t0, Time::ps(known.hi));
         const std::int64_t stamp = route_stamp(route);
-        if (!extends || known.stamp != stamp) {
+        if (extends && known.stamp != stamp && hops_still_fit(route, n, start, known.inserts)) {
+            // No booking since came near the hops at hi: hi still fits, and is still the first to fit.
+            known.stamp = stamp;
+            hop_inserts(route, known.inserts);
+        } else if (!extends || known.stamp != stamp) {
             start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
-            known = KnownBusy{extends ? known.lo : t0.count(), start.count(), stamp};
+            known.lo = extends ? known.lo : t0.count();
+            known.hi = start.count();
+            known.stamp = stamp;
+            hop_inserts(route, known.inserts);
         }
     }
     // Without overlay bookings on the route's channels, the table-alone fixed point is the one with the overlay.
@@ -481,6 +488,24 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
         start = next;
     }
     return start;
+}
+
+bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start,
+                               const std::vector<std::int64_t>& inserts) const {
+    if (inserts.size() != route.hops.size()) return false;
+    Time offset;
+    for (std::size_t h = 0; h < route.hops.size(); ++h) {
+        const RouteHop& hop = route.hops[h];
+        const Pace& s = net_.fast(hop.channel);
+        if (!table_.untouched_since(hop.channel, inserts[h], start + offset, start + offset + s(n))) return false;
+        offset += s.one() + s.latency();
+    }
+    return true;
+}
+
+void Scheduler::hop_inserts(const Route& route, std::vector<std::int64_t>& inserts) const {
+    inserts.resize(route.hops.size());
+    for (std::size_t h = 0; h < route.hops.size(); ++h) inserts[h] = table_.inserts(route.hops[h].channel);
 }
 
 std::pair<std::int32_t, std::int32_t> Scheduler::split_of(std::int32_t r, std::size_t at) {

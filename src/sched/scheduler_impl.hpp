@@ -125,6 +125,10 @@ private:
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
     Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready);
+    // Whether train start `start` still fits every hop of a new train of n vectors in the table alone, given that it
+    // did when each hop's channel had had inserts[h] bookings (ReservationTable::untouched_since).
+    bool hops_still_fit(const Route& route, std::int64_t n, Time start, const std::vector<std::int64_t>& inserts) const;
+    void hop_inserts(const Route& route, std::vector<std::int64_t>& inserts) const;
     Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
                           bool table_fixed = false) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
@@ -147,6 +151,7 @@ private:
         std::int64_t hi = 0;
         // route_stamp() when hi was found to fit (-1: not known to fit): while it is the same, hi still fits
         std::int64_t stamp = -1;
+        std::vector<std::int64_t> inserts;  // start: per hop, table_.inserts(channel) when hi was found to fit
     };
     // Where a train's hops start relative to its train's start, over every phase of the core clock (hop timing
     // depends on the Send cycle's phase only): each hop's least and greatest offset and its length.
