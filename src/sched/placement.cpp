@@ -459,12 +459,34 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
     }
     // Without overlay bookings on the route's channels, the table-alone fixed point is the one with the overlay.
     if (!reuse_ || !overlay_free(route)) start = hops_fixed_point(route, n, start, false, 64, reuse_);
+    return bound_at(route, n, start);
+}
+
+// optimistic_completion()'s value for a train that starts at `start` (the fixed point); no less for a later start.
+Time Scheduler::bound_at(const Route& route, std::int64_t n, Time start) const {
     Time offset;
     for (const RouteHop& hop : route.hops) offset += net_.fast(hop.channel).one() + net_.fast(hop.channel).latency();
     const Pace& s = net_.fast(route.hops.back().channel);
     const Time per_hop =
         timing_.period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
     return start + offset - s.one() + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
+}
+
+// No more than optimistic_completion(r, n, m_ready), without a search: the remembered value, else the bound at the
+// start known so far (completion_bound() starts from there and only moves later).
+Time Scheduler::bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (ri < bound_memo_.size()) {
+        const BoundMemo& memo = bound_memo_[ri];
+        if (memo.valid && memo.n == n && memo.m == m_ready) return memo.value;
+    }
+    const Route& route = candidates_[ri];
+    Time start = timing_.edge(m_ready + chip_.issue_cycles);
+    if (reuse_) {
+        const KnownBusy& known = this->known(r, n).start;
+        if (known.lo <= start.count() && start.count() <= known.hi) start = Time::ps(known.hi);
+    }
+    return bound_at(route, n, start);
 }
 
 // The earliest train start at or after `start` at which every hop of a new train of n vectors has an interval of its
@@ -617,21 +639,38 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
         c = std::min(c, remaining);
         Option best;
         // Appending to a route's train is never later than a new train on that route: try those first, then new
-        // trains on the other routes in order of a lower bound of their completion, while that can still win.
-        std::vector<std::pair<Time, std::int32_t>> fresh;
+        // trains on the other routes in order of a lower bound of their completion (optimistic_completion(), then
+        // route index), while that can still win. The bounds are worked out lazily: each route starts with a cheap
+        // floor of its bound (bound_floor()), and the route least by (bound, index) is taken only once its bound is
+        // exact, so routes are tried in the same order, and stopped at the same one, as with every bound worked out.
+        fresh_.clear();
         for (std::int32_t r : allowed) {
             if (static_cast<std::size_t>(r) >= last.size()) last.resize(static_cast<std::size_t>(r) + 1, -1);
             const std::int32_t t = last[static_cast<std::size_t>(r)];
             if (t >= 0 && consider_extension(r, c, t, best)) continue;
             const Route& route = candidates_[static_cast<std::size_t>(r)];
-            const Time bound = route.leaf_latency.size() == 1
-                                   ? optimistic_completion(r, std::min(c, route.max_train), m_ready)
-                                   : Time::zero();
-            fresh.emplace_back(bound, r);
+            if (route.leaf_latency.size() == 1) {
+                fresh_.push_back(FreshRoute{bound_floor(r, std::min(c, route.max_train), m_ready), r, false});
+            } else {
+                fresh_.push_back(FreshRoute{Time::zero(), r, true});
+            }
         }
-        std::sort(fresh.begin(), fresh.end());
-        for (const auto& [bound, r] : fresh) {
-            if (best.valid && bound >= best.completion) break;
+        while (!fresh_.empty()) {
+            std::size_t i = 0;
+            for (std::size_t j = 1; j < fresh_.size(); ++j) {
+                if (std::tie(fresh_[j].bound, fresh_[j].route) < std::tie(fresh_[i].bound, fresh_[i].route)) i = j;
+            }
+            FreshRoute& f = fresh_[i];
+            if (!f.exact) {
+                const Route& route = candidates_[static_cast<std::size_t>(f.route)];
+                f.bound = optimistic_completion(f.route, std::min(c, route.max_train), m_ready);
+                f.exact = true;
+                continue;
+            }
+            if (best.valid && f.bound >= best.completion) break;
+            const std::int32_t r = f.route;
+            fresh_[i] = fresh_.back();
+            fresh_.pop_back();
             consider_new(r, c, m_ready, best);
         }
         if (cfg_.staging && stage_) {

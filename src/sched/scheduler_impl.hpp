@@ -125,6 +125,8 @@ private:
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
     Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready);
+    Time bound_at(const Route& route, std::int64_t n, Time start) const;
+    Time bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     // Whether train start `start` still fits every hop of a new train of n vectors in the table alone, given that it
     // did when each hop's channel had had inserts[h] bookings (ReservationTable::untouched_since).
     bool hops_still_fit(const Route& route, std::int64_t n, Time start, const std::vector<std::int64_t>& inserts) const;
@@ -235,6 +237,14 @@ private:
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
+    // greedy(): the routes that may take a new train for the piece being placed, with a bound of their completion
+    // (exact: optimistic_completion(); else a floor of it).
+    struct FreshRoute {
+        Time bound;
+        std::int32_t route = 0;
+        bool exact = false;
+    };
+    std::vector<FreshRoute> fresh_;
 
     // Committed.
     std::vector<Route> used_routes_;
