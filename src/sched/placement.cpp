@@ -385,22 +385,34 @@ bool Scheduler::consider_extension(std::int32_t r, std::int64_t c, std::int32_t 
     const Train& t = overlay_.trains[static_cast<std::size_t>(last)];
     const std::int64_t n = t.plan.n + cr;
     if (n > route.max_train) return false;
-    Option o;
+    Option& o = scratch();
     if (place(r, n, t.plan.m0, last, true, o.plan) != Fit::Ok) return false;
     o.valid = true;
     o.completion = o.plan.completion;
     o.n = cr;
     o.route = r;
     o.extend = last;
-    if (o.completion < best.completion) best = std::move(o);
+    if (o.completion < best.completion) std::swap(best, o);
     return true;
+}
+
+// An option to fill in, its plans' buffers kept from earlier ones (no allocation per option tried).
+Option& Scheduler::scratch() {
+    Option& o = scratch_;
+    o.valid = false;
+    o.completion = Time::max();
+    o.n = 0;
+    o.route = -1;
+    o.extend = -1;
+    o.route2 = -1;
+    return o;
 }
 
 // A new train of c vectors (fewer if the route's FIFOs cannot take that many) at its earliest fit.
 void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best) {
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     std::int64_t cr = std::min(c, route.max_train);
-    Option o;
+    Option& o = scratch();
     // Only a completion before the best option's matters (Fit::Later: this route cannot beat it).
     const Time cutoff = best.valid ? best.completion : Time::max();
     for (;;) {
@@ -411,7 +423,7 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
             o.completion = o.plan.completion;
             o.n = cr;
             o.route = r;
-            if (o.completion < best.completion) best = std::move(o);
+            if (o.completion < best.completion) std::swap(best, o);
             return;
         }
         if (cr == 1) return;  // not even one vector fits this route's FIFOs
@@ -634,10 +646,16 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
     std::vector<std::int32_t> last(candidates_.size(), -1);
     const auto k = static_cast<std::int64_t>(allowed.size());
     std::int64_t remaining = total;
+    Option best;  // per piece; its plans' buffers kept from piece to piece
     while (remaining > 0) {
         std::int64_t c = k == 1 ? remaining : std::max<std::int64_t>(cfg_.min_chunk_vectors, ceil_div(remaining, k));
         c = std::min(c, remaining);
-        Option best;
+        best.valid = false;
+        best.completion = Time::max();
+        best.n = 0;
+        best.route = -1;
+        best.extend = -1;
+        best.route2 = -1;
         // Appending to a route's train is never later than a new train on that route: try those first, then new
         // trains on the other routes in order of a lower bound of their completion (optimistic_completion(), then
         // route index), while that can still win. The bounds are worked out lazily: each route starts with a cheap

@@ -245,6 +245,8 @@ private:
         bool exact = false;
     };
     std::vector<FreshRoute> fresh_;
+    Option scratch_;  // scratch(): an option being tried by consider_extension() or consider_new()
+    Option& scratch();
 
     // Committed.
     std::vector<Route> used_routes_;
