@@ -48,9 +48,8 @@ public:
     static constexpr std::uint32_t kEjectionWake = 0, kCreditWake = 1;
     // The lines: flits to the router, credits back from it, flits ejected to this terminal (the builder binds
     // their wake-ups).
-    // `injection_records` / `ejection_records`: the records of the packets on the injection and ejection lines.
-    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RecordStore& injection_records,
-                RecordStore& ejection_records);
+    // The injection and ejection lines also hold the records of the packets whose heads they carry.
+    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection);
     // The measurement channel ("fabric.measure", endpoint = terminal id) and the monitor's endpoint on it.
     void attach_measure(sim::Channel& channel, std::uint32_t monitor);
     sim::ChannelPort& measure_port() { return measure_; }
@@ -123,8 +122,6 @@ private:
     FlitLink* injection_ = nullptr;
     FlitLink* credits_in_ = nullptr;
     FlitLink* ejection_ = nullptr;
-    RecordStore* injection_records_ = nullptr;
-    RecordStore* ejection_records_ = nullptr;
 
     FabricCounters counters_;
     MarkedStats marked_;
@@ -141,7 +138,7 @@ private:
     std::int64_t queued_ = 0;  // packets in the source queue
     bool sending_ = false;       // a packet is being sent: its record is current_
     FabricRecord current_;
-    std::uint32_t current_handle_ = 0;  // its handle in the injection line's RecordStore (from its head on)
+    std::uint32_t current_handle_ = 0;  // its handle in the injection line's record slots (from its head on)
     std::uint64_t packets_opened_ = 0;  // packets this terminal made (their ids: terminal id << 40 | this count)
     std::vector<std::uint32_t> arriving_;  // per VC: the handle of the packet arriving on the ejection line
     std::int32_t current_vc_ = 0;

@@ -57,7 +57,6 @@ TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
     s.run();
     CHECK(rx.wakes == std::vector<std::int64_t>{10, 40});
     CHECK(rx.args == std::vector<std::uint32_t>{7, 7});  // the line's own argument names it to the receiver
-    CHECK(line.pushed() == 4);
 }
 
 TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around") {
