@@ -152,16 +152,6 @@ void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits
     in_[port].credits = credits_back;
 }
 
-// A head flit leaving copies its packet's record from the slots of the line it came in on (this router's to
-// read, update and release from the head's arrival on) into the slots of the line it leaves on.
-std::uint32_t Router::pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg) {
-    FlitLink& from = *in_[in_port].flits;
-    std::uint32_t handle = 0;
-    out.flits->push_record(handle) = from.record(Flit::packet_of(arg));
-    from.release_record(Flit::packet_of(arg));
-    return Flit::with_packet(arg, handle);
-}
-
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
 
 std::int32_t Router::buffered(std::int32_t port, std::int32_t vc) const {
@@ -288,10 +278,16 @@ void Router::drain(std::int64_t c) {
     }
 }
 
+// Routing a head flit also moves its packet's record, once updated, from the slots of the line it came in on
+// (this router's to read, update and release from the head's arrival on) into the slots of the line it will
+// leave on, while the record's line is in cache; the head's entry in the buffer names the new slot, which the
+// receiver reads once the head has arrived there.
 void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
-    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
-    auto& packet = in_[iv / vcs_].flits->record(Flit::packet_of(arg));
+    std::uint64_t& entry = x.ring[x.head];
+    const std::uint32_t arg = static_cast<std::uint32_t>(entry);
+    FlitLink& from = *in_[iv / vcs_].flits;
+    FabricRecord& packet = from.record(Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
@@ -310,6 +306,10 @@ void Router::route(std::int32_t iv) {
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
+    std::uint32_t handle = 0;
+    out_[port].flits->push_record(handle) = packet;
+    from.release_record(Flit::packet_of(arg));
+    entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }
 
 void Router::vc_allocate(std::int64_t cycle) {
@@ -452,11 +452,10 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
-    std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
+    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);  // a head names its record's new slot
     x.head = (x.head + 1) & (x.capacity - 1);
     --x.size;
     PortOut& out = out_[out_port];
-    if (Flit::is_head(arg)) arg = pass_record(port, out, arg);
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
         --credits_[ov];

@@ -20,8 +20,8 @@ Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
       wake_(ctx, "wake", this, sim::handler<&Terminal::on_wake>),
       generate_(ctx, this, sim::handler<&Terminal::on_generate>, sim::Phase::Timer),
       tick_(ctx, this, sim::handler<&Terminal::on_tick>, sim::Phase::Clock),
-      measure_(ctx, "measure", this, sim::handler<&Terminal::on_measure>),
-      trace_(std::move(trace)) {
+      trace_(std::move(trace)),
+      measure_(ctx, "measure", this, sim::handler<&Terminal::on_measure>) {
     credits_.assign(static_cast<std::size_t>(net.config.vcs), 0);
     arriving_.resize(static_cast<std::size_t>(net.config.vcs));
     if (net.traffic.pattern == workload::TrafficPatternKind::Trace) measure_start_ = 0;  // every packet is marked

@@ -126,7 +126,6 @@ private:
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
-    std::uint32_t pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg);
     static void grow_ring(Vc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
