@@ -146,11 +146,9 @@ private:
 
     static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
+    // Members a tick touches first, in few cache lines: the counters' router part right after them, the rest
+    // (noise, the block's owner, the allocators not done in place) last.
     const FabricSetup& net_;
-    FabricCounters counters_;
-    // Noisy channels (FabricConfig::noisy_links): per network port the noise of its output's flits, then of the
-    // credits returned beside them; empty when the channels are clean.
-    std::vector<net::LinkNoise> noise_;
     topo::VertexId vertex_;
     std::int32_t network_ports_;
     std::int32_t ports_;
@@ -175,7 +173,6 @@ private:
     struct BlockFree {
         void operator()(std::byte* p) const;
     };
-    std::unique_ptr<std::byte, BlockFree> block_;
     Vc* vc_ = nullptr;                    // input VCs: port * vcs + vc
     PortIn* in_ = nullptr;                // per port
     PortOut* out_ = nullptr;              // per port
@@ -200,14 +197,19 @@ private:
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
     std::uint64_t wired_ = 0;             // ports with lines
     std::vector<std::int32_t> va_list_;   // input VCs Routing or waiting for VC allocation
-    // The allocators of the kinds not done in place (nullptr otherwise).
-    std::unique_ptr<Allocator> va_, sw_;
-
     sim::ChannelPort wake_;
     sim::Timer tick_;
     std::int64_t next_tick_ = kNever;
     std::int64_t ticks_ = 0;
     std::int32_t peak_vc_flits_ = 0;
+    // Noisy channels (FabricConfig::noisy_links): per network port the noise of its output's flits, then of the
+    // credits returned beside them; empty when the channels are clean.
+    std::vector<net::LinkNoise> noise_;
+    FabricCounters counters_;  // the router's part first (FabricCounters)
+
+    std::unique_ptr<std::byte, BlockFree> block_;  // owns the arrays above
+    // The allocators of the kinds not done in place (nullptr otherwise).
+    std::unique_ptr<Allocator> va_, sw_;
 };
 
 }  // namespace loom::fabric
