@@ -67,6 +67,7 @@ public:
     void refuse(DropReason reason);
     std::uint32_t slots() const { return static_cast<std::uint32_t>(info_.size()); }
     const Delivery& delivery(std::uint32_t handle) const { return info_[handle]; }
+    const sim::Context& context() const { return *ctx_; }
 
     // ---- state and control ----
 
