@@ -31,6 +31,7 @@ public:
         : owner_(owner),
           ctx_(&ctx),
           call_(&InputPort::call<C, Method>),
+          reads_delivery_(!std::is_invocable_v<decltype(Method), C*, const PacketType&>),
           in_(ctx, name, this, sim::handler<&InputPort::on_arrival>) {}
     InputPort(const InputPort&) = delete;
     InputPort& operator=(const InputPort&) = delete;
@@ -68,7 +69,8 @@ private:
     const sim::Context* ctx_;
     void (*call_)(void*, const PacketType&, const InputPort&, std::uint32_t);
     const OutputPort<Payload, Header>* from_ = nullptr;
-    bool copy_ = false;  // the sending port is its own component's
+    bool reads_delivery_;  // the handler takes the Delivery
+    bool copy_ = false;    // the sending port is its own component's
     std::uint64_t received_ = 0;
     sim::InPort in_;
 };
@@ -79,6 +81,7 @@ void connect(sim::Simulator& sim, OutputPort<Payload, Header>& from, InputPort<P
     sim.connect(from.engine_.wire(), to.in_, from.engine_.timing().latency());
     to.from_ = &from;
     to.copy_ = &from.engine_.context() == to.ctx_;
+    from.engine_.set_deliveries_read(to.reads_delivery_);
 }
 
 }  // namespace loom::net
