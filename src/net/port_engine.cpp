@@ -349,8 +349,8 @@ void PortEngine::write_stats(stats::Group& group) const {
     j["duplicated"] = duplicated_;
     j["retries"] = retries_;
     j["dropped"] = reasons_ ? drops_.to_json(*reasons_) : drops_.to_json(DropReasons{});
-    j["busy_ps"] = plain_ ? train_.busy : tx_.busy_time().count();
-    j["units"] = plain_ ? train_.next_index : tx_.units_sent();
+    j["busy_ps"] = busy_time().count();
+    j["units"] = units_sent();
     j["fec_corrected"] = tx_.corrected();
     j["fec_uncorrectable"] = tx_.uncorrectable();
     group.set(name_, std::move(j));

@@ -39,7 +39,7 @@ public:
 
     OutputPort(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
                std::uint64_t stream = 0, const DropReasons* reasons = nullptr)
-        : engine_(ctx, name, timing, config, stream, reasons) {}
+        : slots_(), engine_(ctx, name, timing, config, stream, reasons) {}
 
     // Sends `packet` (its header.bytes sets its size on the wire) through queue `queue` (0 = highest priority;
     // ignored without queues). See SendResult; a Collision is the caller's error to report.
@@ -70,8 +70,9 @@ private:
         PacketType packet;
     };
 
-    PortEngine engine_;
+    // The slots first: their vector shares a cache line with the engine's hot fields.
     std::vector<Slot> slots_;
+    PortEngine engine_;
 };
 
 }  // namespace loom::net

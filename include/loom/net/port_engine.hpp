@@ -83,6 +83,10 @@ public:
     bool down_at(Time t) const;
     bool idle() const;                   // nothing queued and the link free now
     Time free_at() const { return plain_ ? Time::ps(train_.busy_until) : tx_.free_at(); }
+    std::uint64_t units_sent() const { return plain_ ? train_.next_index : tx_.units_sent(); }
+    Time busy_time() const { return plain_ ? Time::ps(train_.busy) : tx_.busy_time(); }  // serialization so far
+    // Queued, no faults, no jitter, no bit errors: timed by the port's own train arithmetic.
+    bool plain() const { return plain_; }
     const LinkTiming& timing() const { return tx_.timing(); }
     const PortConfig& config() const { return config_; }
     const std::string& path() const { return wire_.path(); }
