@@ -66,8 +66,7 @@ void CalendarQueue::reset_ring(int shift, std::size_t buckets, std::int64_t cur_
 }
 
 void CalendarQueue::clear() {
-    cur_.clear();
-    pos_ = 0;
+    run_.clear();
     overflow_.clear();
     size_ = 0;
     reset_ring(shift_, heads_.size(), 0);
@@ -77,7 +76,7 @@ std::size_t CalendarQueue::peak_bytes() const { return std::max(peak_bytes_, byt
 
 std::size_t CalendarQueue::bytes_held() const {
     return heads_.capacity() * sizeof(std::uint32_t) + occupied_.capacity() * sizeof(std::uint64_t) +
-           pool_.capacity() * sizeof(Node) + cur_.capacity() * sizeof(Event) + overflow_.bytes_held() +
+           pool_.capacity() * sizeof(Node) + run_.bytes_held() + overflow_.bytes_held() +
            runs_bytes();
 }
 
@@ -101,14 +100,7 @@ std::uint32_t CalendarQueue::grow_pool() {
 
 void CalendarQueue::push_slow(const Event& e) {
     if (e.time < cur_end_) {
-        // Lands in (or before) the bucket being popped: keep cur_[pos_..] sorted.
-        if (pos_ == cur_.size() || !before(e, cur_.back())) {
-            cur_.push_back(e);
-        } else {
-            const auto it = std::upper_bound(cur_.begin() + static_cast<std::ptrdiff_t>(pos_), cur_.end(), e,
-                                             [](const Event& a, const Event& b) { return before(a, b); });
-            cur_.insert(it, e);
-        }
+        run_.insert(e);  // lands in (or before) the bucket being popped
         return;
     }
     ++win_overflow_;
@@ -126,8 +118,7 @@ void CalendarQueue::pull_overflow() {
 
 void CalendarQueue::advance() {
     LOOM_DEBUG_ASSERT(size_ > 0, "CalendarQueue::top on an empty queue");
-    cur_.clear();
-    pos_ = 0;
+    run_.clear();
     if (adaptive_ && (win_activations_ >= kTuneWindow || win_loaded_ >= kTuneWindow * kTargetPerBucket * 4)) {
         maybe_retune();
     }
@@ -177,6 +168,8 @@ void CalendarQueue::advance() {
     cur_end_ += step;
     horizon_ += step;
     for (std::size_t i = 1; i < g; ++i) runs_[i - 1].clear();
+    Event* out = run_.fill(0);  // the first bucket's events, written in place
+    std::size_t room = run_.room(), loaded = 0;
     for (bool any = true; any;) {
         any = false;
         for (std::size_t i = 0; i < g; ++i) {
@@ -185,7 +178,11 @@ void CalendarQueue::advance() {
             const Node& node = pool_[n];
             const Event e{start[i] + node.offset, node.key, node.target, node.arg};
             if (i == 0) {
-                cur_.push_back(e);
+                if (loaded == room) [[unlikely]] {
+                    out = run_.grow();
+                    room = run_.room();
+                }
+                out[loaded++] = e;
             } else {
                 runs_[i - 1].push_back(e);
             }
@@ -199,12 +196,19 @@ void CalendarQueue::advance() {
     pool_[tail[g - 1]].next = free_;
     free_ = chain[0];
     win_activations_ += g;
-    sort_bucket(cur_.data(), cur_.size());
+    sort_bucket(out, loaded);
     for (std::size_t i = 1; i < g; ++i) {
-        sort_bucket(runs_[i - 1].data(), runs_[i - 1].size());
-        cur_.insert(cur_.end(), runs_[i - 1].begin(), runs_[i - 1].end());
+        std::vector<Event>& later = runs_[i - 1];
+        sort_bucket(later.data(), later.size());
+        while (room < loaded + later.size()) {
+            out = run_.grow();
+            room = run_.room();
+        }
+        std::copy(later.begin(), later.end(), out + loaded);
+        loaded += later.size();
     }
-    win_loaded_ += cur_.size();
+    run_.filled(loaded);
+    win_loaded_ += loaded;
     pull_overflow();
 }
 
@@ -228,13 +232,11 @@ void CalendarQueue::rebuild(int shift, std::size_t buckets) {
     // changes, so let them grow again from what the new width needs. Releasing them (and the overflow heap,
     // below) is the only way the queue's holdings shrink, so the peak is recorded first.
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
-    cur_.clear();
-    cur_.shrink_to_fit();
+    run_.release();
     for (auto& run : runs_) {
         run.clear();
         run.shrink_to_fit();
     }
-    pos_ = 0;
     // Likewise the overflow heap: it is largest while the ring is still too short for the workload (the
     // usual reason to rebuild), and its capacity would otherwise be kept for the rest of the run.
     overflow_ = HeapQueue();

@@ -53,8 +53,7 @@ void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end
 }
 
 void RadixQueue::clear() {
-    cur_n_ = 0;
-    pos_ = 0;
+    run_.clear();
     overflow_.clear();
     size_ = 0;
     reset_ring(shift_, windows_.size(), 0);
@@ -62,7 +61,7 @@ void RadixQueue::clear() {
 
 std::size_t RadixQueue::bytes_held() const {
     return windows_.capacity() * sizeof(Window) + pool_.capacity() * sizeof(Event) +
-           next_.capacity() * sizeof(std::uint32_t) + cur_.capacity() * sizeof(Event) +
+           next_.capacity() * sizeof(std::uint32_t) + run_.bytes_held() +
            overflow_.bytes_held();
 }
 
@@ -98,18 +97,7 @@ std::uint32_t RadixQueue::new_chunk(Window& w) {
 
 void RadixQueue::push_slow(const Event& e) {
     if (e.time < cur_end_) {
-        // Lands in (or before) the window being popped: keep cur_[pos_, cur_n_) sorted.
-        const Event* first = cur_.data() + pos_;
-        const Event* last = cur_.data() + cur_n_;
-        const auto at = static_cast<std::size_t>(
-            std::upper_bound(first, last, e, [](const Event& a, const Event& b) { return before(a, b); }) -
-            cur_.data());
-        if (cur_n_ == cur_.size()) cur_.push_back(e);
-        std::copy_backward(cur_.begin() + static_cast<std::ptrdiff_t>(at),
-                           cur_.begin() + static_cast<std::ptrdiff_t>(cur_n_),
-                           cur_.begin() + static_cast<std::ptrdiff_t>(cur_n_ + 1));
-        cur_[at] = e;
-        ++cur_n_;
+        run_.insert(e);  // lands in (or before) the window being popped
         return;
     }
     ++win_overflow_;
@@ -127,8 +115,7 @@ void RadixQueue::pull_overflow() {
 
 void RadixQueue::advance() {
     LOOM_DEBUG_ASSERT(size_ > 0, "RadixQueue::top on an empty queue");
-    cur_n_ = 0;
-    pos_ = 0;
+    run_.clear();
     if (adaptive_ && win_activations_ >= kTuneWindow) maybe_retune();
     const std::int64_t width = std::int64_t{1} << shift_;
     if (size_ == overflow_.size()) {
@@ -151,16 +138,14 @@ void RadixQueue::advance() {
     cur_end_ += width;
     horizon_ += width;
     ++win_activations_;
-    win_loaded_ += cur_n_;
+    win_loaded_ += run_.length();
     pull_overflow();
 }
 
 void RadixQueue::load(Window& w, std::int64_t start) {
     const std::size_t n = w.count;
-    // cur_ is a buffer that only grows (growing value-initializes; reusing it costs nothing).
-    if (cur_.size() < n) cur_.resize(n);
-    cur_n_ = n;
-    Event* const out = cur_.data();
+    Event* const out = run_.fill(n);
+    run_.filled(n);
     // Visits the window's events in chunk order.
     auto each = [this, &w, n](auto&& f) {
         std::uint32_t c = w.head;
@@ -240,10 +225,7 @@ void RadixQueue::rebuild(int shift, std::size_t windows) {
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     // The load buffers and the overflow heap are sized for the old tuning: let them grow again from what the
     // new one needs (this is the only way the queue's holdings shrink, so the peak is recorded first).
-    cur_.clear();
-    cur_.shrink_to_fit();
-    cur_n_ = 0;
-    pos_ = 0;
+    run_.release();
     overflow_ = HeapQueue();
     reset_ring(shift, windows, align_down(least, shift));
     size_ = 0;

@@ -56,8 +56,7 @@ void TwoLevelQueue::reset(int fine_shift, std::size_t coarse, std::int64_t start
     cur_end_ = near_start_;
     pool_.clear();
     free_ = kNil;
-    if (cur_.size() < kMinRun) cur_.resize(kMinRun);
-    pos_ = cur_n_ = 0;
+    run_.clear();
     win_events_ = win_overflow_ = 0;
     win_start_ = near_start_;
 }
@@ -71,7 +70,7 @@ void TwoLevelQueue::clear() {
 std::size_t TwoLevelQueue::bytes_held() const {
     return (fine_heads_.capacity() + coarse_heads_.capacity()) * sizeof(std::uint32_t) +
            (fine_bits_.capacity() + coarse_bits_.capacity()) * sizeof(std::uint64_t) +
-           pool_.capacity() * sizeof(Node) + cur_.capacity() * sizeof(Event) + overflow_.bytes_held();
+           pool_.capacity() * sizeof(Node) + run_.bytes_held() + overflow_.bytes_held();
 }
 
 std::size_t TwoLevelQueue::peak_bytes() const { return std::max(peak_bytes_, bytes_held()); }
@@ -88,36 +87,16 @@ std::uint32_t TwoLevelQueue::grow_pool() {
     return static_cast<std::uint32_t>(n);
 }
 
-void TwoLevelQueue::insert_current(const Event& e) {
-    if (pos_ == cur_n_) {
-        // Everything drained was popped: start the run afresh rather than let it grow.
-        pos_ = cur_n_ = 0;
-    } else if (cur_n_ == cur_.size() && pos_ > 0) {
-        std::copy(cur_.begin() + static_cast<std::ptrdiff_t>(pos_),
-                  cur_.begin() + static_cast<std::ptrdiff_t>(cur_n_), cur_.begin());
-        cur_n_ -= pos_;
-        pos_ = 0;
-    }
-    if (cur_n_ == cur_.size()) cur_.resize(2 * cur_.size());
-    Event* const first = cur_.data() + pos_;
-    Event* const last = cur_.data() + cur_n_;
-    Event* const at =
-        std::upper_bound(first, last, e, [](const Event& a, const Event& b) { return before(a, b); });
-    std::copy_backward(at, last, last + 1);
-    *at = e;
-    ++cur_n_;
-}
-
 void TwoLevelQueue::refill() {
     LOOM_DEBUG_ASSERT(size_ > 0, "TwoLevelQueue::top on an empty queue");
-    pos_ = cur_n_ = 0;
+    run_.clear();
     if (adaptive_ && win_events_ >= kTuneEvents) maybe_retune();
     for (;;) {
         if (cur_end_ < near_end_) {
             // Locals rather than members in the loop: the stores into the run would otherwise force the
             // compiler to reload every member after each one.
-            Event* out = cur_.data();
-            std::size_t cap = cur_.size();
+            Event* out = run_.fill(0);
+            std::size_t cap = run_.room();
             std::size_t n = 0;
             Node* const pool = pool_.data();
             std::uint32_t* const heads = fine_heads_.data();
@@ -146,9 +125,8 @@ void TwoLevelQueue::refill() {
                 do {
                     const Node& node = pool[i];
                     if (n == cap) [[unlikely]] {
-                        cur_.resize(2 * cap);
-                        out = cur_.data();
-                        cap = cur_.size();
+                        out = run_.grow();
+                        cap = run_.room();
                     }
                     out[n++] = Event{start + node.offset, node.key, node.target, node.arg};
                     tail = i;
@@ -162,7 +140,7 @@ void TwoLevelQueue::refill() {
             free_ = free;
             if (n > 0) {
                 cur_end_ = start + static_cast<std::int64_t>((b + 1) << shift);
-                cur_n_ = n;
+                run_.filled(n);
                 win_events_ += n;
                 return;
             }
@@ -273,7 +251,7 @@ void TwoLevelQueue::rebuild(int fine_shift, std::size_t coarse) {
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     // The run buffer and the overflow heap are largest while the tuning is off (the usual reason to
     // rebuild): release them rather than keep their capacity for the rest of the run.
-    cur_ = std::vector<Event>();
+    run_.release();
     overflow_ = HeapQueue();
     reset(fine_shift, coarse, least);
     size_ = 0;

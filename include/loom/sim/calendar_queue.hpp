@@ -11,6 +11,7 @@
 #include "loom/sim/event.hpp"
 #include "loom/sim/event_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/sorted_run.hpp"
 
 namespace loom::sim {
 
@@ -69,12 +70,11 @@ public:
         push_slow(e);
     }
     const Event& top() {
-        if (pos_ == cur_.size()) [[unlikely]] advance();
-        return cur_[pos_];
+        if (run_.exhausted()) [[unlikely]] advance();
+        return run_.front();
     }
     void pop() {
-        LOOM_DEBUG_ASSERT(pos_ < cur_.size(), "CalendarQueue::pop without a preceding top()");
-        ++pos_;
+        run_.pop_front();
         --size_;
     }
     std::size_t size() const { return size_; }
@@ -85,10 +85,10 @@ public:
     // the load buffers, so this is the figure the per-event memory budget is checked against.
     std::size_t peak_bytes() const;
     // Events of the current bucket are known in order; past it, nothing is.
-    const Event* peek(std::size_t k) const { return pos_ + k < cur_.size() ? &cur_[pos_ + k] : nullptr; }
+    const Event* peek(std::size_t k) const { return run_.peek(k); }
     template <class F>
     void for_each(F&& f) const {
-        for (std::size_t i = pos_; i < cur_.size(); ++i) f(cur_[i]);
+        run_.for_each(f);
         for (std::size_t b = 0; b < heads_.size(); ++b) {
             const std::int64_t start = bucket_start(b);
             for (std::uint32_t n = heads_[b]; n != kNil; n = pool_[n].next) {
@@ -174,7 +174,7 @@ private:
     std::uint64_t mask_ = 0;        // buckets - 1
     std::uint64_t width_mask_ = 0;  // 2^shift - 1
     bool adaptive_;
-    std::int64_t cur_end_ = 0;  // end of the current bucket: every event before it is in cur_
+    std::int64_t cur_end_ = 0;  // end of the current bucket: every event before it is in run_
     std::int64_t horizon_ = 0;  // end of the ring window
     std::vector<std::uint32_t> heads_;
     std::vector<std::uint64_t> occupied_;
@@ -182,9 +182,8 @@ private:
     std::uint32_t staged_ = kNil;  // node written but not yet linked into bucket staged_bucket_
     std::uint64_t staged_bucket_ = 0;
     std::uint32_t free_ = kNil;
-    std::vector<Event> cur_;
+    SortedRun run_;                          // the current buckets' events
     std::vector<Event> runs_[kGroup - 1];  // scratch: the later buckets of a grouped load
-    std::size_t pos_ = 0;
     HeapQueue overflow_;
     std::size_t size_ = 0;
     // Tuning window.

@@ -11,6 +11,7 @@
 #include "loom/sim/event.hpp"
 #include "loom/sim/event_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/sorted_run.hpp"
 
 namespace loom::sim {
 
@@ -67,12 +68,11 @@ public:
         push_slow(e);
     }
     const Event& top() {
-        if (pos_ == cur_n_) [[unlikely]] advance();
-        return cur_[pos_];
+        if (run_.exhausted()) [[unlikely]] advance();
+        return run_.front();
     }
     void pop() {
-        LOOM_DEBUG_ASSERT(pos_ < cur_n_, "RadixQueue::pop without a preceding top()");
-        ++pos_;
+        run_.pop_front();
         --size_;
     }
     std::size_t size() const { return size_; }
@@ -81,10 +81,10 @@ public:
     std::size_t bytes_held() const;
     // The most bytes_held() has been since construction (a rebuild releases the load buffers and the heap).
     std::size_t peak_bytes() const;
-    const Event* peek(std::size_t k) const { return pos_ + k < cur_n_ ? &cur_[pos_ + k] : nullptr; }
+    const Event* peek(std::size_t k) const { return run_.peek(k); }
     template <class F>
     void for_each(F&& f) const {
-        for (std::size_t i = pos_; i < cur_n_; ++i) f(cur_[i]);
+        run_.for_each(f);
         for (const Window& w : windows_) {
             std::uint32_t c = w.head;
             for (std::uint32_t i = 0; i < w.count; ++i) {
@@ -130,15 +130,13 @@ private:
     int shift_;
     std::uint64_t mask_ = 0;  // windows - 1
     bool adaptive_;
-    std::int64_t cur_end_ = 0;  // end of the current window: every event before it is in cur_
+    std::int64_t cur_end_ = 0;  // end of the current window: every event before it is in run_
     std::int64_t horizon_ = 0;  // end of the ring
     std::vector<Window> windows_;
     std::vector<Event> pool_;           // chunk c is pool_[c * kChunk, (c + 1) * kChunk)
     std::vector<std::uint32_t> next_;   // chunk links: a window's list, or the free list
     std::uint32_t free_ = kNil;
-    std::vector<Event> cur_;  // a buffer: the current window's events are cur_[pos_, cur_n_)
-    std::size_t cur_n_ = 0;
-    std::size_t pos_ = 0;
+    SortedRun run_;  // the current window's events
     HeapQueue overflow_;
     std::size_t size_ = 0;
     // Tuning window.

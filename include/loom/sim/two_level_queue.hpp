@@ -10,6 +10,7 @@
 #include "loom/sim/event.hpp"
 #include "loom/sim/event_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "loom/sim/sorted_run.hpp"
 
 namespace loom::sim {
 
@@ -45,7 +46,6 @@ public:
     static constexpr int kDefaultFineShift = 6;    // 64 ps buckets: a guess the tuner corrects at once
     static constexpr std::size_t kMinCoarse = 64;  // one occupancy word
     static constexpr std::size_t kMaxCoarse = std::size_t{1} << 22;
-    static constexpr std::size_t kMinRun = 64;             // initial length of the drained run's buffer
     static constexpr std::uint64_t kTuneEvents = 1 << 14;  // drained events between tuning checks
     static constexpr std::uint64_t kOverflowRatio = 256;
 
@@ -72,15 +72,14 @@ public:
             link(e, fine_heads_.data(), fine_bits_.data(), (static_cast<std::uint64_t>(t) & window_mask_) >> fine_shift_);
             return;
         }
-        insert_current(e);
+        run_.insert(e);  // t < cur_end: into the sorted run
     }
     const Event& top() {
-        if (pos_ == cur_n_) [[unlikely]] refill();
-        return cur_[pos_];
+        if (run_.exhausted()) [[unlikely]] refill();
+        return run_.front();
     }
     void pop() {
-        LOOM_DEBUG_ASSERT(pos_ < cur_n_, "TwoLevelQueue::pop without a preceding top()");
-        ++pos_;
+        run_.pop_front();
         --size_;
     }
     std::size_t size() const { return size_; }
@@ -91,10 +90,10 @@ public:
     // can be below an earlier one).
     std::size_t peak_bytes() const;
     // The drained events are known in order; past them, nothing is.
-    const Event* peek(std::size_t k) const { return pos_ + k < cur_n_ ? &cur_[pos_ + k] : nullptr; }
+    const Event* peek(std::size_t k) const { return run_.peek(k); }
     template <class F>
     void for_each(F&& f) const {
-        for (std::size_t i = pos_; i < cur_n_; ++i) f(cur_[i]);
+        run_.for_each(f);
         for (std::size_t b = 0; b < kFine; ++b) each_in_chain(fine_heads_[b], near_start_, f);
         const std::uint64_t k0 = static_cast<std::uint64_t>(near_start_) >> window_shift_;
         for (std::uint64_t s = 0; s <= coarse_mask_; ++s) {
@@ -146,7 +145,6 @@ private:
         }
     }
     std::uint32_t grow_pool();
-    void insert_current(const Event& e);  // t < cur_end: into the sorted current run
     void refill();                        // current run exhausted: drain the next fine buckets
     void next_window();                   // fine array empty: spread the next non-empty window over it
     void pull_overflow();                 // overflow events now before far_end go to the ring
@@ -159,13 +157,11 @@ private:
     std::uint64_t window_mask_ = 0;   // W - 1
     std::uint64_t coarse_mask_ = 0;   // coarse windows - 1
     bool adaptive_;
-    std::int64_t cur_end_ = 0;     // every pending event before it is in cur_
+    std::int64_t cur_end_ = 0;     // every pending event before it is in run_
     std::int64_t near_start_ = 0;  // the current (fine) window ...
     std::int64_t near_end_ = 0;
     std::int64_t far_end_ = 0;     // ... and the end of the coarse ring
-    std::vector<Event> cur_;  // a buffer: its size is its capacity, events pos_ .. cur_n_ are the run
-    std::size_t pos_ = 0;
-    std::size_t cur_n_ = 0;
+    SortedRun run_;  // the drained events
     std::vector<std::uint32_t> fine_heads_;
     std::vector<std::uint64_t> fine_bits_;
     std::vector<std::uint32_t> coarse_heads_;
