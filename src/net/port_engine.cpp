@@ -100,10 +100,15 @@ std::int64_t PortEngine::units_of(std::int64_t bytes) const {
 }
 
 std::uint32_t PortEngine::acquire() {
-    // Slots are reclaimed only when none is free: the in-flight FIFO is touched once per batch of arrivals
-    // instead of on every send (the port's first, cold touch per hop), and the slot count grows under the same
-    // condition as with a reclaim on every send (nothing free and nothing arrived).
-    if (free_.empty()) reclaim();
+    // The oldest slot on the wire first, once its packet has arrived (strictly past: an arrival at `now` may not
+    // have been handled yet); then a slot given back by a drop; else a new one. A slot grows the port's storage
+    // only when nothing is free and nothing has arrived. Which handle a packet gets changes nothing else: events
+    // are ordered by time and key, never by their argument.
+    if (!in_flight_.empty() && in_flight_.front().arrival < ctx_->now_ps()) {
+        const std::uint32_t h = in_flight_.front().handle;
+        in_flight_.pop_front();
+        return h;
+    }
     if (!free_.empty()) {
         const std::uint32_t h = free_.back();
         free_.pop_back();
@@ -112,15 +117,6 @@ std::uint32_t PortEngine::acquire() {
     LOOM_ASSERT(slot_count_ < kDuplicateBit, "output port slots exhausted");
     if (keep_info_) info_.emplace_back();
     return slot_count_++;
-}
-
-void PortEngine::reclaim() {
-    const std::int64_t now = ctx_->now_ps();
-    // Strictly past: an arrival at `now` may not have been handled yet.
-    while (!in_flight_.empty() && in_flight_.front().arrival < now) {
-        release(in_flight_.front().handle);
-        in_flight_.pop_front();
-    }
 }
 
 bool PortEngine::down_at(Time t) const {

@@ -121,8 +121,8 @@ private:
         std::int64_t arrival;  // ps: the slot is free once the simulation is past it
         std::uint32_t handle;
     };
-    // Slots on the wire in order of sending, a ring of power-of-two capacity (arrivals are nearly in order, so a
-    // FIFO reclaims slots promptly).
+    // Slots on the wire in order of sending, a ring of power-of-two capacity: acquire() reuses the front once it
+    // has arrived (arrivals are nearly in order, so a FIFO reclaims slots promptly).
     struct InFlightRing {
         std::vector<InFlight> items;
         std::size_t head = 0, count = 0;
@@ -158,7 +158,6 @@ private:
     std::int64_t serialization_ps(std::int64_t k) const;
     void drop(std::uint32_t handle, DropReason reason);
     void release(std::uint32_t handle) { free_.push_back(handle); }
-    void reclaim();
     std::uint32_t pick();  // next queue to serve (some queue is non-empty)
     void on_wake();
     void arm_wake();
