@@ -21,8 +21,9 @@ template <class Payload, class Header>
 class InputPort;
 
 // A member of the sending component, bound to one InputPort<Payload> by net::connect. send() copies the packet
-// into one of the port's slots (so the sender may reuse or change its own copy at once), and the receiver copies
-// it out on arrival: payloads are never shared between components, and no pool spans a model.
+// into one of the port's slots (so the sender may reuse or change its own copy at once), and the receiver reads
+// it there at the arrival time (only reads; it copies what it keeps): no component writes another's payloads,
+// and no pool spans a model.
 //
 // Payload choice: a template on a trivially copyable type (checked), not fixed-size byte blobs. A slot is
 // exactly sizeof(Packet<Payload>), copies are memcpy-sized and typed, the event stays 24 bytes (the handle is
