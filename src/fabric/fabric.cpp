@@ -155,14 +155,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     }
     const std::size_t terminal_lines = first_line[routers];
     model->lines_ = std::vector<FlitLink>(terminal_lines + 2 * static_cast<std::size_t>(n.pattern.terminals()));
-    model->records_ = std::vector<RecordStore>(model->lines_.size());
     std::vector<FlitLink>& lines = model->lines_;
-    // The record storage of a flit line, bound to its two ends.
-    auto records_of = [&](const FlitLink& line, const sim::Component& sender, const sim::Component& receiver) -> RecordStore& {
-        RecordStore& r = model->records_[static_cast<std::size_t>(&line - lines.data())];
-        r.bind(sender.ctx(), receiver.ctx());
-        return r;
-    };
     // Line of router v's port q: its input flit line, or (credit = true) the credit line back to its output.
     auto line_of = [&](topo::VertexId v, std::int32_t q, bool credit) -> FlitLink& {
         const Router& r = *model->routers_[static_cast<std::size_t>(v)];
@@ -188,9 +181,9 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         Router& b = *model->routers_[static_cast<std::size_t>(ch.dst)];
         FlitLink& flits = line_of(ch.dst, ch.dst_port, false);
         FlitLink& credits = line_of(ch.src, ch.src_port, true);
-        RecordStore& records = records_of(flits, a, b);
-        a.attach_output(ch.src_port, flits, &credits, records);
-        b.attach_input(ch.dst_port, flits, credits, records);
+        flits.bind_receiver(b.ctx());  // the records it carries are the receiver's from their heads' arrival on
+        a.attach_output(ch.src_port, flits, &credits);
+        b.attach_input(ch.dst_port, flits, credits);
         flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
         credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
     }
@@ -219,11 +212,11 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         FlitLink& injection = line_of(v, q, false);
         FlitLink& credits = lines[terminal_lines + 2 * static_cast<std::size_t>(id)];
         FlitLink& ejection = lines[terminal_lines + 2 * static_cast<std::size_t>(id) + 1];
-        RecordStore& injected = records_of(injection, term, r);
-        RecordStore& ejected = records_of(ejection, r, term);
-        term.attach(injection, credits, ejection, injected, ejected);
-        r.attach_input(q, injection, credits, injected);
-        r.attach_output(q, ejection, nullptr, ejected);
+        injection.bind_receiver(r.ctx());
+        ejection.bind_receiver(term.ctx());
+        term.attach(injection, credits, ejection);
+        r.attach_input(q, injection, credits);
+        r.attach_output(q, ejection, nullptr);
         injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q));
         credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake);
         ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake);

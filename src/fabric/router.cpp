@@ -74,6 +74,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         out_ptr_ = c.take<std::uint8_t>(P);
         pick_ = c.take<std::uint8_t>(P);
         pick_out_ = c.take<std::uint8_t>(P);
+        out_kind_ = c.take<std::uint8_t>(P);
         if (va_inline_) {
             va_req_ = c.take<std::uint64_t>(PV);
             va_in_ptr_ = c.take<std::uint8_t>(PV);
@@ -89,14 +90,14 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
 
     for (std::size_t q = 0; q < P; ++q) {
         out_[q].link.set_latency(net.config.terminal_latency_cycles);  // terminal channels are clean
-        out_[q].kind = static_cast<std::uint8_t>(kEjectionChannel);
+        out_kind_[q] = static_cast<std::uint8_t>(kEjectionChannel);
     }
     for (std::int32_t q = 0; q < network_ports_; ++q) {
         const topo::ChannelId c = net.topology.channel_at(vertex, q);
         if (c == topo::kNoChannel) continue;
         const topo::LinkClass lc = net.topology.channel(c).link_class;
         out_[q].link.set_latency(net.config.latency_cycles(lc));
-        out_[q].kind = static_cast<std::uint8_t>(topo::index_of(lc));
+        out_kind_[q] = static_cast<std::uint8_t>(topo::index_of(lc));
         wired_ |= bit64(q);
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
@@ -114,7 +115,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
             noise_[k] = net::LinkNoise(timing, derive(ctx.sim().seed(), name), net.config.replay_cycles(lc), net.clock);
             noise_[k + 1] =
                 net::LinkNoise(timing, derive(ctx.sim().seed(), name + ".credits"), net.config.replay_cycles(lc), net.clock);
-            out_[q].link.set_noise(&noise_[k], &noise_[k + 1]);
         }
     }
     for (std::int32_t c = 0; c < net.classes; ++c)
@@ -142,27 +142,14 @@ void Router::init() {
     std::fill_n(credits_, static_cast<std::size_t>(ports_ * vcs_), static_cast<std::int32_t>(depth_));
 }
 
-void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back, RecordStore& records) {
+void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
     in_[port].flits = &flits;
-    in_[port].records = &records;
     out_[port].credits_back = &credits_back;
 }
 
-void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back, RecordStore& records) {
+void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
     out_[port].flits = &flits;
-    out_[port].records = &records;
     in_[port].credits = credits_back;
-}
-
-// A head flit leaving copies its packet's record from the storage of the line it came in on (this router's to
-// read, update and release from the head's arrival on) into the storage of the line it leaves on.
-std::uint32_t Router::pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg) {
-    RecordStore& from = *in_[in_port].records;
-    std::uint32_t handle = 0;
-    out.records->push(handle) = from.at(Flit::packet_of(arg));
-    from.release(Flit::packet_of(arg));
-    LOOM_ASSERT(handle < Flit::kMaxPackets, fmt::format("{}: more than {} packets on a line", path(), Flit::kMaxPackets));
-    return Flit::with_packet(arg, handle);
 }
 
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
@@ -291,10 +278,16 @@ void Router::drain(std::int64_t c) {
     }
 }
 
+// Routing a head flit also moves its packet's record, once updated, from the slots of the line it came in on
+// (this router's to read, update and release from the head's arrival on) into the slots of the line it will
+// leave on, while the record's line is in cache; the head's entry in the buffer names the new slot, which the
+// receiver reads once the head has arrived there.
 void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
-    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
-    auto& packet = in_[iv / vcs_].records->at(Flit::packet_of(arg));
+    std::uint64_t& entry = x.ring[x.head];
+    const std::uint32_t arg = static_cast<std::uint32_t>(entry);
+    FlitLink& from = *in_[iv / vcs_].flits;
+    FabricRecord& packet = from.record(Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
@@ -313,6 +306,10 @@ void Router::route(std::int32_t iv) {
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
+    std::uint32_t handle = 0;
+    out_[port].flits->push_record(handle) = packet;
+    from.release_record(Flit::packet_of(arg));
+    entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }
 
 void Router::vc_allocate(std::int64_t cycle) {
@@ -455,23 +452,30 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
-    std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);
+    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);  // a head names its record's new slot
     x.head = (x.head + 1) & (x.capacity - 1);
     --x.size;
     PortOut& out = out_[out_port];
-    if (Flit::is_head(arg)) arg = pass_record(port, out, arg);
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
         --credits_[ov];
         ++used_[out_port];
     }
+    // The noise of the flit's channel and of the credit's (the input's channel: its credits ride beside the
+    // flits this router sends back on it); terminal channels are clean.
+    net::LinkNoise* flit_noise = nullptr;
+    net::LinkNoise* credit_noise = nullptr;
+    if (!noise_.empty()) [[unlikely]] {
+        if (out_port < network_ports_) flit_noise = &noise_[2 * static_cast<std::size_t>(out_port)];
+        if (port < network_ports_) credit_noise = &noise_[2 * static_cast<std::size_t>(port) + 1];
+    }
     const std::int64_t now = ctx().now_ps();
-    const std::int64_t arrive = out.link.send(cycle + traversal_cycles_, counters_.flit_noise);
+    const std::int64_t arrive = out.link.send(cycle + traversal_cycles_, counters_.flit_noise, flit_noise);
     out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
-    const std::int64_t credit_at = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise);
+    const std::int64_t credit_at = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise);
     out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),
                                   Time::ps(net_.clock.edge(credit_at).count() - now));
-    ++counters_.channel_flits[out.kind];  // the other per-flit counters: switch_allocate, once a round
+    ++counters_.channel_flits[out_kind_[out_port]];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {
         ov_busy_[ov] = 0;

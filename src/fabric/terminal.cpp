@@ -20,8 +20,8 @@ Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
       wake_(ctx, "wake", this, sim::handler<&Terminal::on_wake>),
       generate_(ctx, this, sim::handler<&Terminal::on_generate>, sim::Phase::Timer),
       tick_(ctx, this, sim::handler<&Terminal::on_tick>, sim::Phase::Clock),
-      measure_(ctx, "measure", this, sim::handler<&Terminal::on_measure>),
-      trace_(std::move(trace)) {
+      trace_(std::move(trace)),
+      measure_(ctx, "measure", this, sim::handler<&Terminal::on_measure>) {
     credits_.assign(static_cast<std::size_t>(net.config.vcs), 0);
     arriving_.resize(static_cast<std::size_t>(net.config.vcs));
     if (net.traffic.pattern == workload::TrafficPatternKind::Trace) measure_start_ = 0;  // every packet is marked
@@ -47,13 +47,10 @@ Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
 
 void Terminal::attach_notices(sim::Channel& channel) { notice_->attach(channel, static_cast<std::uint32_t>(id_)); }
 
-void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RecordStore& injection_records,
-                      RecordStore& ejection_records) {
+void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection) {
     injection_ = &injection;
     credits_in_ = &credits;
     ejection_ = &ejection;
-    injection_records_ = &injection_records;
-    ejection_records_ = &ejection_records;
 }
 
 void Terminal::attach_measure(sim::Channel& channel, std::uint32_t monitor) {
@@ -297,9 +294,7 @@ void Terminal::pump(std::int64_t cycle) {
         const bool tail = ++current_sent_ == current_flits_;
         if (head) {
             current_.payload.injected_cycle = depart;
-            injection_records_->push(current_handle_) = current_;
-            LOOM_ASSERT(current_handle_ < Flit::kMaxPackets,
-                        fmt::format("{}: more than {} packets on its injection line", path(), Flit::kMaxPackets));
+            injection_->push_record(current_handle_) = current_;
         }
         injection_->push(depart + latency_,
                          Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head,
@@ -318,7 +313,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     std::uint32_t& handle = arriving_[Flit::vc_of(arg)];
     if (Flit::is_head(arg)) handle = Flit::packet_of(arg);
     if (!Flit::is_tail(arg)) return;
-    const FabricRecord& packet = ejection_records_->at(handle);
+    const FabricRecord& packet = ejection_->record(handle);
 
     const FabricPacket& p = packet.payload;
     const std::int64_t total = c - p.created_cycle;
@@ -378,7 +373,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
             }
         }
     }
-    ejection_records_->release(handle);
+    ejection_->release_record(handle);
 }
 
 }  // namespace loom::fabric

@@ -63,12 +63,13 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
 }
 
 // The earliest time at or after `from` at which channel c is free for `length`, both in the table and in the overlay
-// (whose bookings of train `exclude` are ignored; -1: none).
-Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const {
+// (whose bookings of train `exclude` are ignored; -1: none). `table_fits`: the table is known to be free there for
+// `length` at `from` (it need not be asked again).
+Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude, bool table_fits) const {
     const auto range = std::equal_range(overlay_.entries.begin(), overlay_.entries.end(), c, ByChannel{});
     Time fit = from;
-    for (bool moved = true; moved;) {
-        fit = table_.first_fit(c, fit, length);
+    for (bool moved = true; moved; table_fits = false) {
+        if (!table_fits) fit = table_.first_fit(c, fit, length);
         moved = false;
         for (auto it = range.first; it != range.second; ++it) {
             if (it->train != exclude && it->booking.start < fit + length && it->booking.end > fit) {
@@ -84,13 +85,15 @@ Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_
 // train fits. Every channel free over its interval, the far end's consumers in arrival order, FIFO spans disjoint.
 // `table_only`: the table's bookings alone (neither the overlay nor the transfer's `after` ordering), a subset of the
 // constraints; otherwise bookings of train `exclude` of the overlay are ignored (it is the train being extended).
-Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const {
+// `table_fits`: every hop is known to be free in the table (the plan fits the table alone).
+Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only,
+                     bool table_fits) const {
     Time need;
     for (std::size_t h = 0; h < route.hops.size(); ++h) {
         const topo::ChannelId c = route.hops[h].channel;
         const HopPlan& hp = plan.hops[h];
         // The earliest this hop could start without crossing a block of the table.
-        Time hneed = table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
+        Time hneed = table_fits ? Time::zero() : table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
         const Booking* before = nullptr;
         const Booking* after = nullptr;
         if (!table_only) {
@@ -191,12 +194,17 @@ std::int32_t Scheduler::shape_id(const Route& route) {
 
 // From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()
 // proposes (or, given the hops' offsets over every clock phase, the later ones skip_busy() shows to be no earlier
-// than any fit); Fifo as soon as one of them overflows a FIFO.
+// than any fit); Fifo as soon as one of them overflows a FIFO. `table_fits`: `plan` is the train timed at m0 and fits
+// the table alone (it is not timed again, nor its hops looked up in the table).
+// With a cutoff, Later as soon as the train timed at the Send cycle tried completes at or past it: a train's
+// completion never decreases with its Send cycle (each hop's consumer issues no earlier when its train arrives
+// later), so no fit from there on completes before the cutoff.
 Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
-                      Plan& plan, const HopOffsets* offsets) {
-    for (;;) {
-        if (!evaluate(route, n, m0, plan)) return Fit::Fifo;
-        const Time t = need(route, plan, exclude, table_only);
+                      Plan& plan, const HopOffsets* offsets, Time cutoff, bool table_fits) {
+    for (;; table_fits = false) {
+        if (!table_fits && !evaluate(route, n, m0, plan)) return Fit::Fifo;
+        if (plan.completion >= cutoff) return Fit::Later;
+        const Time t = need(route, plan, exclude, table_only, table_fits);
         if (t == Time::zero()) return Fit::Ok;
         m0 = next_send(route, plan, t, exclude, table_only);
         if (offsets != nullptr && offsets->usable) m0 = skip_busy(route, *offsets, m0, exclude, table_only);
@@ -207,21 +215,25 @@ Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::
 // need()). Bookings of train `exclude` of the overlay are ignored (it is the train being extended; only when
 // `fixed`). A new train's answer is remembered (PlaceMemo) until the overlay changes on the route's channels.
 Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
-                     Plan& plan) {
+                     Plan& plan, Time cutoff) {
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     if (fixed) {
         if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
         return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
     }
     LOOM_ASSERT(exclude < 0, "a new train excludes no train of the overlay");
-    if (!reuse_) return earliest_fit(route, r, n, m_start, plan);
+    if (!reuse_) return earliest_fit(route, r, n, m_start, plan, Time::max());
     if (place_memo_.size() < candidates_.size()) place_memo_.resize(candidates_.size());
     PlaceMemo& memo = place_memo_[static_cast<std::size_t>(r)];
     if (memo.valid && memo.n == n && memo.m == m_start) {
-        plan = memo.plan;
-        return memo.fit;
+        // A search cut off earlier answers again while the cutoff is no later than where it stopped.
+        if (memo.fit != Fit::Later) {
+            plan = memo.plan;
+            return memo.fit;
+        }
+        if (cutoff <= memo.plan.completion) return Fit::Later;
     }
-    memo.fit = earliest_fit(route, r, n, m_start, plan);
+    memo.fit = earliest_fit(route, r, n, m_start, plan, cutoff);
     memo.valid = true;
     memo.n = n;
     memo.m = m_start;
@@ -235,20 +247,39 @@ Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::
 // ruled out (known()), then goes on from there with the overlay and the transfer's ordering: the same earliest fit,
 // without walking again over every gap that many earlier transfers already found too small. Should a FIFO overflow
 // on the way, the search from m_start decides, as it tries other Send cycles.
-Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan) {
+//
+// With a cutoff (only where every Send cycle fits the FIFOs, so that no search can end in Fifo and make the caller
+// try a shorter train), the searches stop once the train's completion reaches it (search()): Later. What the
+// table-alone search ruled out before it stopped is kept (with no Send cycle known to fit).
+Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan,
+                            Time cutoff) {
     if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
     if (!reuse_) return search(route, n, m_start, -1, false, plan);
     KnownRanges& ranges = this->known(r, n);
     const HopOffsets* offsets = &hop_offsets(route, n, ranges);
+    if (!offsets->usable || m_start < 0) cutoff = Time::max();
     KnownBusy& known = ranges.send;
     const bool extends = known.lo <= m_start && m_start <= known.hi;
     const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
     // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
-    if (extends && known.stamp == table_.size()) {
-        if (search(route, n, from, -1, false, plan, offsets) == Fit::Ok) return Fit::Ok;
-    } else if (search(route, n, from, -1, true, plan, offsets) == Fit::Ok) {
-        known = KnownBusy{extends ? known.lo : m_start, plan.m0, table_.size()};
-        if (search(route, n, plan.m0, -1, false, plan, offsets) == Fit::Ok) return Fit::Ok;
+    const std::int64_t stamp = route_stamp(route);
+    if (extends && known.stamp == stamp) {
+        const Fit fit = search(route, n, from, -1, false, plan, offsets, cutoff);
+        if (fit == Fit::Ok || fit == Fit::Later) return fit;
+    } else {
+        const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff);
+        if (alone == Fit::Later) {
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1, {}};
+            return Fit::Later;
+        }
+        if (alone == Fit::Ok) {
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, stamp, {}};
+            // Without overlay bookings on the route's channels, the full search differs from the table-alone one
+            // only by the transfer's ordering at the leaves (need()): if the plan meets it, it is the answer.
+            if (overlay_free(route) && meets_ordering(route, plan)) return Fit::Ok;
+            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff, true);
+            if (fit == Fit::Ok || fit == Fit::Later) return fit;
+        }
     }
     return search(route, n, m_start, -1, false, plan, offsets);
 }
@@ -319,6 +350,28 @@ void Scheduler::forget(std::int32_t changed) {
     }
 }
 
+std::int64_t Scheduler::route_stamp(const Route& route) const {
+    std::int64_t s = 0;
+    for (const RouteHop& hop : route.hops) s += table_.inserts(hop.channel);
+    return s;
+}
+
+bool Scheduler::overlay_free(const Route& route) const {
+    if (overlay_.entries.empty()) return true;
+    for (const RouteHop& hop : route.hops) {
+        if (std::binary_search(overlay_.entries.begin(), overlay_.entries.end(), hop.channel, ByChannel{}))
+            return false;
+    }
+    return true;
+}
+
+bool Scheduler::meets_ordering(const Route& route, const Plan& plan) const {
+    for (std::size_t h = 0; h < route.hops.size(); ++h) {
+        if (route.hops[h].leaf && plan.hops[h].cycle < min_consume_cycle_) return false;
+    }
+    return true;
+}
+
 void Scheduler::forget_all() {
     place_memo_.clear();
     bound_memo_.clear();
@@ -332,29 +385,45 @@ bool Scheduler::consider_extension(std::int32_t r, std::int64_t c, std::int32_t 
     const Train& t = overlay_.trains[static_cast<std::size_t>(last)];
     const std::int64_t n = t.plan.n + cr;
     if (n > route.max_train) return false;
-    Option o;
+    Option& o = scratch();
     if (place(r, n, t.plan.m0, last, true, o.plan) != Fit::Ok) return false;
     o.valid = true;
     o.completion = o.plan.completion;
     o.n = cr;
     o.route = r;
     o.extend = last;
-    if (o.completion < best.completion) best = std::move(o);
+    if (o.completion < best.completion) std::swap(best, o);
     return true;
+}
+
+// An option to fill in, its plans' buffers kept from earlier ones (no allocation per option tried).
+Option& Scheduler::scratch() {
+    Option& o = scratch_;
+    o.valid = false;
+    o.completion = Time::max();
+    o.n = 0;
+    o.route = -1;
+    o.extend = -1;
+    o.route2 = -1;
+    return o;
 }
 
 // A new train of c vectors (fewer if the route's FIFOs cannot take that many) at its earliest fit.
 void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best) {
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     std::int64_t cr = std::min(c, route.max_train);
-    Option o;
+    Option& o = scratch();
+    // Only a completion before the best option's matters (Fit::Later: this route cannot beat it).
+    const Time cutoff = best.valid ? best.completion : Time::max();
     for (;;) {
-        if (place(r, cr, m_ready, -1, false, o.plan) == Fit::Ok) {
+        const Fit fit = place(r, cr, m_ready, -1, false, o.plan, cutoff);
+        if (fit == Fit::Later) return;
+        if (fit == Fit::Ok) {
             o.valid = true;
             o.completion = o.plan.completion;
             o.n = cr;
             o.route = r;
-            if (o.completion < best.completion) best = std::move(o);
+            if (o.completion < best.completion) std::swap(best, o);
             return;
         }
         if (cr == 1) return;  // not even one vector fits this route's FIFOs
@@ -387,12 +456,26 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
         KnownBusy& known = this->known(r, n).start;
         const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
         if (extends) start = std::max(t0, Time::ps(known.hi));
-        if (!extends || known.stamp != table_.size()) {
+        const std::int64_t stamp = route_stamp(route);
+        if (extends && known.stamp != stamp && hops_still_fit(route, n, start, known.inserts)) {
+            // No booking since came near the hops at hi: hi still fits, and is still the first to fit.
+            known.stamp = stamp;
+            hop_inserts(route, known.inserts);
+        } else if (!extends || known.stamp != stamp) {
             start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
-            known = KnownBusy{extends ? known.lo : t0.count(), start.count(), table_.size()};
+            known.lo = extends ? known.lo : t0.count();
+            known.hi = start.count();
+            known.stamp = stamp;
+            hop_inserts(route, known.inserts);
         }
     }
-    start = hops_fixed_point(route, n, start, false, 64);
+    // Without overlay bookings on the route's channels, the table-alone fixed point is the one with the overlay.
+    if (!reuse_ || !overlay_free(route)) start = hops_fixed_point(route, n, start, false, 64, reuse_);
+    return bound_at(route, n, start);
+}
+
+// optimistic_completion()'s value for a train that starts at `start` (the fixed point); no less for a later start.
+Time Scheduler::bound_at(const Route& route, std::int64_t n, Time start) const {
     Time offset;
     for (const RouteHop& hop : route.hops) offset += net_.fast(hop.channel).one() + net_.fast(hop.channel).latency();
     const Pace& s = net_.fast(route.hops.back().channel);
@@ -401,10 +484,29 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
     return start + offset - s.one() + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
 }
 
+// No more than optimistic_completion(r, n, m_ready), without a search: the remembered value, else the bound at the
+// start known so far (completion_bound() starts from there and only moves later).
+Time Scheduler::bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (ri < bound_memo_.size()) {
+        const BoundMemo& memo = bound_memo_[ri];
+        if (memo.valid && memo.n == n && memo.m == m_ready) return memo.value;
+    }
+    const Route& route = candidates_[ri];
+    Time start = timing_.edge(m_ready + chip_.issue_cycles);
+    if (reuse_) {
+        const KnownBusy& known = this->known(r, n).start;
+        if (known.lo <= start.count() && start.count() <= known.hi) start = Time::ps(known.hi);
+    }
+    return bound_at(route, n, start);
+}
+
 // The earliest train start at or after `start` at which every hop of a new train of n vectors has an interval of its
 // length free, no earlier than the start plus the time its first vector takes to get there (in the table alone, or
-// also in the overlay), or the estimate after `rounds` rounds.
-Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const {
+// also in the overlay), or the estimate after `rounds` rounds. `table_fixed`: `start` is the fixed point in the table
+// alone (the first round asks the overlay only).
+Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
+                                 bool table_fixed) const {
     for (int round = 0; round < rounds; ++round) {
         Time next = start;
         Time offset;
@@ -412,7 +514,7 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
             const Pace& s = net_.fast(hop.channel);
             const Time length = s(n);
             const Time fit = table_only ? table_.first_fit(hop.channel, start + offset, length)
-                                        : first_fit(hop.channel, start + offset, length, -1);
+                                        : first_fit(hop.channel, start + offset, length, -1, table_fixed && round == 0);
             next = std::max(next, fit - offset);
             offset += s.one() + s.latency();
         }
@@ -420,6 +522,24 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
         start = next;
     }
     return start;
+}
+
+bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start,
+                               const std::vector<std::int64_t>& inserts) const {
+    if (inserts.size() != route.hops.size()) return false;
+    Time offset;
+    for (std::size_t h = 0; h < route.hops.size(); ++h) {
+        const RouteHop& hop = route.hops[h];
+        const Pace& s = net_.fast(hop.channel);
+        if (!table_.untouched_since(hop.channel, inserts[h], start + offset, start + offset + s(n))) return false;
+        offset += s.one() + s.latency();
+    }
+    return true;
+}
+
+void Scheduler::hop_inserts(const Route& route, std::vector<std::int64_t>& inserts) const {
+    inserts.resize(route.hops.size());
+    for (std::size_t h = 0; h < route.hops.size(); ++h) inserts[h] = table_.inserts(route.hops[h].channel);
 }
 
 std::pair<std::int32_t, std::int32_t> Scheduler::split_of(std::int32_t r, std::size_t at) {
@@ -526,26 +646,49 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
     std::vector<std::int32_t> last(candidates_.size(), -1);
     const auto k = static_cast<std::int64_t>(allowed.size());
     std::int64_t remaining = total;
+    Option best;  // per piece; its plans' buffers kept from piece to piece
     while (remaining > 0) {
         std::int64_t c = k == 1 ? remaining : std::max<std::int64_t>(cfg_.min_chunk_vectors, ceil_div(remaining, k));
         c = std::min(c, remaining);
-        Option best;
+        best.valid = false;
+        best.completion = Time::max();
+        best.n = 0;
+        best.route = -1;
+        best.extend = -1;
+        best.route2 = -1;
         // Appending to a route's train is never later than a new train on that route: try those first, then new
-        // trains on the other routes in order of a lower bound of their completion, while that can still win.
-        std::vector<std::pair<Time, std::int32_t>> fresh;
+        // trains on the other routes in order of a lower bound of their completion (optimistic_completion(), then
+        // route index), while that can still win. The bounds are worked out lazily: each route starts with a cheap
+        // floor of its bound (bound_floor()), and the route least by (bound, index) is taken only once its bound is
+        // exact, so routes are tried in the same order, and stopped at the same one, as with every bound worked out.
+        fresh_.clear();
         for (std::int32_t r : allowed) {
             if (static_cast<std::size_t>(r) >= last.size()) last.resize(static_cast<std::size_t>(r) + 1, -1);
             const std::int32_t t = last[static_cast<std::size_t>(r)];
             if (t >= 0 && consider_extension(r, c, t, best)) continue;
             const Route& route = candidates_[static_cast<std::size_t>(r)];
-            const Time bound = route.leaf_latency.size() == 1
-                                   ? optimistic_completion(r, std::min(c, route.max_train), m_ready)
-                                   : Time::zero();
-            fresh.emplace_back(bound, r);
+            if (route.leaf_latency.size() == 1) {
+                fresh_.push_back(FreshRoute{bound_floor(r, std::min(c, route.max_train), m_ready), r, false});
+            } else {
+                fresh_.push_back(FreshRoute{Time::zero(), r, true});
+            }
         }
-        std::sort(fresh.begin(), fresh.end());
-        for (const auto& [bound, r] : fresh) {
-            if (best.valid && bound >= best.completion) break;
+        while (!fresh_.empty()) {
+            std::size_t i = 0;
+            for (std::size_t j = 1; j < fresh_.size(); ++j) {
+                if (std::tie(fresh_[j].bound, fresh_[j].route) < std::tie(fresh_[i].bound, fresh_[i].route)) i = j;
+            }
+            FreshRoute& f = fresh_[i];
+            if (!f.exact) {
+                const Route& route = candidates_[static_cast<std::size_t>(f.route)];
+                f.bound = optimistic_completion(f.route, std::min(c, route.max_train), m_ready);
+                f.exact = true;
+                continue;
+            }
+            if (best.valid && f.bound >= best.completion) break;
+            const std::int32_t r = f.route;
+            fresh_[i] = fresh_.back();
+            fresh_.pop_back();
             consider_new(r, c, m_ready, best);
         }
         if (cfg_.staging && stage_) {

@@ -12,6 +12,8 @@ ReservationTable::ReservationTable(std::vector<Time> min_gap)
     : min_gap_(std::move(min_gap)),
       bookings_(min_gap_.size()),
       blocks_(min_gap_.size()),
+      inserts_(min_gap_.size(), 0),
+      log_(min_gap_.size()),
       block_fingers_(min_gap_.size()),
       next_finger_(min_gap_.size(), 0),
       booking_hint_(min_gap_.size()) {}
@@ -97,6 +99,13 @@ void ReservationTable::insert(std::int32_t c, const Booking& b) {
         v.insert(v.first_past([&b](const Booking& x) { return x.start > b.start; }, booking_hint_[ci]), b);
     }
     ++size_;
+    auto& log = log_[ci];
+    if (static_cast<std::int64_t>(log.size()) < kLog) {
+        log.emplace_back(b.start, b.end);
+    } else {
+        log[static_cast<std::size_t>(inserts_[ci] % kLog)] = {b.start, b.end};
+    }
+    ++inserts_[ci];
 
     // Merge with every block closer than the minimum gap on either side.
     auto& blocks = blocks_[ci];
@@ -120,6 +129,19 @@ void ReservationTable::insert(std::int32_t c, const Booking& b) {
     blocks.set(first, merged);
     BlockPos p = blocks.next(first);
     for (std::size_t k = 1; k < merging; ++k) p = blocks.erase(p);
+}
+
+bool ReservationTable::untouched_since(std::int32_t c, std::int64_t since, Time s, Time e) const {
+    const auto ci = static_cast<std::size_t>(c);
+    const std::int64_t now = inserts_[ci];
+    if (since < now - kLog) return false;
+    const Time gap = min_gap_[ci];
+    const auto& log = log_[ci];
+    for (std::int64_t k = since; k < now; ++k) {
+        const auto& [bs, be] = log[static_cast<std::size_t>(k % kLog)];
+        if (bs < e + gap && be > s - gap) return false;
+    }
+    return true;
 }
 
 std::int64_t ReservationTable::blocks() const {

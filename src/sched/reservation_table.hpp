@@ -49,6 +49,13 @@ public:
     // Channel c's bookings in order (a copy; for tests).
     std::vector<Booking> bookings(std::int32_t c) const { return bookings_[static_cast<std::size_t>(c)].to_vector(); }
     std::int64_t size() const { return size_; }
+    // How many bookings channel c has had (they are never removed): a channel whose count is unchanged answers every
+    // query as before.
+    std::int64_t inserts(std::int32_t c) const { return inserts_[static_cast<std::size_t>(c)]; }
+    // Whether no booking channel c got after its first `since` could touch [s, e): none ends within min_gap[c] before
+    // s or starts within min_gap[c] after e (then [s, e), if it overlapped no block then, overlaps none now: a
+    // booking merges only with blocks closer than min_gap). False too when those bookings are no longer logged.
+    bool untouched_since(std::int32_t c, std::int64_t since, Time s, Time e) const;
     std::int64_t blocks() const;
 
 private:
@@ -60,6 +67,11 @@ private:
     std::vector<ChunkedSequence<Booking>> bookings_;
     std::vector<ChunkedSequence<Block>> blocks_;
     std::int64_t size_ = 0;
+    std::vector<std::int64_t> inserts_;  // by channel
+    // By channel, its last kLog bookings in the order they came, as (start, end): booking k (0-based) of channel c
+    // at log_[c][k % kLog]. Enough for the queries placement repeats between two transfers of one pair of TSPs.
+    static constexpr std::int64_t kLog = 256;
+    std::vector<std::vector<std::pair<Time, Time>>> log_;
     using BlockPos = ChunkedSequence<Block>::Pos;
     using BookingPos = ChunkedSequence<Booking>::Pos;
     // Per channel, where the last searches of its blocks and of its bookings ended: the next starts there (a hint

@@ -44,7 +44,9 @@ struct Plan {
     Time write_done;      // last vector in memory at every leaf (jitter allowed)
 };
 
-enum class Fit { Ok, Busy, Fifo };
+// Later: a new train searched with a cutoff (place()) fits, if at all, only with a completion at or past the cutoff,
+// so it cannot beat the option that set the cutoff; the search stopped there.
+enum class Fit { Ok, Busy, Fifo, Later };
 
 // A train of the transfer being planned.
 struct Train {
@@ -123,22 +125,35 @@ private:
     void consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best);
     Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready);
-    Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds) const;
+    Time bound_at(const Route& route, std::int64_t n, Time start) const;
+    Time bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready);
+    // Whether train start `start` still fits every hop of a new train of n vectors in the table alone, given that it
+    // did when each hop's channel had had inserts[h] bookings (ReservationTable::untouched_since).
+    bool hops_still_fit(const Route& route, std::int64_t n, Time start, const std::vector<std::int64_t>& inserts) const;
+    void hop_inserts(const Route& route, std::vector<std::int64_t>& inserts) const;
+    Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
+                          bool table_fixed = false) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
     std::pair<std::int32_t, std::int32_t> split_of(std::int32_t r, std::size_t at);
     void apply(const Option& o, std::vector<std::int32_t>& last);
     void add_entries(std::int32_t train);
     bool evaluate(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan);
-    Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan);
-    Fit earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan);
-    Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only) const;
+    // cutoff (new trains only): a completion the train must beat to matter, else Fit::Later (Time::max(): none).
+    Fit place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed, Plan& plan,
+              Time cutoff = Time::max());
+    Fit earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan,
+                     Time cutoff);
+    Time need(const Route& route, const Plan& plan, std::int32_t exclude, bool table_only,
+              bool table_fits = false) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
     // What the table alone rules out for trains of one shape and length. Bookings are never removed, so it stays
     // true; searches start past it.
     struct KnownBusy {
         std::int64_t lo = 0;
         std::int64_t hi = 0;
-        std::int64_t stamp = -1;  // table_.size() when hi was found to fit: while it is the same, hi still fits
+        // route_stamp() when hi was found to fit (-1: not known to fit): while it is the same, hi still fits
+        std::int64_t stamp = -1;
+        std::vector<std::int64_t> inserts;  // start: per hop, table_.inserts(channel) when hi was found to fit
     };
     // Where a train's hops start relative to its train's start, over every phase of the core clock (hop timing
     // depends on the Send cycle's phase only): each hop's least and greatest offset and its length.
@@ -159,7 +174,7 @@ private:
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                            bool table_only) const;
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
-               const HopOffsets* offsets = nullptr);
+               const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
@@ -171,7 +186,7 @@ private:
         std::int64_t n = 0;
         std::int64_t m = 0;
         Fit fit = Fit::Ok;
-        Plan plan;
+        Plan plan;  // Fit::Later: the plan where the search stopped; no fit completes before its completion
     };
     struct BoundMemo {
         bool valid = false;
@@ -180,8 +195,15 @@ private:
         Time value;
     };
     void forget(std::int32_t r);  // the overlay changed on route r's channels
+    // The bookings the table has had on the route's channels (a sum of counts that only grow: unchanged exactly
+    // while none of those channels got a booking, and then the table answers the route's searches as before).
+    std::int64_t route_stamp(const Route& route) const;
+    // Whether the overlay has no booking on any of the route's channels.
+    bool overlay_free(const Route& route) const;
+    // Whether every leaf of the plan consumes no earlier than the transfer's ordering allows (min_consume_cycle_).
+    bool meets_ordering(const Route& route, const Plan& plan) const;
     void forget_all();
-    Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude) const;
+    Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude, bool table_fits = false) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
     bool overlay_uses_nonminimal() const;
@@ -215,6 +237,16 @@ private:
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
+    // greedy(): the routes that may take a new train for the piece being placed, with a bound of their completion
+    // (exact: optimistic_completion(); else a floor of it).
+    struct FreshRoute {
+        Time bound;
+        std::int32_t route = 0;
+        bool exact = false;
+    };
+    std::vector<FreshRoute> fresh_;
+    Option scratch_;  // scratch(): an option being tried by consider_extension() or consider_new()
+    Option& scratch();
 
     // Committed.
     std::vector<Route> used_routes_;

@@ -1,6 +1,7 @@
 #include "loom/sched/verifier.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <optional>
 #include <tuple>
@@ -44,9 +45,9 @@ struct Train {
     std::uint32_t count = 1;
     std::uint32_t transfer = 0;
     std::uint32_t first_vector = 0;
-    std::uint32_t tsp = 0;     // sender
-    std::size_t program = 0;   // sender's program and instruction, for messages
-    std::size_t instruction = 0;
+    std::uint32_t tsp = 0;          // sender
+    std::uint32_t program = 0;      // sender's program and instruction, for messages
+    std::uint32_t instruction = 0;  // (40 bytes a train: there is one per train and out port, millions)
 };
 
 // A consuming instruction (Forward, Receive, Reduce) at its TSP's in port; sorted by (tsp, port, program,
@@ -177,6 +178,19 @@ private:
     }
 
     void collect_trains() {
+        // Counted first so that the lists are allocated once at their size (no spare capacity, no copies).
+        std::size_t n_consumers = 0, n_trains = 0;
+        for (std::size_t p = 0; p < s_.programs.size(); ++p) {
+            if (bad_program_[p]) continue;
+            const TspProgram& prog = s_.programs[p];
+            for (const Instruction& ins : prog.instructions) {
+                if (ins.count < 1) continue;
+                if (ins.op != Op::Send) ++n_consumers;
+                if (train_lead(ins, chip_)) n_trains += static_cast<std::size_t>(std::popcount(ins.out_ports));
+            }
+        }
+        consumers_.reserve(n_consumers);
+        trains_.reserve(n_trains);
         for (std::size_t p = 0; p < s_.programs.size(); ++p) {
             if (bad_program_[p]) continue;
             const TspProgram& prog = s_.programs[p];
@@ -192,7 +206,7 @@ private:
                 for (std::int32_t port = 0; port < 16; ++port) {
                     if (!((ins.out_ports >> port) & 1u) || !wired(prog.tsp, port)) continue;
                     trains_.push_back({t_.channel_at(v, port), *start, ins.count, ins.transfer, ins.first_vector,
-                                       prog.tsp, p, i});
+                                       prog.tsp, static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(i)});
                 }
             }
         }

@@ -5,22 +5,38 @@
 
 #include <fmt/format.h>
 
+#include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
 #include "loom/sched/schedule.hpp"
 
 namespace loom::tsp {
 
 void PredictionIndex::add(const sched::PredictedRun& run, const LinkTiming& timing) {
-    entries_.push_back(Entry{run, &timing, 0});
+    if (timing_ == nullptr) timing_ = &timing;
+    LOOM_ASSERT(timing_ == &timing, "PredictionIndex: runs on channels with different timings");
+    entries_.push_back(Entry{run.transfer, run.first_vector, run.count, run.offset, run.channel, 0, run.train_start});
+}
+
+Time PredictionIndex::arrival(const Entry& e, std::uint32_t j) const {
+    sched::PredictedRun r;
+    r.transfer = e.transfer;
+    r.channel = e.channel;
+    r.first_vector = e.first_vector;
+    r.count = e.count;
+    r.offset = e.offset;
+    r.train_start = e.train_start;
+    // The scheduler's own formula, so prediction and check cannot drift apart.
+    return sched::predicted_arrival(r, j, *timing_);
 }
 
 void PredictionIndex::freeze() {
     std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-        return std::tie(a.run.transfer, a.run.first_vector) < std::tie(b.run.transfer, b.run.first_vector);
+        return std::tie(a.transfer, a.first_vector) < std::tie(b.transfer, b.first_vector);
     });
+    entries_.shrink_to_fit();
     for (std::size_t i = 1; i < entries_.size(); ++i) {
-        const auto& a = entries_[i - 1].run;
-        const auto& b = entries_[i].run;
+        const Entry& a = entries_[i - 1];
+        const Entry& b = entries_[i];
         if (a.transfer == b.transfer && a.first_vector + a.count > b.first_vector)
             throw InputError(fmt::format("schedule: predicted runs of transfer {} on channel {} overlap at vector {}",
                                          b.transfer, b.channel, b.first_vector));
@@ -30,12 +46,12 @@ void PredictionIndex::freeze() {
 
 std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_t vector) {
     auto covers = [&](const Entry& e) {
-        return e.run.transfer == transfer && vector >= e.run.first_vector && vector - e.run.first_vector < e.run.count;
+        return e.transfer == transfer && vector >= e.first_vector && vector - e.first_vector < e.count;
     };
     if (cursor_ >= entries_.size() || !covers(entries_[cursor_])) {
         auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
                                    [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
-                                       return k < std::make_pair(e.run.transfer, e.run.first_vector);
+                                       return k < std::make_pair(e.transfer, e.first_vector);
                                    });
         if (it == entries_.begin()) return std::nullopt;
         --it;
@@ -44,16 +60,14 @@ std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_
     }
     Entry& e = entries_[cursor_];
     ++e.seen;
-    // The scheduler's own formula, so prediction and check cannot drift apart.
-    return sched::predicted_arrival(e.run, vector - e.run.first_vector, *e.timing);
+    return arrival(e, vector - e.first_vector);
 }
 
 std::vector<PredictionIndex::Missing> PredictionIndex::missing() const {
     std::vector<Missing> out;
     for (const Entry& e : entries_) {
-        if (e.seen >= e.run.count) continue;
-        out.push_back({e.run.transfer, e.run.first_vector, e.run.count - e.seen,
-                       sched::predicted_arrival(e.run, e.seen, *e.timing)});
+        if (e.seen >= e.count) continue;
+        out.push_back({e.transfer, e.first_vector, e.count - e.seen, arrival(e, e.seen)});
     }
     return out;
 }

@@ -161,6 +161,31 @@ void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, 
     }
 }
 
+void TimedMemory::apply(std::int64_t slot64, std::int64_t value) {
+    const std::uint32_t slot = checked_slot(slot64);
+    Page* pp = page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (!pp || !bit(pp->cell, i)) {
+        if (value == 0) return;
+        pp = &page_for(slot);
+        set_bit(pp->cell, i, true);
+        ++cells_;
+    }
+    if (bit(pp->unsettled, i)) throw std::logic_error("TimedMemory: apply() on a slot with unsettled versions");
+    pp->value[i] = value;
+}
+
+void TimedMemory::touch(std::int64_t slot64) {
+    const std::uint32_t slot = checked_slot(slot64);
+    Page* pp = page_of(slot);
+    const std::uint32_t i = slot & (kPageSlots - 1);
+    if (pp && bit(pp->cell, i)) return;
+    pp = &page_for(slot);
+    set_bit(pp->cell, i, true);
+    pp->value[i] = 0;
+    ++cells_;
+}
+
 std::int64_t TimedMemory::value_at(const Page& p, std::uint32_t slot, AccessKey key) const {
     const std::uint32_t i = slot & (kPageSlots - 1);
     std::int64_t value = p.value[i];

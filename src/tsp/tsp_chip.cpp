@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <functional>
+#include <limits>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -138,9 +139,6 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         I.issue = sched::issue_time(clock_, ins);
         const bool receiving = ins.op != sched::Op::Send;
         if (receiving) I.in = in_index_[ins.in_port];
-        for (std::int32_t p = 0; p < 16; ++p) {
-            if (ins.out_ports & (1u << p)) I.outs.push_back(out_index_[static_cast<std::size_t>(p)]);
-        }
         switch (ins.op) {
             case sched::Op::Send:
                 I.action = *sched::train_start(clock_, ins, chip);
@@ -167,11 +165,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
     std::stable_sort(actions_.begin(), actions_.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return instrs_[a].action < instrs_[b].action; });
 
-    // A write lands at most this long before the instant it is logged (a pending part consumed when its
-    // instruction acts, at issue time or later): versions older than that can be settled.
-    Time lag = Time::zero();
-    for (const InstrState& I : instrs_) lag = std::max(lag, I.action - I.issue);
-    memory_ = TimedMemory(lag);
+    // Writes are kept until they land and applied in key order (apply_deferred): the memory holds no versions.
     auto seed = [&](std::int64_t slot, std::int64_t value) {
         if (slot < 0 || slot * vector_bytes_ >= chip.memory.count())
             throw InputError(fmt::format("{}: initial memory slot {} is outside the TSP's memory", path(), slot));
@@ -246,10 +240,10 @@ Time TspChip::forward_train_start(const sched::Instruction& ins) const {
 }
 
 TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrState& I, std::int64_t pos)
-    : issue_(I.issue), n_(I.outs.size()) {
-    LOOM_DEBUG_ASSERT(n_ <= slot_.size(), "at most 16 out ports");
-    for (std::size_t o = 0; o < n_; ++o)
-        slot_[o] = SerialStepper(chip.outs_[static_cast<std::size_t>(I.outs[o])].tx().timing(), pos - 1);
+    : issue_(I.issue) {
+    chip.for_each_out(I.ins, [&](std::int32_t o) {
+        slot_[n_++] = SerialStepper(chip.outs_[static_cast<std::size_t>(o)].tx().timing(), pos - 1);
+    });
     update();
 }
 
@@ -296,7 +290,8 @@ void TspChip::on_action() {
 
 void TspChip::open_trains(InstrState& I) {
     const std::int64_t count = I.ins.count;
-    for (std::int32_t o : I.outs) {
+    std::vector<OutTrain>& trains = I.state().trains;
+    for_each_out(I.ins, [&](std::int32_t o) {
         OutPortState& op = outs_[static_cast<std::size_t>(o)];
         OutTrain ot;
         ot.out = o;
@@ -315,8 +310,8 @@ void TspChip::open_trains(InstrState& I) {
         ot.next = 1;
         ++op.trains;
         totals_.vectors_sent += count;
-        I.trains.push_back(ot);
-    }
+        trains.push_back(ot);
+    });
 }
 
 void TspChip::act(InstrState& I) {
@@ -325,11 +320,13 @@ void TspChip::act(InstrState& I) {
     const Time t = now();
     const std::int64_t slot0 = I.ins.address / vector_bytes_;
     switch (I.ins.op) {
-        case sched::Op::Send:
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.operand);
+        case sched::Op::Send: {
+            Live& live = I.state();
+            apply_deferred({I.action, I.order});
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, live.operand);
             open_trains(I);
-            for (std::uint32_t k = 0; k < I.trains.size(); ++k) {
-                OutTrain& ot = I.trains[k];
+            for (std::uint32_t k = 0; k < live.trains.size(); ++k) {
+                OutTrain& ot = live.trains[k];
                 if (config_.mode == ExecutionMode::Train) {
                     const OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
                     VectorRun src;
@@ -339,34 +336,41 @@ void TspChip::act(InstrState& I) {
                     src.origin_channel = op.channel;
                     src.origin_start = ot.start;
                     src.origin_position = 1;
-                    emit(ot, src, I.ins.count, I.operand);
+                    emit(ot, src, I.ins.count, live.operand);
                 } else {
                     emissions_.push_back({ot.start, I.order, k});
                     std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
                 }
             }
             if (config_.mode == ExecutionMode::Train) {
-                I.operand.clear();
-                I.operand.shrink_to_fit();
+                I.live.reset();  // every vector is on its way
             } else if (!emissions_.empty() &&
                        (!emission_timer_.armed() || emissions_.front().time < emission_timer_.expiry())) {
                 emission_timer_.arm_at(emissions_.front().time);
             }
             break;
+        }
         case sched::Op::Forward:
             open_trains(I);
             break;
         case sched::Op::Reduce:
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.operand);
+            apply_deferred({I.action, I.order});
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.state().operand);
             if (forwards(I.ins)) open_trains(I);
             break;
         case sched::Op::Receive:
             break;
     }
     I.acted = true;
-    for (Pending& part : I.pending) consume(I, part);
-    I.pending.clear();
-    I.pending.shrink_to_fit();
+    if (I.live) {
+        for (Pending& part : I.live->pending) consume(I, part);
+        std::vector<Pending>().swap(I.live->pending);
+    }
+    release_if_done(I);
+}
+
+void TspChip::release_if_done(InstrState& I) {
+    if (I.ins.op != sched::Op::Send && I.consumed == I.ins.count) I.live.reset();
 }
 
 void TspChip::on_emission() {
@@ -376,7 +380,8 @@ void TspChip::on_emission() {
         const Emission e = emissions_.back();
         emissions_.pop_back();
         InstrState& I = instrs_[e.instr];
-        OutTrain& ot = I.trains[e.train];
+        Live& live = *I.live;
+        OutTrain& ot = live.trains[e.train];
         const OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
         const std::int64_t k = ot.next;
         VectorRun src;
@@ -387,12 +392,16 @@ void TspChip::on_emission() {
         src.origin_start = ot.start;
         src.origin_position = k;
         scratch_.clear();
-        const std::int64_t v = value_at(I.operand, static_cast<std::uint32_t>(k - 1));
+        const std::int64_t v = value_at(live.operand, static_cast<std::uint32_t>(k - 1));
         if (v != 0) scratch_.emplace_back(0, v);
         emit(ot, src, 1, scratch_);
         if (ot.next <= static_cast<std::int64_t>(I.ins.count)) {
             emissions_.push_back({ot.start + op.tx().timing().serialization(ot.next - 1), e.instr, e.train});
             std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
+        } else if (std::all_of(live.trains.begin(), live.trains.end(), [&](const OutTrain& x) {
+                       return x.next > static_cast<std::int64_t>(I.ins.count);
+                   })) {
+            I.live.reset();  // its last vector is on its way on every port
         }
     }
     if (!emissions_.empty()) emission_timer_.arm_at(emissions_.front().time);
@@ -467,7 +476,10 @@ void TspChip::on_arrival(std::uint32_t arg) {
     const std::uint32_t h = arg & WireArg::kHandleMask;
     WireEntry& e = ip.store->at(h);
     const VectorRun run = e.run;
-    arrived_values_.swap(e.values);  // take the values; the sender clears our old buffer when it reuses the slot
+    // Take the values and leave the slot without a buffer: a slot keeping its capacity would hold memory for
+    // every run ever in flight on the link at once.
+    arrived_values_ = std::move(e.values);
+    SparseValues().swap(e.values);
     ip.store->release(h);
     LOOM_DEBUG_ASSERT(system_.topology().channel(run.channel).dst_port == port, "a run arrived on another port");
     accept(ip, run, arrived_values_);
@@ -542,8 +554,9 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& 
         slice(values, j, m, part.values);
         if (I.acted) {
             consume(I, part);
+            release_if_done(I);
         } else {
-            I.pending.push_back(part);
+            I.state().pending.push_back(part);
         }
         j += m;
     }
@@ -629,36 +642,36 @@ void TspChip::consume(InstrState& I, Pending& part) {
         const std::int64_t slot0 = I.ins.address / vector_bytes_ + p0;
         bool operand_zero = true;
         if (reduce) {
-            slice(I.operand, p0, m, scratch_out_);
+            slice(I.live->operand, p0, m, scratch_out_);
             operand_zero = scratch_out_.empty();
         }
         // Zeros written over memory that was never touched change nothing: skip the per-vector work.
         if (!(part.values.empty() && operand_zero && memory_.untouched(slot0, m))) {
+            // Vector k lands at max(available, issue), key (that, program index): kept until a read or the end
+            // of the run reaches it.
             const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
-            const Time t_now = now();
-            Time floor = part.run.floor;
-            SerialStepper sent(*ip.timing, part.run.position);
-            std::size_t vi = 0, oi = 0;
-            for (std::int64_t k = 0; k < m; ++k) {
-                const Time t = ip.view.arrival_after(
-                    part.run.train_start + sent.value(),
-                    part.run.first_index + static_cast<std::uint64_t>(part.run.position + k - 1), floor);
-                sent.next();
-                floor = t;
-                const Time consumed = std::max(available(t), I.issue);
-                std::int64_t v = 0;
-                if (vi < part.values.size() && part.values[vi].first == k) v = part.values[vi++].second;
-                if (reduce && oi < scratch_out_.size() && scratch_out_[oi].first == k)
-                    v = add_wrapping(v, scratch_out_[oi++].second);
-                memory_.write(slot0 + k, {consumed, I.order}, v, t_now);
-            }
+            Deferred d;
+            d.instr = I.order;
+            d.slot0 = slot0;
+            d.run = part.run;
+            d.floor = part.run.floor;
+            d.sent = SerialStepper(*ip.timing, part.run.position);
+            d.values.assign(static_cast<std::size_t>(m), 0);
+            for (const auto& [k, v] : part.values) d.values[k] = v;
+            if (reduce)
+                for (const auto& [k, v] : scratch_out_) d.values[k] = add_wrapping(d.values[k], v);
+            for (std::int64_t k = 0; k < m; ++k)
+                if (d.values[static_cast<std::size_t>(k)] != 0) memory_.touch(slot0 + k);
+            step(d);
+            deferred_.push_back(std::move(d));
+            std::push_heap(deferred_.begin(), deferred_.end(), std::greater<>());
         }
         if (reduce) vectors_reduced_ += m;
     } else {
         const SparseValues* out = &part.values;
         if (reduce) {
             // Sum of two sparse lists.
-            slice(I.operand, p0, m, scratch_);
+            slice(I.live->operand, p0, m, scratch_);
             scratch_out_.clear();
             std::size_t a = 0, b = 0;
             while (a < part.values.size() || b < scratch_.size()) {
@@ -678,16 +691,79 @@ void TspChip::consume(InstrState& I, Pending& part) {
         } else {
             vectors_forwarded_ += m;
         }
-        for (OutTrain& ot : I.trains) emit(ot, part.run, static_cast<std::uint32_t>(m), *out);
+        for (OutTrain& ot : I.live->trains) emit(ot, part.run, static_cast<std::uint32_t>(m), *out);
     }
-    I.consumed += m;
+    I.consumed += part.run.count;
+}
+
+void TspChip::step(Deferred& d) {
+    const InstrState& I = instrs_[d.instr];
+    const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
+    const Time t = ip.view.arrival_after(d.run.train_start + d.sent.value(),
+                                         d.run.first_index + static_cast<std::uint64_t>(d.run.position + d.k - 1),
+                                         d.floor);
+    d.sent.next();
+    d.floor = t;
+    d.key = {std::max(available(t), I.issue), I.order};
+}
+
+void TspChip::apply_deferred(AccessKey before) {
+    while (!deferred_.empty() && deferred_.front().key < before) {
+        std::pop_heap(deferred_.begin(), deferred_.end(), std::greater<>());
+        Deferred& d = deferred_.back();
+        const bool others = deferred_.size() > 1;  // then deferred_.front() is the earliest of the others
+        // Its vectors in order while they come before `before` and before every other part's next vector (two
+        // parts with equal keys belong to one instruction and write different slots).
+        for (;;) {
+            memory_.apply(d.slot0 + d.k, d.values[d.k]);
+            if (++d.k == d.values.size()) break;
+            step(d);
+            if (!(d.key < before) || (others && deferred_.front().key < d.key)) break;
+        }
+        if (d.k == d.values.size()) {
+            deferred_.pop_back();
+        } else {
+            std::push_heap(deferred_.begin(), deferred_.end(), std::greater<>());
+        }
+    }
+}
+
+void TspChip::finish() {
+    // Every write lands by the end of the run: the final memory is read after this (data check, statistics).
+    apply_deferred({Time::max(), std::numeric_limits<std::uint32_t>::max()});
 }
 
 // ---- end of run -----------------------------------------------------------------------------------------------
 
+void TspChip::release_run_state() {
+    std::vector<InstrState>().swap(instrs_);
+    std::vector<std::uint32_t>().swap(actions_);
+    next_action_ = 0;
+    std::vector<Emission>().swap(emissions_);
+    std::vector<Deferred>().swap(deferred_);
+    for (InPortState& ip : ins_) {
+        std::vector<Claim>().swap(ip.claims);
+        ip.cursor = 0;
+        std::vector<Time>().swap(ip.fifo);
+        ip.predictions = PredictionIndex();
+    }
+    // write_stats lists the final contents of a memory of at most 256 cells.
+    if (memory_.cells() > 256) memory_ = TimedMemory();
+    SparseValues().swap(arrived_values_);
+    part_ = Pending();
+    SparseValues().swap(scratch_);
+    SparseValues().swap(scratch_out_);
+}
+
+void TspChip::release_merged() {
+    latency_ = stats::Histogram();
+    deliveries_.clear();
+    last_delivered_ = deliveries_.end();
+}
+
 void TspChip::check_complete(std::vector<ScheduleError>& out) const {
     for (const InstrState& I : instrs_) {
-        if (I.ins.op == sched::Op::Send || I.claimed >= static_cast<std::int64_t>(I.ins.count)) continue;
+        if (I.ins.op == sched::Op::Send || I.claimed >= I.ins.count) continue;
         const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
         const std::int64_t pos = I.claimed + 1;
         const Time need =

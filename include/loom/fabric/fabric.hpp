@@ -119,8 +119,8 @@ private:
     std::unique_ptr<workload::TrafficPattern> pattern_;
     std::unique_ptr<FabricSetup> net_;
     std::unique_ptr<TransferBook> book_;
-    std::vector<FlitLink> lines_;       // every channel direction (flits and credits), grouped by reader
-    std::vector<RecordStore> records_;  // per line: the records of the packets on it (flit lines only)
+    std::vector<FlitLink> lines_;  // every channel direction (flits and credits), grouped by reader; flit lines
+                                   // hold the records of the packets on them
     std::vector<Router*> routers_;      // by vertex
     std::vector<Terminal*> terminals_;  // by terminal id
     Monitor* monitor_ = nullptr;

@@ -5,7 +5,6 @@
 #include <cstdint>
 
 #include "loom/fabric/routing_function.hpp"
-#include "loom/net/link_store.hpp"
 #include "loom/net/packet.hpp"
 
 namespace loom::fabric {
@@ -23,17 +22,16 @@ struct FabricPacket {
 };
 
 using PacketPool = net::PacketPool<FabricPacket>;
-// A packet's record as it travels, one cache line: in the storage of the line carrying its head flit
-// (RecordStore), filled by the sender; the receiver reads and updates it there from the head's arrival on (it
-// is the receiver's copy) and copies it into the next line's storage when the head leaves, or releases it when
-// the tail is ejected.
+// A packet's record as it travels, one cache line: in the record slots of the line carrying its head flit
+// (FlitLink::push_record), filled by the sender; the receiver reads and updates it there from the head's arrival
+// on (it is the receiver's copy) and copies it into the next line's slots when the head leaves, or releases it
+// when the tail is ejected.
 struct alignas(64) FabricRecord {
     std::uint64_t id = 0;                 // source terminal << 40 | the packets it made before (unique in a run)
     std::uint32_t src = 0, dst = 0;       // terminals
     FabricPacket payload;
 };
 static_assert(sizeof(FabricRecord) <= 64, "a packet's record is one cache line");
-using RecordStore = net::LinkStore<FabricRecord>;
 
 // What the packet observer sees when a packet's tail reaches its destination terminal.
 struct PacketSummary {

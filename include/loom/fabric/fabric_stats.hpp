@@ -23,17 +23,19 @@ inline constexpr std::size_t kChannelKinds = topo::kLinkClassCount + 2;
 // Running totals since the start of the run; never reset, so a window is the difference of two snapshots.
 // All counts are exact integers. The input-buffer tallies give the exact time-average occupancy of the routers'
 // input buffers over any window (area = in_count * t - in_cycles - out_count * t + out_cycles).
+// The counts a router writes come first, together (a router touches them on every tick; Router places them
+// beside its other hot members).
 struct FabricCounters {
+    std::int64_t flit_hops = 0;                                // flits through a router's switch
+    std::int64_t buffer_in = 0, buffer_out = 0;                // flits written to / read from input buffers
+    std::int64_t buffer_in_cycles = 0, buffer_out_cycles = 0;  // sums of the cycles they were written / read
+    std::array<std::int64_t, kChannelKinds> channel_flits{};
     std::int64_t cycle = 0;  // when the snapshot was taken (end of that cycle)
     std::int64_t flits_generated = 0, packets_generated = 0;
     std::int64_t flits_injected = 0, packets_injected = 0;
     std::int64_t flits_ejected = 0, packets_ejected = 0;
     std::int64_t latency_cycles = 0;          // summed total latency of every ejected packet
     std::int64_t network_latency_cycles = 0;  // summed network latency of every ejected packet
-    std::int64_t flit_hops = 0;               // flits through a router's switch
-    std::array<std::int64_t, kChannelKinds> channel_flits{};
-    std::int64_t buffer_in = 0, buffer_out = 0;              // flits written to / read from input buffers
-    std::int64_t buffer_in_cycles = 0, buffer_out_cycles = 0;  // sums of the cycles they were written / read
     net::NoiseCounts flit_noise, credit_noise;  // noisy channels: units FEC corrected / sent again by retry
 
     // Adds another component's counts (the cycle is left alone).

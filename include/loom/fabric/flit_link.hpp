@@ -1,12 +1,16 @@
 // One direction of a fabric channel (flits, or the credits flowing back): a FIFO delay line of timestamped
-// 32-bit entries plus the wake-up it sends the receiver, so a busy channel costs no kernel event per flit.
+// 32-bit entries plus the wake-up it sends the receiver, so a busy channel costs no kernel event per flit; a flit
+// line also holds the records of the packets whose head flits it carries.
 #pragma once
 
 #include <cstdint>
 
 #include "loom/base/assert.hpp"
 #include "loom/base/units.hpp"
+#include "loom/fabric/fabric_packet.hpp"
+#include "loom/fabric/flit.hpp"
 #include "loom/sim/channel.hpp"
+#include "loom/sim/owner.hpp"
 
 namespace loom::fabric {
 
@@ -22,7 +26,13 @@ namespace loom::fabric {
 // Partitioning: a line whose ends are on different processes ships its pushes at window boundaries (every
 // entry arrives at least one latency after its push, which is the lookahead).
 // Entries keep the arrival cycle modulo 2^32 (8 bytes each): an entry is never in flight for 2^31 cycles.
-// Aligned to a cache line: the sender's push and the receiver's pop touch the header and one ring line.
+// Records: the line is the storage of the packet records it carries (DESIGN principle 5): the sender fills a
+// slot (push_record) and names it in the head flit's packet field; the receiver reads and updates the record
+// there from the head's arrival on and releases the slot when it is done with it (the head leaves the router,
+// or the tail reaches the terminal). Slots are reused most recently released first; a free slot holds the next
+// free one's index in its `id`, so pushing and releasing touch no line but the header and the slot.
+// One cache line: the sender's push and the receiver's pop touch the header and one ring line, a head flit one
+// record slot more.
 class alignas(64) FlitLink {
 public:
     FlitLink() = default;
@@ -30,7 +40,10 @@ public:
     FlitLink& operator=(const FlitLink&) = delete;
 
     FlitLink(FlitLink&&) = delete;
-    ~FlitLink() { delete[] ring_; }
+    ~FlitLink() {
+        delete[] ring_;
+        delete[] slots_;
+    }
 
     // The sender's endpoint on the wake channel, the receiver's endpoint index and the argument it is woken with.
     void bind(sim::ChannelPort& wake, std::uint32_t to, std::uint32_t arg) {
@@ -45,7 +58,6 @@ public:
         if (size_ == 0) wake_->send(to_, arg_, delay);
         ring_[(head_ + size_) & (capacity_ - 1)] = (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival);
         ++size_;
-        ++pushed_;
     }
     bool empty() const { return size_ == 0; }
     std::uint32_t size() const { return size_; }
@@ -75,9 +87,35 @@ public:
     void for_each_payload(F&& f) const {
         for (std::uint32_t k = 0; k < size_; ++k) f(static_cast<std::uint32_t>(ring_[(head_ + k) & (capacity_ - 1)] >> 32));
     }
-    std::uint64_t pushed() const { return pushed_; }
+
+    // The receiving component: in a debug build, record()/release_record() from any other component's handler
+    // throw InternalError naming both (sim::Owner).
+    void bind_receiver(const sim::Context& receiver) { receiver_.bind(receiver); }
+    // A free record slot for the sender to fill in place; its handle in `handle` (below Flit::kMaxPackets).
+    [[gnu::always_inline]] FabricRecord& push_record(std::uint32_t& handle) {
+        if (free_ == kNoSlot) [[unlikely]] grow_slots();
+        handle = free_;
+        FabricRecord& r = slots_[handle];
+        free_ = static_cast<std::uint32_t>(r.id);
+        return r;
+    }
+    // The record of `handle` (the receiver's).
+    FabricRecord& record(std::uint32_t handle) {
+        receiver_.check("a line's packet records");
+        LOOM_DEBUG_ASSERT(handle < slot_count_, "a line's record read at an invalid handle");
+        return slots_[handle];
+    }
+    void release_record(std::uint32_t handle) {
+        receiver_.check("a line's packet records");
+        LOOM_DEBUG_ASSERT(handle < slot_count_, "a line's record released at an invalid handle");
+        slots_[handle].id = free_;
+        free_ = handle;
+    }
+    // Record slots allocated (pushed at some time; a line holds as many records at once at most).
+    std::uint32_t record_slots() const { return slot_count_; }
 
 private:
+    static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
     static std::int64_t arrival_of(std::uint64_t e, std::int64_t now) {
         return now + static_cast<std::int32_t>(static_cast<std::uint32_t>(e) - static_cast<std::uint32_t>(now));
     }
@@ -90,12 +128,28 @@ private:
         capacity_ = cap;
         head_ = 0;
     }
+    // Doubles the record slots (the new ones free, lowest handle first).
+    [[gnu::noinline, gnu::cold]] void grow_slots() {
+        const std::uint32_t cap = slot_count_ == 0 ? 4 : slot_count_ * 2;
+        LOOM_ASSERT(cap <= Flit::kMaxPackets, "more packets on a line than a flit can name");
+        auto* bigger = new FabricRecord[cap];
+        for (std::uint32_t k = 0; k < slot_count_; ++k) bigger[k] = slots_[k];
+        for (std::uint32_t k = slot_count_; k < cap; ++k) bigger[k].id = k + 1 == cap ? free_ : k + 1;
+        delete[] slots_;
+        slots_ = bigger;
+        free_ = slot_count_;
+        slot_count_ = cap;
+    }
 
     std::uint64_t* ring_ = nullptr;  // owned: payload << 32 | arrival mod 2^32
+    FabricRecord* slots_ = nullptr;  // owned: the records (flit lines), free ones chained through `id`
+    sim::ChannelPort* wake_ = nullptr;
     std::uint32_t head_ = 0, size_ = 0, capacity_ = 0;
     std::uint32_t to_ = 0, arg_ = 0;
-    sim::ChannelPort* wake_ = nullptr;
-    std::uint64_t pushed_ = 0;
+    std::uint32_t free_ = kNoSlot;  // first free record slot
+    std::uint32_t slot_count_ = 0;
+    sim::Owner receiver_;
 };
+static_assert(sizeof(FlitLink) == 64, "a line's header is one cache line");
 
 }  // namespace loom::fabric

@@ -44,7 +44,9 @@ namespace loom::fabric {
 // Activity: the router ticks (Phase::Clock) only in cycles where a flit arrives or something can progress; a
 // flit blocked on credits waits for the credit's arrival. Credits are read at the next tick, or woken for when
 // a flit waits on them.
-class Router : public sim::Component {
+// Aligned to a cache line, so that its hot members (the context, the setup and the counters a tick writes,
+// declared first) share the object's first lines.
+class alignas(64) Router : public sim::Component {
 public:
     static constexpr std::string_view kSubsystem = "fabric";
 
@@ -66,10 +68,10 @@ public:
         return (static_cast<std::uint32_t>(port) << 1) | 1u;
     }
     // The lines of `port`: flits in and the credits we return for them; flits out and the credits coming back
-    // (nullptr for a terminal port). The builder binds each line's wake-up.
-    // `records`: the storage of the packet records on the flit line (RecordStore).
-    void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back, RecordStore& records);
-    void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back, RecordStore& records);
+    // (nullptr for a terminal port). The builder binds each line's wake-up; a flit line also holds the records of
+    // the packets whose heads it carries.
+    void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
+    void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
     const FlitLink& input_line(std::int32_t port) const { return *in_[port].flits; }
     const FlitLink* credit_line(std::int32_t port) const { return in_[port].credits; }
 
@@ -105,19 +107,18 @@ private:
     struct PortIn {
         FlitLink* flits = nullptr;    // flits arriving
         FlitLink* credits = nullptr;  // credits coming back for this port's output (nullptr: terminal port)
-        RecordStore* records = nullptr;  // records of the packets whose heads arrive on `flits`
         std::int64_t flit_due = 0;    // front arrival of `flits` while its bit is in flit_lines_
         std::int64_t credit_due = 0;  // front arrival of `credits` while its bit is in credit_lines_
     };
     // What forwarding a flit writes, per port: as the output its channel, as the input the credit line back.
+    // 32 bytes, two to a cache line (forwarding touches two: its output's and its input's).
     struct PortOut {
         FlitLink* flits = nullptr;         // flits leaving
         FlitLink* credits_back = nullptr;  // credits returned for the flits arriving on this port
-        RecordStore* records = nullptr;    // records of the packets whose heads leave on `flits`
         net::ClockedLink link;             // the output channel: flits out, the credits of `credits_back` beside
                                            // them (latency at most 10^6 cycles, a config bound)
-        std::uint8_t kind = 0;             // channel kind (statistics)
     };
+    static_assert(sizeof(PortOut) == 32);
 
     void on_wake(std::uint32_t arg);
     void on_flit_wake(std::int32_t port);
@@ -125,7 +126,6 @@ private:
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
-    std::uint32_t pass_record(std::int32_t in_port, PortOut& out, std::uint32_t arg);
     static void grow_ring(Vc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
@@ -146,9 +146,9 @@ private:
 
     static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
+    // Members a tick touches first, in few cache lines: the counters' router part right after them, the rest
+    // (noise, the block's owner, the allocators not done in place) last.
     const FabricSetup& net_;
-    FabricCounters counters_;
-    std::vector<net::LinkNoise> noise_;  // noisy channels (FabricConfig::noisy_links): flits, credits per port
     topo::VertexId vertex_;
     std::int32_t network_ports_;
     std::int32_t ports_;
@@ -173,7 +173,6 @@ private:
     struct BlockFree {
         void operator()(std::byte* p) const;
     };
-    std::unique_ptr<std::byte, BlockFree> block_;
     Vc* vc_ = nullptr;                    // input VCs: port * vcs + vc
     PortIn* in_ = nullptr;                // per port
     PortOut* out_ = nullptr;              // per port
@@ -187,6 +186,7 @@ private:
     std::uint8_t* out_ptr_ = nullptr;     // per output port: round-robin pointer over the inputs (in place)
     std::uint8_t* pick_ = nullptr;        // per input port: the VC it picked this round (in place)
     std::uint8_t* pick_out_ = nullptr;    // per input port: the output of its pick, or of its grant
+    std::uint8_t* out_kind_ = nullptr;    // per output port: its channel's kind (statistics)
     std::uint64_t sw_req_ = 0;            // input ports requesting the switch in this tick's current round
     std::uint64_t* va_req_ = nullptr;     // per output VC: input VCs picking it (in-place VC allocation)
     std::uint8_t* va_in_ptr_ = nullptr;   // per input VC: round-robin pointer over the output VCs
@@ -197,14 +197,19 @@ private:
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
     std::uint64_t wired_ = 0;             // ports with lines
     std::vector<std::int32_t> va_list_;   // input VCs Routing or waiting for VC allocation
-    // The allocators of the kinds not done in place (nullptr otherwise).
-    std::unique_ptr<Allocator> va_, sw_;
-
     sim::ChannelPort wake_;
     sim::Timer tick_;
     std::int64_t next_tick_ = kNever;
     std::int64_t ticks_ = 0;
     std::int32_t peak_vc_flits_ = 0;
+    // Noisy channels (FabricConfig::noisy_links): per network port the noise of its output's flits, then of the
+    // credits returned beside them; empty when the channels are clean.
+    std::vector<net::LinkNoise> noise_;
+    FabricCounters counters_;  // the router's part first (FabricCounters)
+
+    std::unique_ptr<std::byte, BlockFree> block_;  // owns the arrays above
+    // The allocators of the kinds not done in place (nullptr otherwise).
+    std::unique_ptr<Allocator> va_, sw_;
 };
 
 }  // namespace loom::fabric

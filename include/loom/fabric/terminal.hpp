@@ -48,9 +48,8 @@ public:
     static constexpr std::uint32_t kEjectionWake = 0, kCreditWake = 1;
     // The lines: flits to the router, credits back from it, flits ejected to this terminal (the builder binds
     // their wake-ups).
-    // `injection_records` / `ejection_records`: the records of the packets on the injection and ejection lines.
-    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RecordStore& injection_records,
-                RecordStore& ejection_records);
+    // The injection and ejection lines also hold the records of the packets whose heads they carry.
+    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection);
     // The measurement channel ("fabric.measure", endpoint = terminal id) and the monitor's endpoint on it.
     void attach_measure(sim::Channel& channel, std::uint32_t monitor);
     sim::ChannelPort& measure_port() { return measure_; }
@@ -123,15 +122,11 @@ private:
     FlitLink* injection_ = nullptr;
     FlitLink* credits_in_ = nullptr;
     FlitLink* ejection_ = nullptr;
-    RecordStore* injection_records_ = nullptr;
-    RecordStore* ejection_records_ = nullptr;
 
+    // What sending and ejecting touch comes first, together; the marked packets' statistics and the rest after.
     FabricCounters counters_;
-    MarkedStats marked_;
     // The measurement window as the monitor announced it (trace traffic: every packet, from the start).
     std::int64_t measure_start_ = INT64_MAX, measure_end_ = INT64_MAX;
-    sim::ChannelPort measure_;
-    std::uint32_t monitor_ = 0;  // the monitor's endpoint on the measurement channel
 
     std::vector<std::int32_t> credits_;
     // The source queue: queue_[queue_head_ ..] (a vector, not a deque: a deque's first block is 512 bytes per
@@ -140,14 +135,14 @@ private:
     std::size_t queue_head_ = 0;
     std::int64_t queued_ = 0;  // packets in the source queue
     bool sending_ = false;       // a packet is being sent: its record is current_
-    FabricRecord current_;
-    std::uint32_t current_handle_ = 0;  // its handle in the injection line's RecordStore (from its head on)
+    std::uint32_t current_handle_ = 0;  // its handle in the injection line's record slots (from its head on)
     std::uint64_t packets_opened_ = 0;  // packets this terminal made (their ids: terminal id << 40 | this count)
     std::vector<std::uint32_t> arriving_;  // per VC: the handle of the packet arriving on the ejection line
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;
     std::int32_t current_flits_ = 0;
     std::int64_t next_free_ = 0;  // first cycle the injection channel is free
+    FabricRecord current_;
 
     bool bernoulli_ = false;
     std::int64_t sample_cycles_ = 0;  // the monitor's sample length (Bernoulli traffic), else 0
@@ -155,6 +150,10 @@ private:
     double log_q_ = 0;  // ln(1 - p)
     std::vector<workload::TraceMessage> trace_;
     std::size_t next_message_ = 0;
+
+    MarkedStats marked_;
+    sim::ChannelPort measure_;
+    std::uint32_t monitor_ = 0;  // the monitor's endpoint on the measurement channel
 
     // Closed-loop transfers.
     std::unique_ptr<sim::ChannelPort> notice_;

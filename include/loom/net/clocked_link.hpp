@@ -21,8 +21,9 @@ struct NoiseCounts {
     std::int64_t retried = 0;    // units sent again by link-level retry
 };
 
-// The noise of one link direction: its draws and where they stand. Owned by the sending component; a
-// ClockedLink points to it only when the link is noisy, so a clean link costs one predictable branch.
+// The noise of one link direction: its draws and where they stand. Owned by the sending component, which passes
+// it to its ClockedLink's calls when the link is noisy (nullptr otherwise), so a clean link costs one
+// predictable branch.
 class LinkNoise {
 public:
     LinkNoise() = default;
@@ -49,42 +50,37 @@ private:
 
 // One link direction of a clocked model: the units it carries (flits), one per cycle, and the signals sent
 // beside them in the same direction (credits for the flits coming the other way), which take no cycle of the
-// link but share its latency and have noise of their own draws. Plain data (it lives in its owner's arrays).
+// link but share its latency and have noise of their own draws. Plain data of 16 bytes (it lives in its owner's
+// per-port arrays, two of which a router's forwarding touches per flit): the noise of the units and of the
+// signals (LinkNoise, nullptr on a clean link) is the sender's, passed to each call, the same every time.
 class ClockedLink {
 public:
     void set_latency(std::int64_t cycles) { latency_ = static_cast<std::int32_t>(cycles); }
-    // The noise of the units and of the signals (nullptr: clean); each must outlive the link.
-    void set_noise(LinkNoise* units, LinkNoise* signals) {
-        noise_ = units;
-        signal_noise_ = signals;
-    }
 
     // Sends a unit ready at cycle `ready`: it leaves when the link is free (one unit per cycle) and the
     // function returns its arrival cycle.
-    [[gnu::always_inline]] std::int64_t send(std::int64_t ready, NoiseCounts& counts) {
+    [[gnu::always_inline]] std::int64_t send(std::int64_t ready, NoiseCounts& counts, LinkNoise* noise = nullptr) {
         const std::int64_t depart = std::max(ready, next_free_);
         next_free_ = depart + 1;
         const std::int64_t arrive = depart + latency_;
-        if (noise_ != nullptr) [[unlikely]] return noise_->disturb(arrive, &next_free_, counts);
+        if (noise != nullptr) [[unlikely]] return noise->disturb(arrive, &next_free_, counts);
         return arrive;
     }
     // Arrival of a signal sent at cycle `at` beside the units (it takes no cycle of the link): the latency and
     // the signals' noise.
-    [[gnu::always_inline]] std::int64_t signal(std::int64_t at, NoiseCounts& counts) {
+    [[gnu::always_inline]] std::int64_t signal(std::int64_t at, NoiseCounts& counts, LinkNoise* noise = nullptr) {
         const std::int64_t arrive = at + latency_;
-        if (signal_noise_ != nullptr) [[unlikely]] return signal_noise_->disturb(arrive, nullptr, counts);
+        if (noise != nullptr) [[unlikely]] return noise->disturb(arrive, nullptr, counts);
         return arrive;
     }
 
     std::int64_t latency() const { return latency_; }
     std::int64_t free_at() const { return next_free_; }  // first cycle the link can take another unit
-    bool noisy() const { return noise_ != nullptr; }
 
 private:
     std::int64_t next_free_ = 0;
-    LinkNoise* noise_ = nullptr;
-    LinkNoise* signal_noise_ = nullptr;
     std::int32_t latency_ = 0;  // cycles
 };
+static_assert(sizeof(ClockedLink) == 16);
 
 }  // namespace loom::net

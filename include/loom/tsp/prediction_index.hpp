@@ -15,9 +15,11 @@ namespace loom::tsp {
 
 class PredictionIndex {
 public:
-    // Adds a run of predictions on the channel whose timing is `timing`. Call freeze() after the last add.
+    // Adds a run of predictions on the channel whose timing is `timing` (the same for every run of one index:
+    // it is one port's channel). Call freeze() after the last add.
     void add(const sched::PredictedRun& run, const LinkTiming& timing);
-    // Sorts the runs; two runs covering the same vector is a bug in the schedule (InputError naming it).
+    // Sorts the runs and frees spare capacity; two runs covering the same vector is a bug in the schedule
+    // (InputError naming it).
     void freeze();
 
     bool empty() const { return entries_.empty(); }
@@ -35,11 +37,19 @@ public:
     std::vector<Missing> missing() const;
 
 private:
+    // A run's fields the check reads (32 bytes; a sched::PredictedRun and its timing were 56): the TSP and the
+    // timing are the index's, final_destination is not read.
     struct Entry {
-        sched::PredictedRun run;
-        const LinkTiming* timing = nullptr;
+        std::uint32_t transfer = 0;
+        std::uint32_t first_vector = 0;
+        std::uint32_t count = 0;
+        std::uint32_t offset = 0;
+        std::uint32_t channel = 0;
         std::uint32_t seen = 0;
+        Time train_start;
     };
+    Time arrival(const Entry& e, std::uint32_t j) const;
+    const LinkTiming* timing_ = nullptr;
     std::vector<Entry> entries_;
     std::size_t cursor_ = 0;
 };

@@ -51,6 +51,13 @@ public:
     void init(std::int64_t slot, std::int64_t value);
     // Logs a write of `value` to `slot` taking effect at `key`. A second write at the same key replaces it.
     void write(std::int64_t slot, AccessKey key, std::int64_t value, Time now);
+    // For a caller that keeps its writes until they land and applies them in key order, after every read with a
+    // smaller key and before every read with a larger one: sets the value every later read sees, with no version
+    // (the slot must have none). A zero on a slot without a cell changes nothing, as with write().
+    void apply(std::int64_t slot, std::int64_t value);
+    // Gives `slot` a cell now (holding its current value) for a non-zero write that such a caller applies later,
+    // so that untouched() and cells() count it from the instant it is logged, as write() would.
+    void touch(std::int64_t slot);
     // The value of `slot` seen at `key`.
     std::int64_t read(std::int64_t slot, AccessKey key, Time now);
     // The non-zero values of slots [first, first + count) seen at `key`, as offsets from `first`.

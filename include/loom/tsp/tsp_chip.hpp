@@ -4,9 +4,11 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -133,6 +135,13 @@ public:
     // vector arrived (errors of kind Missing otherwise, appended to `out`).
     void check_complete(std::vector<ScheduleError>& out) const;
 
+    // After the run's checks (check_complete, the final memory read by the data check): frees what only the run
+    // and those checks read (instructions, memory, predictions, FIFOs, buffers), keeping the figures write_stats,
+    // link_use, totals, latency and deliveries report (and a small memory, which write_stats lists).
+    void release_run_state();
+    // After the model has merged latency() and deliveries(): frees them too.
+    void release_merged();
+
     const ChipTotals& totals() const { return totals_; }
     const stats::Histogram& latency() const { return latency_; }
     // By transfer id: the latest arrival of one of its vectors at this chip as a final destination.
@@ -194,19 +203,41 @@ private:
         VectorRun run;
         SparseValues values;
     };
-    struct InstrState {
-        sched::Instruction ins;
-        std::uint32_t order = 0;         // program index
-        Time issue;                      // clock.edge(cycle)
-        Time action;                     // when it acts (see the class comment)
-        std::int32_t in = -1;            // index into ins_ (receiving ops)
-        std::vector<std::int32_t> outs;  // indices into outs_, in port order
-        bool acted = false;
-        std::int64_t claimed = 0;   // vectors whose arrival was processed
-        std::int64_t consumed = 0;  // vectors handed on (written, forwarded)
+    // What an instruction holds only while it runs (from its first arriving part or its action until its last
+    // vector is handed on), allocated then and freed after: most of a long program is done or not yet started.
+    struct Live {
         std::vector<OutTrain> trains;
         SparseValues operand;  // Send: the values sent; Reduce: memory operands (offsets from the first vector)
         std::vector<Pending> pending;
+    };
+    struct InstrState {
+        sched::Instruction ins;
+        Time issue;                  // clock.edge(cycle)
+        Time action;                 // when it acts (see the class comment)
+        std::uint32_t order = 0;     // program index
+        std::int32_t in = -1;        // index into ins_ (receiving ops)
+        std::uint32_t claimed = 0;   // vectors whose arrival was processed
+        std::uint32_t consumed = 0;  // vectors handed on (written, forwarded)
+        bool acted = false;
+        std::unique_ptr<Live> live;  // while it runs (see Live)
+        Live& state() {
+            if (!live) live = std::make_unique<Live>();
+            return *live;
+        }
+    };
+    // A storing instruction's part whose writes land later than they are known (a train's vectors are known when
+    // its first arrives): kept as the part's values and the state that times its vectors, and written into the
+    // memory when a read or the end of the run reaches their keys (8 bytes per vector until it lands).
+    struct Deferred {
+        AccessKey key;  // of vector k
+        std::uint32_t instr = 0;
+        std::uint32_t k = 0;
+        std::int64_t slot0 = 0;  // slot of the part's first vector
+        VectorRun run;
+        Time floor;         // arrival of the vector before k
+        SerialStepper sent; // serialization of vector k's unit in its train
+        std::vector<std::int64_t> values;  // one per vector of the part
+        bool operator>(const Deferred& o) const { return o.key < key; }
     };
     struct Emission {  // vector mode: a Send's next vector, due at its slot
         Time time;
@@ -223,6 +254,14 @@ private:
     void on_stop();
 
     void act(InstrState& I);
+    // Frees what a receiving instruction held while running once its last vector is handed on.
+    void release_if_done(InstrState& I);
+    // Calls f(index into outs_) for each out port of `ins`, in port order.
+    template <class F>
+    void for_each_out(const sched::Instruction& ins, F&& f) const {
+        for (unsigned mask = ins.out_ports; mask != 0; mask &= mask - 1)
+            f(out_index_[static_cast<std::size_t>(std::countr_zero(mask))]);
+    }
     void open_trains(InstrState& I);
     void accept(InPortState& ip, const VectorRun& run, const SparseValues& values);
     // Checks vector k of `run` (position `pos` of instruction I) arriving at t, needed by `need`; a forwarded
@@ -230,6 +269,11 @@ private:
     void check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run, std::int64_t k, Time t,
                       Time need, Time last_slot);
     void consume(InstrState& I, Pending& part);
+    // Times vector d.k of a deferred part: its key.
+    void step(Deferred& d);
+    // Writes every deferred vector with key < `before` into the memory, in key order.
+    void apply_deferred(AccessKey before);
+    void finish() override;
     // Emits `m` vectors (identity and origin from `src`) as the next units of train `ot`.
     void emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values);
     void send_run(OutPortState& op, const VectorRun& r, Time arrival, const SparseValues* values);
@@ -290,6 +334,7 @@ private:
     sim::Timer stop_timer_;
 
     TimedMemory memory_;
+    std::vector<Deferred> deferred_;  // min-heap by key
     SparseValues arrived_values_;  // the values of the run being accepted
     Pending part_;                 // the part of it being handed to one instruction
     SparseValues scratch_;

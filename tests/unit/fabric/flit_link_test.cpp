@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "loom/fabric/flit_link.hpp"
@@ -57,7 +58,6 @@ TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
     s.run();
     CHECK(rx.wakes == std::vector<std::int64_t>{10, 40});
     CHECK(rx.args == std::vector<std::uint32_t>{7, 7});  // the line's own argument names it to the receiver
-    CHECK(line.pushed() == 4);
 }
 
 TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around") {
@@ -80,4 +80,36 @@ TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around"
         CHECK(line.pop() == k);
     }
     CHECK(line.empty());
+}
+
+TEST_CASE("A flit line's record slots keep their contents across growth and are reused most recently released first") {
+    FlitLink line;  // unbound receiver: checked by nobody (the builder's use)
+    std::vector<std::uint32_t> handles;
+    for (std::uint32_t k = 0; k < 9; ++k) {  // past the first two growths (4, then 8 slots)
+        std::uint32_t h = 99;
+        fabric::FabricRecord& r = line.push_record(h);
+        r.id = 1000 + k;
+        r.dst = k;
+        r.payload.flits = static_cast<std::int32_t>(k + 1);
+        handles.push_back(h);
+    }
+    CHECK(line.record_slots() == 16);
+    for (std::uint32_t k = 0; k < 9; ++k) {
+        CHECK(std::count(handles.begin(), handles.end(), handles[k]) == 1);  // distinct
+        const fabric::FabricRecord& r = line.record(handles[k]);
+        CHECK(r.id == 1000 + k);
+        CHECK(r.dst == k);
+        CHECK(r.payload.flits == static_cast<std::int32_t>(k + 1));
+    }
+    line.release_record(handles[2]);
+    line.release_record(handles[6]);
+    std::uint32_t h = 0;
+    line.push_record(h).id = 7;
+    CHECK(h == handles[6]);  // the slot released last
+    line.push_record(h).id = 8;
+    CHECK(h == handles[2]);
+    CHECK(line.record(handles[5]).id == 1005);  // the others untouched
+    for (std::uint32_t k = 0; k < 8; ++k) line.push_record(h);  // the 7 free slots, then a growth
+    CHECK(line.record_slots() == 32);
+    CHECK(line.record(handles[8]).id == 1008);
 }

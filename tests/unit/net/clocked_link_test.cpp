@@ -49,21 +49,19 @@ TEST_CASE("A noisy clocked link retries go-back-N, never reorders, and repeats e
     ClockedLink a, b;
     a.set_latency(10);
     b.set_latency(10);
-    a.set_noise(&units_a, &signals);
-    b.set_noise(&units_b, nullptr);
     NoiseCounts na, nb, ns;
     std::int64_t last = -1, last_signal = -1;
     std::int64_t retried_before = 0;
     for (std::int64_t c = 0; c < 2'000; ++c) {
         const std::int64_t free = a.free_at();
-        const std::int64_t x = a.send(c, na);
-        CHECK(x == b.send(c, nb));
+        const std::int64_t x = a.send(c, na, &units_a);
+        CHECK(x == b.send(c, nb, &units_b));
         CHECK(x > last);                            // strictly after the previous unit
         CHECK(x >= std::max(c, free) + 10);         // never earlier than a clean link
         if (na.retried > retried_before) CHECK(a.free_at() == std::max(c, free) + 1 + 21);  // held for the replay
         retried_before = na.retried;
         last = x;
-        const std::int64_t s = a.signal(c, ns);
+        const std::int64_t s = a.signal(c, ns, &signals);
         CHECK(s >= c + 10);
         CHECK(s >= last_signal);  // signals may share a cycle but never overtake
         last_signal = s;
@@ -72,5 +70,5 @@ TEST_CASE("A noisy clocked link retries go-back-N, never reorders, and repeats e
     CHECK(na.corrected > na.retried);
     CHECK(nb.retried == na.retried);  // the same units' draws
     CHECK(ns.retried > 0);            // the signals' own draws
-    CHECK(b.signal(0, nb) == 10);     // b's signals are clean
+    CHECK(b.signal(0, nb) == 10);     // b's signals are clean (no noise passed)
 }

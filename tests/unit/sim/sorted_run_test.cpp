@@ -96,7 +96,7 @@ TEST_CASE("SortedRun::insert keeps (time, key) order against a sorted reference,
     REQUIRE(same_order(drain(run), reference));
 }
 
-TEST_CASE("SortedRun::release drops the buffer; clear keeps it", "[sim][sorted_run]") {
+TEST_CASE("SortedRun::release drops the buffer, clear keeps it", "[sim][sorted_run]") {
     SortedRun run;
     run.fill(1000);
     run.filled(0);

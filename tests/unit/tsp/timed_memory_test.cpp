@@ -188,3 +188,21 @@ TEST_CASE("Re-initialising a slot drops its unsettled versions") {
     CHECK(m.final_value(301) == 8);
     CHECK(m.unsettled() == 0);
 }
+
+TEST_CASE("Writes applied in key order by their owner set values without versions, and touched slots count as cells") {
+    TimedMemory m;
+    m.touch(9);  // a non-zero write to slot 9 is logged, to land later
+    CHECK_FALSE(m.untouched(9, 1));
+    CHECK(m.cells() == 1);
+    CHECK(m.read(9, {1_ns, 0}, Time::zero()) == 0);  // before it lands: the old value
+    m.apply(9, 42);
+    CHECK(m.read(9, {2_ns, 0}, Time::zero()) == 42);
+    m.apply(9, 0);  // a zero over a cell is a write
+    CHECK(m.final_value(9) == 0);
+    m.apply(20, 0);  // a zero on a slot without a cell changes nothing
+    CHECK(m.untouched(20, 1));
+    CHECK(m.cells() == 1);
+    CHECK(m.unsettled() == 0);
+    m.write(30, {5_ns, 0}, 7, Time::zero());
+    CHECK_THROWS_AS(m.apply(30, 8), std::logic_error);  // the slot has a version: applying would misorder it
+}
