@@ -216,20 +216,6 @@ IpAddr vip_address(const std::vector<VipSpec>& vips, std::size_t i) {
     return addr::vip(static_cast<std::uint32_t>(i));
 }
 
-namespace addr {
-Decoded decode(IpAddr a) {
-    const std::uint32_t first = a >> 24;
-    Decoded d;
-    const std::uint32_t rack = (a >> 8) & 0xffff;
-    const std::uint32_t low = a & 255;
-    if (first == kHost && low >= 1) return Decoded{Kind::Host, rack, low - 1, 0};
-    if (first >= kVmBase && first < kVmBase + 16 && low >= 1) return Decoded{Kind::Vm, rack, low - 1, first - kVmBase};
-    if (first == kMux && ((a >> 16) & 255) == 0) return Decoded{Kind::Mux, 0, 0, a & 0xffff};
-    if (first == kVip) return Decoded{Kind::Vip, 0, 0, 0};
-    if (first >= kClient && first < kClient + 99) return Decoded{Kind::Client, 0, 0, first - kClient};
-    return d;
-}
-}  // namespace addr
 
 namespace {
 

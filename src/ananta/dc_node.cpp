@@ -64,7 +64,7 @@ std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing
     return static_cast<std::uint32_t>(outs_.size() - 1);
 }
 
-void DcNode::arrival(const net::Packet<IpPacket>& p, const net::Delivery&) {
+void DcNode::arrival(const IpIn::PacketType& p) {
     ++tally_.received;
     if (traced(p.payload)) hops_.push_back(HopRecord{now(), p.payload, HopEvent::Received, 0, index_, 0});
     if (frozen_) return drop(p.payload, shared_.frozen);
@@ -78,11 +78,7 @@ void DcNode::send(std::uint32_t port, const IpPacket& p, bool control) {
         o.refuse(shared_.net_reason(DropReason::Mtu));
         return;
     }
-    net::Packet<IpPacket> packet;
-    packet.header.bytes = p.size_bytes;
-    packet.header.created = now();
-    packet.payload = p;
-    o.send(packet, control ? 0 : data_queue_[port]);
+    o.send(IpOut::PacketType{{}, p}, p.size_bytes, control ? 0 : data_queue_[port]);
 }
 
 void DcNode::drop(const IpPacket& p, net::DropReason r) {

@@ -36,7 +36,8 @@ double RouterNode::set_vip_ports(std::vector<NextHop> ports) {
 
 std::int64_t RouterNode::route(const IpPacket& p) const {
     const addr::Decoded d = addr::decode(p.wire_dst());
-    const std::uint64_t h = wire_hash(p, seed_);
+    // The flow hash only where a choice among next hops is made (the hops down to a known port need none).
+    const auto h = [&] { return wire_hash(p, seed_); };
     auto at = [](const std::vector<std::int64_t>& v, std::uint32_t k) -> std::int64_t {
         return k < v.size() ? v[k] : -1;
     };
@@ -52,22 +53,22 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
                     break;
                 case addr::Kind::Vip:
                     if (bgp_) {
-                        if (const std::int64_t port = bgp_->route(p.wire_dst(), h); port >= 0) return port;
+                        if (const std::int64_t port = bgp_->route(p.wire_dst(), h()); port >= 0) return port;
                         break;
                     }
-                    if (vip_->size() > 0) return vip_->select(h);
+                    if (vip_->size() > 0) return vip_->select(h());
                     break;
                 case addr::Kind::Client: break;
                 case addr::Kind::Unknown: return -1;
             }
-            return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h)) : -1;
+            return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h())) : -1;
         case Tier::Spine:
             switch (d.kind) {
                 case addr::Kind::Host:
                 case addr::Kind::Vm: return at(down_, d.rack);
                 case addr::Kind::Mux: return -2;  // resolved by the builder's Mux -> rack map below
-                case addr::Kind::Vip: return vip_->size() > 0 ? static_cast<std::int64_t>(vip_->select(h)) : -1;
-                case addr::Kind::Client: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h)) : -1;
+                case addr::Kind::Vip: return vip_->size() > 0 ? static_cast<std::int64_t>(vip_->select(h())) : -1;
+                case addr::Kind::Client: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h())) : -1;
                 case addr::Kind::Unknown: return -1;
             }
             return -1;
@@ -75,7 +76,7 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
             switch (d.kind) {
                 case addr::Kind::Client: return at(down_, d.index);
                 case addr::Kind::Unknown: return -1;
-                default: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h)) : -1;
+                default: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h())) : -1;
             }
     }
     return -1;

@@ -1,6 +1,7 @@
 #include "loom/net/port_engine.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -35,9 +36,13 @@ std::int64_t uniform_upto(std::uint64_t bits, std::int64_t span) {
 PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
                        std::uint64_t stream, const DropReasons* reasons)
     : ctx_(&ctx),
-      tx_(timing, stream_of(ctx, name, stream)),
+      latency_ps_(timing.latency().count()),
+      unit_bytes_(timing.unit_payload.count()),
+      overhead_bytes_(config.packet_overhead.count()),
+      plain_(false),
       queueless_(config.scheduling == Scheduling::None),
       wire_(ctx, name),
+      tx_(timing, stream_of(ctx, name, stream)),
       wake_(ctx, this, sim::handler<&PortEngine::on_wake>),
       config_(config),
       reasons_(reasons),
@@ -55,37 +60,63 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
     const FaultConfig& f = config_.faults;
     faulty_ = f.loss > 0.0 || f.duplicate > 0.0 || f.delay != Time::zero() || f.reorder_window > Time::zero() ||
               scheduled_down_;
+    plain_ = !queueless_ && !faulty_ && timing.jitter == Time::zero() && timing.bit_error_rate <= 0.0;
+    // ceil(k * bits * 10^12 / rate) is k * (bits * 10^12 / rate) when the rate divides bits * 10^12 (whole Gbit/s
+    // and Mbit/s rates with byte units): a multiplication instead of a division per packet.
+    __extension__ using i128 = __int128;
+    const i128 unit_ps = static_cast<i128>(timing.unit_wire.bits()) * 1'000'000'000'000LL;
+    const std::int64_t rate = timing.rate.bits_per_s();
+    if (unit_ps % rate == 0 && unit_ps / rate <= std::numeric_limits<std::int64_t>::max()) {
+        ps_per_unit_ = static_cast<std::int64_t>(unit_ps / rate);
+        unit_limit_ = ps_per_unit_ == 0 ? -1 : std::numeric_limits<std::int64_t>::max() / ps_per_unit_;
+    }
+    keep_info_ = !plain_ || deliveries_read_;
+}
+
+void PortEngine::set_deliveries_read(bool read) {
+    LOOM_ASSERT(slot_count_ == 0, "output port: deliveries_read set after a send");
+    deliveries_read_ = read;
+    keep_info_ = !plain_ || deliveries_read_;
+}
+
+void PortEngine::InFlightRing::grow() {
+    // Not published: 16 entries to start with (a port has a few packets on the wire at once), doubling.
+    std::vector<InFlight> bigger(items.empty() ? 16 : items.size() * 2);
+    for (std::size_t i = 0; i < count; ++i) bigger[i] = items[(head + i) & (items.size() - 1)];
+    items = std::move(bigger);
+    head = 0;
+}
+
+std::int64_t PortEngine::serialization_ps(std::int64_t k) const {
+    if (k <= unit_limit_) return k * ps_per_unit_;
+    return tx_.timing().serialization(k).count();
 }
 
 std::int64_t PortEngine::units_of(std::int64_t bytes) const {
-    const std::int64_t unit = tx_.timing().unit_payload.count();
-    const std::int64_t b = bytes + config_.packet_overhead.count();
+    const std::int64_t unit = unit_bytes_;
+    const std::int64_t b = bytes + overhead_bytes_;
     if (b <= unit) return 1;  // most packets of most links: no division
     return (b + unit - 1) / unit;
 }
 
 std::uint32_t PortEngine::acquire() {
-    // Slots are reclaimed only when none is free: the in-flight FIFO is touched once per batch of arrivals
-    // instead of on every send (the port's first, cold touch per hop), and the slot count grows under the same
-    // condition as with a reclaim on every send (nothing free and nothing arrived).
-    if (free_.empty()) reclaim();
+    // The oldest slot on the wire first, once its packet has arrived (strictly past: an arrival at `now` may not
+    // have been handled yet); then a slot given back by a drop; else a new one. A slot grows the port's storage
+    // only when nothing is free and nothing has arrived. Which handle a packet gets changes nothing else: events
+    // are ordered by time and key, never by their argument.
+    if (!in_flight_.empty() && in_flight_.front().arrival < ctx_->now_ps()) {
+        const std::uint32_t h = in_flight_.front().handle;
+        in_flight_.pop_front();
+        return h;
+    }
     if (!free_.empty()) {
         const std::uint32_t h = free_.back();
         free_.pop_back();
         return h;
     }
-    LOOM_ASSERT(info_.size() < kDuplicateBit, "output port slots exhausted");
-    info_.emplace_back();
-    return static_cast<std::uint32_t>(info_.size() - 1);
-}
-
-void PortEngine::reclaim() {
-    const std::int64_t now = ctx_->now_ps();
-    // Strictly past: an arrival at `now` may not have been handled yet.
-    while (!in_flight_.empty() && in_flight_.front().arrival < now) {
-        release(in_flight_.front().handle);
-        in_flight_.pop_front();
-    }
+    LOOM_ASSERT(slot_count_ < kDuplicateBit, "output port slots exhausted");
+    if (keep_info_) info_.emplace_back();
+    return slot_count_++;
 }
 
 bool PortEngine::down_at(Time t) const {
@@ -106,7 +137,7 @@ bool PortEngine::down_during(Time from, Time to) const {
     return false;
 }
 
-bool PortEngine::idle() const { return waiting_ == 0 && tx_.free_at().count() <= ctx_->now_ps(); }
+bool PortEngine::idle() const { return waiting_ == 0 && free_at().count() <= ctx_->now_ps(); }
 
 std::uint64_t PortEngine::queued() const { return waiting_; }
 
@@ -123,7 +154,8 @@ void PortEngine::refuse(DropReason reason) {
 
 SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
     ++sent_;
-    info_[handle].seq = next_seq_++;
+    if (keep_info_) info_[handle].seq = next_seq_;
+    ++next_seq_;
     if (queueless_) {
         if (tx_.free_at().count() > ctx_->now_ps()) {
             drop(handle, DropReason::Collision);
@@ -131,7 +163,7 @@ SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uin
         }
         return transmit(handle, bytes);
     }
-    if (waiting_ == 0 && tx_.free_at().count() <= ctx_->now_ps()) return transmit(handle, bytes);
+    if (waiting_ == 0 && free_at().count() <= ctx_->now_ps()) return transmit(handle, bytes);
     if (down_at(ctx_->now())) {
         drop(handle, DropReason::LinkDown);
         return SendResult::Dropped;
@@ -151,7 +183,45 @@ SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uin
     return SendResult::Queued;
 }
 
+SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {
+    // Transmitter::send's arithmetic for a link with no jitter and no bit errors: only the train's last unit
+    // matters, its FEC outcome is clean, and no fault applies.
+    const std::int64_t now = ctx_->now_ps();
+    if (forced_down_) {
+        drop(handle, DropReason::LinkDown);
+        return SendResult::Dropped;
+    }
+    const std::int64_t units = units_of(bytes);
+    Train& t = train_;
+    if (now > t.busy_until || t.units == 0) {
+        t.start = now;  // idle: a new train
+        t.units = 0;
+    }
+    const std::int64_t start = t.units == 0 ? t.start : t.busy_until;
+    const std::uint64_t first_unit = t.next_index;
+    t.units += units;
+    const std::int64_t sent = t.start + serialization_ps(t.units);
+    const std::int64_t arrival = std::max(sent + latency_ps_, t.last_arrival);
+    t.last_arrival = arrival;
+    t.next_index += static_cast<std::uint64_t>(units);
+    t.busy += sent - start;
+    t.busy_until = sent;
+    if (keep_info_) {
+        Delivery& info = info_[handle];
+        info.start = Time::ps(start);
+        info.units = units;
+        info.first_unit = first_unit;
+        info.attempts = 1;
+        info.duplicate = false;
+    }
+    wire_.send(handle, Time::ps(arrival - now));
+    ++delivered_;
+    in_flight_.push_back({arrival, handle});
+    return SendResult::Sent;
+}
+
 SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
+    if (plain_) return transmit_plain(handle, bytes);
     const Time now = ctx_->now();
     if (down_at(now)) {
         drop(handle, DropReason::LinkDown);
@@ -240,7 +310,7 @@ std::uint32_t PortEngine::pick() {
 
 void PortEngine::on_wake() {
     // Start packets while the link is free now: normally one, more when packets are dropped before the wire.
-    while (waiting_ > 0 && tx_.free_at().count() <= ctx_->now_ps()) {
+    while (waiting_ > 0 && free_at().count() <= ctx_->now_ps()) {
         Queue& q = queues_[pick()];
         const Item item = q.items.front();
         q.items.pop_front();
@@ -252,7 +322,7 @@ void PortEngine::on_wake() {
 }
 
 void PortEngine::arm_wake() {
-    const Time at = std::max(tx_.free_at(), ctx_->now());
+    const Time at = std::max(free_at(), ctx_->now());
     if (wake_.armed() && wake_.expiry() == at) return;
     wake_.arm_at(at);
 }
@@ -275,8 +345,8 @@ void PortEngine::write_stats(stats::Group& group) const {
     j["duplicated"] = duplicated_;
     j["retries"] = retries_;
     j["dropped"] = reasons_ ? drops_.to_json(*reasons_) : drops_.to_json(DropReasons{});
-    j["busy_ps"] = tx_.busy_time().count();
-    j["units"] = tx_.units_sent();
+    j["busy_ps"] = busy_time().count();
+    j["units"] = units_sent();
     j["fec_corrected"] = tx_.corrected();
     j["fec_uncorrectable"] = tx_.uncorrectable();
     group.set(name_, std::move(j));

@@ -187,7 +187,18 @@ struct Decoded {
     Kind kind = Kind::Unknown;
     std::uint32_t rack = 0, slot = 0, index = 0;  // index: VM number, Mux number, VIP number, client node
 };
-Decoded decode(IpAddr a);
+// What an address is, by the numbering above (inline: every router hop decodes its destination).
+inline Decoded decode(IpAddr a) {
+    const std::uint32_t first = a >> 24;
+    const std::uint32_t rack = (a >> 8) & 0xffff;
+    const std::uint32_t low = a & 255;
+    if (first == kHost && low >= 1) return Decoded{Kind::Host, rack, low - 1, 0};
+    if (first >= kVmBase && first < kVmBase + 16 && low >= 1) return Decoded{Kind::Vm, rack, low - 1, first - kVmBase};
+    if (first == kMux && ((a >> 16) & 255) == 0) return Decoded{Kind::Mux, 0, 0, a & 0xffff};
+    if (first == kVip) return Decoded{Kind::Vip, 0, 0, 0};
+    if (first >= kClient && first < kClient + 99) return Decoded{Kind::Client, 0, 0, first - kClient};
+    return Decoded{};
+}
 }  // namespace addr
 
 }  // namespace loom::ananta

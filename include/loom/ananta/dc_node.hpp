@@ -28,8 +28,10 @@
 
 namespace loom::ananta {
 
-using IpOut = net::OutputPort<IpPacket>;
-using IpIn = net::InputPort<IpPacket>;
+// The IpPacket is the whole per-hop record (its size_bytes is the size on the wire): no net PacketHeader, so a
+// port slot is the packet's one cache line.
+using IpOut = net::OutputPort<IpPacket, net::NoHeader>;
+using IpIn = net::InputPort<IpPacket, net::NoHeader>;
 
 // Built once before the components and only read afterwards (like a port's DropReasons table, which it holds):
 // it outlives every component of the run.
@@ -119,7 +121,7 @@ protected:
     std::vector<HopRecord> hops_;
 
 private:
-    void arrival(const net::Packet<IpPacket>& p, const net::Delivery& d);
+    void arrival(const IpIn::PacketType& p);
 
     std::vector<std::unique_ptr<IpOut>> outs_;
     std::vector<std::unique_ptr<IpIn>> ins_;

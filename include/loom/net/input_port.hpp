@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "loom/net/output_port.hpp"
 #include "loom/net/packet.hpp"
@@ -14,16 +15,24 @@
 
 namespace loom::net {
 
-// A member of the receiving component, calling `void on_packet(const Packet<Payload>&, const Delivery&)` during
-// Phase::Delivery of each arrival. The packet reference is to this port's own copy, valid until the handler
-// returns (the component copies what it keeps). The sending port's storage is only read, at the arrival time,
-// and the sender reuses a slot only once the simulation is past its arrival.
-template <class Payload>
+// A member of the receiving component, calling `void on_packet(const Packet<Payload, Header>&, const Delivery&)`
+// or, for a receiver with no use for the link's timing, `void on_packet(const Packet<Payload, Header>&)`, during
+// Phase::Delivery of each arrival. The packet reference is valid until the handler returns (the component copies
+// what it keeps): it is the sending port's slot, only read, at the arrival time, which the sender reuses only
+// once the simulation is past that arrival (a port feeding its own component gets a copy instead, as its
+// handler's sends could move the slots).
+template <class Payload, class Header = PacketHeader>
 class InputPort {
 public:
+    using PacketType = Packet<Payload, Header>;
+
     template <class C, auto Method>
     InputPort(sim::Context& ctx, std::string_view name, C* owner, sim::Handler<Method>)
-        : owner_(owner), call_(&InputPort::call<C, Method>), in_(ctx, name, this, sim::handler<&InputPort::on_arrival>) {}
+        : owner_(owner),
+          ctx_(&ctx),
+          call_(&InputPort::call<C, Method>),
+          reads_delivery_(!std::is_invocable_v<decltype(Method), C*, const PacketType&>),
+          in_(ctx, name, this, sim::handler<&InputPort::on_arrival>) {}
     InputPort(const InputPort&) = delete;
     InputPort& operator=(const InputPort&) = delete;
 
@@ -31,37 +40,48 @@ public:
     const sim::InPort& in() const { return in_; }
 
 private:
-    template <class P>
-    friend void connect(sim::Simulator& sim, OutputPort<P>& from, InputPort<P>& to);
+    template <class P, class H>
+    friend void connect(sim::Simulator& sim, OutputPort<P, H>& from, InputPort<P, H>& to);
 
+    // The handler, called with the packet and the arrival's event argument (its slot handle, bit 31: a
+    // duplicate): the Delivery is read from the sending port only for handlers that take it.
     template <class C, auto Method>
-    static void call(void* owner, const Packet<Payload>& packet, const Delivery& delivery) {
-        (static_cast<C*>(owner)->*Method)(packet, delivery);
+    static void call(void* owner, const PacketType& packet, const InputPort& self, std::uint32_t arg) {
+        if constexpr (std::is_invocable_v<decltype(Method), C*, const PacketType&>) {
+            (static_cast<C*>(owner)->*Method)(packet);
+        } else {
+            Delivery d = self.from_->engine_.delivery(arg & ~kDuplicateBit);
+            d.duplicate = (arg & kDuplicateBit) != 0;
+            (static_cast<C*>(owner)->*Method)(packet, d);
+        }
     }
     void on_arrival(std::uint32_t arg) {
-        constexpr std::uint32_t kDuplicateBit = 0x8000'0000U;
-        const std::uint32_t h = arg & ~kDuplicateBit;
-        packet_ = from_->slots_[h];
-        delivery_ = from_->engine_.delivery(h);
-        delivery_.duplicate = (arg & kDuplicateBit) != 0;
+        const PacketType& slot = from_->slots_[arg & ~kDuplicateBit].packet;
         ++received_;
-        call_(owner_, packet_, delivery_);
+        if (!copy_) return call_(owner_, slot, *this, arg);
+        const PacketType copy = slot;
+        call_(owner_, copy, *this, arg);
     }
 
+    static constexpr std::uint32_t kDuplicateBit = 0x8000'0000U;
+
     void* owner_;
-    void (*call_)(void*, const Packet<Payload>&, const Delivery&);
-    const OutputPort<Payload>* from_ = nullptr;
-    Packet<Payload> packet_{};
-    Delivery delivery_{};
+    const sim::Context* ctx_;
+    void (*call_)(void*, const PacketType&, const InputPort&, std::uint32_t);
+    const OutputPort<Payload, Header>* from_ = nullptr;
+    bool reads_delivery_;  // the handler takes the Delivery
+    bool copy_ = false;    // the sending port is its own component's
     std::uint64_t received_ = 0;
     sim::InPort in_;
 };
 
 // Binds `from` to `to` over a link whose minimum latency is the LinkTiming's fixed latency (the lookahead).
-template <class Payload>
-void connect(sim::Simulator& sim, OutputPort<Payload>& from, InputPort<Payload>& to) {
+template <class Payload, class Header>
+void connect(sim::Simulator& sim, OutputPort<Payload, Header>& from, InputPort<Payload, Header>& to) {
     sim.connect(from.engine_.wire(), to.in_, from.engine_.timing().latency());
     to.from_ = &from;
+    to.copy_ = &from.engine_.context() == to.ctx_;
+    from.engine_.set_deliveries_read(to.reads_delivery_);
 }
 
 }  // namespace loom::net

@@ -3,6 +3,7 @@
 // The port owns the payload of every packet it carries; events carry a 32-bit handle into that storage.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -16,33 +17,42 @@
 
 namespace loom::net {
 
-template <class Payload>
+template <class Payload, class Header>
 class InputPort;
 
 // A member of the sending component, bound to one InputPort<Payload> by net::connect. send() copies the packet
-// into one of the port's slots (so the sender may reuse or change its own copy at once), and the receiver copies
-// it out on arrival: payloads are never shared between components, and no pool spans a model.
+// into one of the port's slots (so the sender may reuse or change its own copy at once), and the receiver reads
+// it there at the arrival time (only reads; it copies what it keeps): no component writes another's payloads,
+// and no pool spans a model.
 //
 // Payload choice: a template on a trivially copyable type (checked), not fixed-size byte blobs. A slot is
 // exactly sizeof(Packet<Payload>), copies are memcpy-sized and typed, the event stays 24 bytes (the handle is
 // its argument), and a model with several kinds of message uses a small tagged struct or one port per kind.
 // Keep payloads small (tens of bytes): a slot lives until the packet (and any duplicate) has arrived.
-template <class Payload>
+// `Header` NoHeader: the payload is the whole per-hop record and send() is given its size; a packet of a
+// power-of-two size up to 64 bytes then has a slot aligned to that size (one cache line per hop, not two).
+template <class Payload, class Header = PacketHeader>
 class OutputPort {
     static_assert(std::is_trivially_copyable_v<Payload>, "port payloads are plain data");
 
 public:
+    using PacketType = Packet<Payload, Header>;
+
     OutputPort(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
                std::uint64_t stream = 0, const DropReasons* reasons = nullptr)
-        : engine_(ctx, name, timing, config, stream, reasons) {}
+        : slots_(), engine_(ctx, name, timing, config, stream, reasons) {}
 
     // Sends `packet` (its header.bytes sets its size on the wire) through queue `queue` (0 = highest priority;
     // ignored without queues). See SendResult; a Collision is the caller's error to report.
-    SendResult send(const Packet<Payload>& packet, std::uint32_t queue = 0) {
+    SendResult send(const PacketType& packet, std::uint32_t queue = 0) {
+        return send(packet, packet.header.bytes, queue);
+    }
+    // The same with the size given apart (a NoHeader packet).
+    SendResult send(const PacketType& packet, std::int64_t bytes, std::uint32_t queue) {
         const std::uint32_t h = engine_.acquire();
         if (h >= slots_.size()) slots_.resize(std::size_t{h} + 1);
-        slots_[h] = packet;
-        return engine_.submit(h, packet.header.bytes, queue);
+        slots_[h].packet = packet;
+        return engine_.submit(h, bytes, queue);
     }
     // Counts a packet the owner refused here (MTU, no route, overload) as sent and dropped for `reason`.
     void refuse(DropReason reason) { engine_.refuse(reason); }
@@ -51,12 +61,19 @@ public:
     const PortEngine& engine() const { return engine_; }
 
 private:
-    friend class InputPort<Payload>;
-    template <class P>
-    friend void connect(sim::Simulator& sim, OutputPort<P>& from, InputPort<P>& to);
+    friend class InputPort<Payload, Header>;
+    template <class P, class H>
+    friend void connect(sim::Simulator& sim, OutputPort<P, H>& from, InputPort<P, H>& to);
 
+    static constexpr std::size_t kSlotAlign =
+        std::has_single_bit(sizeof(PacketType)) && sizeof(PacketType) <= 64 ? sizeof(PacketType) : alignof(PacketType);
+    struct alignas(kSlotAlign) Slot {
+        PacketType packet;
+    };
+
+    // The slots first: their vector shares a cache line with the engine's hot fields.
+    std::vector<Slot> slots_;
     PortEngine engine_;
-    std::vector<Packet<Payload>> slots_;
 };
 
 }  // namespace loom::net

@@ -32,13 +32,19 @@ struct PacketHeader {
     std::uint32_t seq = 0;       // position within the flow
 };
 
+// The header of a packet whose payload is its whole per-hop record (the model keeps size and identity in the
+// payload and passes the size to OutputPort::send): no bytes at all, so a 64-byte payload's port slot is one
+// cache line.
+struct NoHeader {};
+
 // A packet with a model's payload. Payload must be trivially copyable so pools stay flat arrays.
-template <class Payload>
+template <class Payload, class Header = PacketHeader>
 struct Packet {
     static_assert(std::is_trivially_copyable_v<Payload>, "packet payloads are plain data");
-    PacketHeader header;
+    [[no_unique_address]] Header header;
     Payload payload;
 };
+static_assert(sizeof(Packet<std::uint64_t, NoHeader>) == sizeof(std::uint64_t), "NoHeader takes no room");
 
 // A free-list pool of packets of one payload type. Handles stay valid until released; storage grows in place
 // (handles, not pointers, survive growth). Single-threaded, like the component that owns it. Bound to its

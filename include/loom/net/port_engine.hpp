@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,8 +66,13 @@ public:
     SendResult submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
     // Counts a packet the owner refused at this port (MTU, no route) as sent and dropped for `reason`.
     void refuse(DropReason reason);
-    std::uint32_t slots() const { return static_cast<std::uint32_t>(info_.size()); }
+    std::uint32_t slots() const { return slot_count_; }
+    // How the packet in slot `handle` went over the link; kept only while set_deliveries_read(true) (the default).
     const Delivery& delivery(std::uint32_t handle) const { return info_[handle]; }
+    const sim::Context& context() const { return *ctx_; }
+    // Whether the receiver reads delivery() (net::connect sets it before any send): when not, a port without
+    // faults does not keep the per-slot Delivery records.
+    void set_deliveries_read(bool read);
 
     // ---- state and control ----
 
@@ -76,8 +82,11 @@ public:
     // Down at time t: forced down, or inside one of faults.down.
     bool down_at(Time t) const;
     bool idle() const;                   // nothing queued and the link free now
-    Time free_at() const { return tx_.free_at(); }
-    const Transmitter& transmitter() const { return tx_; }
+    Time free_at() const { return plain_ ? Time::ps(train_.busy_until) : tx_.free_at(); }
+    std::uint64_t units_sent() const { return plain_ ? train_.next_index : tx_.units_sent(); }
+    Time busy_time() const { return plain_ ? Time::ps(train_.busy) : tx_.busy_time(); }  // serialization so far
+    // Queued, no faults, no jitter, no bit errors: timed by the port's own train arithmetic.
+    bool plain() const { return plain_; }
     const LinkTiming& timing() const { return tx_.timing(); }
     const PortConfig& config() const { return config_; }
     const std::string& path() const { return wire_.path(); }
@@ -112,37 +121,80 @@ private:
         std::int64_t arrival;  // ps: the slot is free once the simulation is past it
         std::uint32_t handle;
     };
+    // Slots on the wire in order of sending, a ring of power-of-two capacity: acquire() reuses the front once it
+    // has arrived (arrivals are nearly in order, so a FIFO reclaims slots promptly).
+    struct InFlightRing {
+        std::vector<InFlight> items;
+        std::size_t head = 0, count = 0;
+        bool empty() const { return count == 0; }
+        const InFlight& front() const { return items[head]; }
+        void pop_front() {
+            head = (head + 1) & (items.size() - 1);
+            --count;
+        }
+        void push_back(const InFlight& f) {
+            if (count == items.size()) grow();
+            items[(head + count) & (items.size() - 1)] = f;
+            ++count;
+        }
+        void grow();
+    };
+    // The serialization state of a plain port (queued, no faults, no jitter, no bit errors), kept here in the
+    // port's hot lines instead of in tx_: exactly what Transmitter::send computes for such a link, without its
+    // per-unit draws. Times in ps.
+    struct Train {
+        std::int64_t start = 0;       // the current train's start
+        std::int64_t units = 0;       // units in it so far
+        std::int64_t busy_until = 0;  // last bit of the last unit out
+        std::int64_t last_arrival = 0;
+        std::int64_t busy = 0;        // total serialization time
+        std::uint64_t next_index = 0; // units sent
+    };
 
     // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
     SendResult transmit(std::uint32_t handle, std::int64_t bytes);
+    SendResult transmit_plain(std::uint32_t handle, std::int64_t bytes);
+    // Serialization time of a train of k units on a plain port (LinkTiming::serialization).
+    std::int64_t serialization_ps(std::int64_t k) const;
     void drop(std::uint32_t handle, DropReason reason);
     void release(std::uint32_t handle) { free_.push_back(handle); }
-    void reclaim();
     std::uint32_t pick();  // next queue to serve (some queue is non-empty)
     void on_wake();
     void arm_wake();
     bool down_during(Time from, Time to) const;
 
-    // Hot.
+    // Hot: what a send on an idle plain port touches, first.
     sim::Context* ctx_;
-    Transmitter tx_;
-    std::vector<Queue> queues_;
-    std::uint64_t waiting_ = 0;  // packets in all queues
-    std::vector<std::uint32_t> free_;
-    std::deque<InFlight> in_flight_;
-    std::vector<Delivery> info_;  // by handle
+    Train train_;
+    std::int64_t ps_per_unit_ = 0;   // exact serialization ps per unit, when the rate divides a unit's bits
+    std::int64_t unit_limit_ = -1;   // largest train (units) ps_per_unit_ serves without overflow; -1: none
+    std::int64_t latency_ps_;        // the link's fixed latency
+    std::int64_t unit_bytes_;        // payload bytes per unit
+    std::int64_t overhead_bytes_;    // config_.packet_overhead
+    std::uint64_t waiting_ = 0;      // packets in all queues
     std::uint64_t next_seq_ = 0;
-    std::uint32_t rr_ = 0;        // WRR: queue whose turn it is
-    std::int64_t rr_credit_ = 0;  // WRR: packets it may still send this turn
+    std::uint64_t sent_ = 0, delivered_ = 0;
+    std::uint32_t slot_count_ = 0;
+    bool plain_;                    // queued, no faults, no jitter, no bit errors: train_ instead of tx_
+    bool keep_info_ = true;         // info_ is written (the receiver reads it, or the fault draws need seq)
+    bool deliveries_read_ = true;
     bool forced_down_ = false;
     bool scheduled_down_ = false;  // config_.faults.down is not empty
     bool faulty_ = false;          // some fault (loss, delay, duplicates, reordering, down times) is configured
     bool queueless_;
+    std::vector<std::uint32_t> free_;
+    InFlightRing in_flight_;
+    std::vector<Delivery> info_;  // by handle, while keep_info_
+    sim::OutPort wire_;
+    // Warm: queues, the general transmitter.
+    std::vector<Queue> queues_;
+    Transmitter tx_;
+    std::uint32_t rr_ = 0;        // WRR: queue whose turn it is
+    std::int64_t rr_credit_ = 0;  // WRR: packets it may still send this turn
     // Counters.
-    std::uint64_t sent_ = 0, delivered_ = 0, duplicated_ = 0, retries_ = 0;
+    std::uint64_t duplicated_ = 0, retries_ = 0;
     DropCounts drops_;
     // Cold.
-    sim::OutPort wire_;
     sim::Timer wake_;
     PortConfig config_;
     const DropReasons* reasons_;
