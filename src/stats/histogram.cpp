@@ -11,14 +11,15 @@ namespace loom::stats {
 Histogram::Histogram(int sub_bits) : sub_bits_(sub_bits) {
     LOOM_ASSERT(sub_bits >= kMinSubBits && sub_bits <= kMaxSubBits,
                 fmt::format("Histogram: sub_bits must be in {}..{}, got {}", kMinSubBits, kMaxSubBits, sub_bits));
-    // The exact range [0, 2^(sub_bits+1)) up front: small-valued histograms never allocate again.
-    buckets_.assign(std::size_t{2} << sub_bits_, 0);
+    // No buckets until the first sample (or reserve/merge): a model may hold many histograms that never see a
+    // value (e.g. per-terminal statistics of marked packets in a run that marks none).
 }
 
 void Histogram::grow(std::size_t b) {
-    // Whole octaves: bucket b's octave and everything below it.
+    // Whole octaves: bucket b's octave and everything below it, and at least the exact range
+    // [0, 2^(sub_bits+1)) so that small-valued histograms allocate once.
     const auto s = static_cast<unsigned>(sub_bits_);
-    buckets_.resize(((b >> s) + 1) << s, 0);
+    buckets_.resize(std::max(((b >> s) + 1) << s, std::size_t{2} << s), 0);
 }
 
 void Histogram::reserve(std::int64_t max_value) {

@@ -18,8 +18,9 @@ namespace loom::stats {
 // within a relative error below 2^-sub_bits (0.78% at the default 7). Negative values are clamped to 0 and
 // counted in `negative()`. min, max, count and sum are exact (sum is kept in 128 bits).
 //
-// Storage: 2^(sub_bits+1) counters at construction; the bucket array grows one octave at a time, only when a
-// value lands above every octave seen so far (at most 63 - sub_bits times over a histogram's life, and never
+// Storage: none at construction (an empty histogram costs only its fixed fields); the first sample allocates
+// 2^(sub_bits+1) counters (the exact range) or more, and the bucket array then grows one octave at a time,
+// only when a value lands above every octave seen so far (at most 63 - sub_bits times over a histogram's life, and never
 // after `reserve(largest value)`). A histogram of values up to 1 ms in ps at sub_bits 7 holds 3,072 buckets
 // (24 KiB).
 class Histogram {

@@ -229,3 +229,42 @@ TEST_CASE("Histogram sub_bits outside 1..16 are rejected") {
     CHECK_THROWS_AS(Histogram(17), loom::InternalError);
     CHECK(Histogram(16).sub_bits() == 16);
 }
+
+TEST_CASE("Histogram without buckets yet: empty report, merges, and a first sample of any size") {
+    // Buckets are allocated on the first sample; every operation must behave as if they had always been there.
+    const Histogram empty;
+    const auto j = empty.to_json("ps");
+    CHECK(j["count"] == 0);
+    CHECK(j["min_ps"] == 0);
+    CHECK(j["max_ps"] == 0);
+    CHECK(j["p999_ps"] == 0);
+    CHECK(j["sum_ps"] == 0);
+    CHECK(empty.percentile(0.5) == 0);
+
+    Histogram a;
+    a.merge(empty);  // empty into empty
+    CHECK(a.count() == 0);
+    a.reset();
+    CHECK(a.count() == 0);
+
+    // First sample above the exact range, then one inside it: both buckets must exist.
+    Histogram big;
+    big.record(1'000'000);
+    big.record(3);
+    CHECK(big.count() == 2);
+    CHECK(big.min() == 3);
+    CHECK(big.percentile(0.5) == 3);
+    CHECK(big.percentile(1.0) == 1'000'000);
+
+    // A sample-less histogram merged with a filled one equals the filled one.
+    Histogram c;
+    c.merge(big);
+    CHECK(c.count() == 2);
+    CHECK(c.percentile(0.5) == 3);
+    CHECK(c.to_json("ps") == big.to_json("ps"));
+
+    Histogram r;
+    r.reserve(5000);
+    r.record(4999);
+    CHECK(r.percentile(1.0) == 4999);
+}
