@@ -398,14 +398,8 @@ bool Scheduler::consider_extension(std::int32_t r, std::int64_t c, std::int32_t 
 
 // An option to fill in, its plans' buffers kept from earlier ones (no allocation per option tried).
 Option& Scheduler::scratch() {
-    Option& o = scratch_;
-    o.valid = false;
-    o.completion = Time::max();
-    o.n = 0;
-    o.route = -1;
-    o.extend = -1;
-    o.route2 = -1;
-    return o;
+    scratch_.reset();
+    return scratch_;
 }
 
 // A new train of c vectors (fewer if the route's FIFOs cannot take that many) at its earliest fit.
@@ -650,12 +644,7 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
     while (remaining > 0) {
         std::int64_t c = k == 1 ? remaining : std::max<std::int64_t>(cfg_.min_chunk_vectors, ceil_div(remaining, k));
         c = std::min(c, remaining);
-        best.valid = false;
-        best.completion = Time::max();
-        best.n = 0;
-        best.route = -1;
-        best.extend = -1;
-        best.route2 = -1;
+        best.reset();
         // Appending to a route's train is never later than a new train on that route: try those first, then new
         // trains on the other routes in order of a lower bound of their completion (optimistic_completion(), then
         // route index), while that can still win. The bounds are worked out lazily: each route starts with a cheap

@@ -86,6 +86,16 @@ struct Option {
     Plan plan;
     std::int32_t route2 = -1;  // staged: the second half's route
     Plan plan2;
+
+    // Back to "no option", the plans' buffers kept (no allocation per option tried).
+    void reset() {
+        valid = false;
+        completion = Time::max();
+        n = 0;
+        route = -1;
+        extend = -1;
+        route2 = -1;
+    }
 };
 
 struct CommittedTrain {
