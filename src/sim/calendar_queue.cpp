@@ -67,6 +67,8 @@ void CalendarQueue::reset_ring(int shift, std::size_t buckets, std::int64_t cur_
 
 void CalendarQueue::clear() {
     run_.clear();
+    near_.clear();
+    from_near_ = false;
     overflow_.clear();
     size_ = 0;
     reset_ring(shift_, heads_.size(), 0);
@@ -76,7 +78,7 @@ std::size_t CalendarQueue::peak_bytes() const { return std::max(peak_bytes_, byt
 
 std::size_t CalendarQueue::bytes_held() const {
     return heads_.capacity() * sizeof(std::uint32_t) + occupied_.capacity() * sizeof(std::uint64_t) +
-           pool_.capacity() * sizeof(Node) + run_.bytes_held() + overflow_.bytes_held() +
+           pool_.capacity() * sizeof(Node) + run_.bytes_held() + near_.bytes_held() + overflow_.bytes_held() +
            runs_bytes();
 }
 
@@ -98,11 +100,12 @@ std::uint32_t CalendarQueue::grow_pool() {
     return static_cast<std::uint32_t>(n);
 }
 
-void CalendarQueue::push_slow(const Event& e) {
-    if (e.time < cur_end_) {
-        run_.insert(e);  // lands in (or before) the bucket being popped
-        return;
-    }
+void CalendarQueue::push_near(const Event& e) {
+    near_.insert_from_back(e);  // lands in (or before) the buckets being popped
+    pick_front();
+}
+
+void CalendarQueue::push_overflow(const Event& e) {
     ++win_overflow_;
     overflow_.push(e);
 }
@@ -233,6 +236,7 @@ void CalendarQueue::rebuild(int shift, std::size_t buckets) {
     // below) is the only way the queue's holdings shrink, so the peak is recorded first.
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     run_.release();
+    near_.release();
     for (auto& run : runs_) {
         run.clear();
         run.shrink_to_fit();

@@ -18,8 +18,9 @@ namespace loom::sim {
 // Layout. Buckets are 2^shift ps wide; the ring has `buckets` (a power of two) of them and covers the
 // bucket-aligned window [cur_end, horizon) ahead of the current bucket, an event at t living in bucket
 // (t >> shift) & (buckets - 1). Every pending event is in exactly one of three places:
-//   current  — a sorted vector holding every event with t < cur_end (the buckets being popped, plus any push
-//              that lands in them); pop reads it front to back;
+//   current  — every event with t < cur_end, in two sorted vectors: the run (the buckets being popped, as
+//              loaded) and near (pushes that land in them later, mostly a link delay ahead, so mostly in
+//              time order: inserted from the back without moving the run). Pop takes the lesser front;
 //   ring     — events with cur_end <= t < horizon, as singly linked lists threaded through a pool of 24-byte
 //              nodes recycled through a free list. A node stores the event's time as its offset inside its
 //              bucket (the bucket's start follows from the ring position when it is loaded), which frees the
@@ -63,19 +64,30 @@ public:
         LOOM_DEBUG_ASSERT(e.time >= 0, "CalendarQueue::push: negative time");
         ++size_;
         const std::int64_t t = e.time;
-        if (t >= cur_end_ && t < horizon_) [[likely]] {
-            link(e);
+        if (t >= cur_end_) [[likely]] {
+            if (t < horizon_) [[likely]] {
+                link(e);
+            } else {
+                push_overflow(e);
+            }
             return;
         }
-        push_slow(e);
+        push_near(e);
     }
     const Event& top() {
+        if (from_near_) [[unlikely]] return near_.front();
         if (run_.exhausted()) [[unlikely]] advance();
         return run_.front();
     }
     void pop() {
-        run_.pop_front();
         --size_;
+        if (from_near_) [[unlikely]] {
+            near_.pop_front();
+        } else {
+            run_.pop_front();
+            if (near_.exhausted()) [[likely]] return;
+        }
+        pick_front();
     }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -84,11 +96,19 @@ public:
     // The most bytes_held() has been since construction: capacities only grow, except that a rebuild releases
     // the load buffers, so this is the figure the per-event memory budget is checked against.
     std::size_t peak_bytes() const;
-    // Events of the current bucket are known in order; past it, nothing is.
-    const Event* peek(std::size_t k) const { return run_.peek(k); }
+    // Events of the current bucket are known in order; past it, nothing is. With pushes into the current
+    // bucket pending (near_), the next event is the lesser of the two fronts and the one after it is guessed
+    // as the other front (a hint: the kernel only prefetches with it).
+    const Event* peek(std::size_t k) const {
+        if (near_.exhausted()) [[likely]] return run_.peek(k);
+        const Event* next = from_near_ ? &near_.front() : run_.peek(0);
+        const Event* other = from_near_ ? run_.peek(0) : &near_.front();
+        return k == 0 ? next : k == 1 ? other : nullptr;
+    }
     template <class F>
     void for_each(F&& f) const {
         run_.for_each(f);
+        near_.for_each(f);
         for (std::size_t b = 0; b < heads_.size(); ++b) {
             const std::int64_t start = bucket_start(b);
             for (std::uint32_t n = heads_[b]; n != kNil; n = pool_[n].next) {
@@ -157,7 +177,12 @@ private:
         }
     }
     std::uint32_t grow_pool();  // appends an uninitialized node
-    void push_slow(const Event& e);  // into the current bucket or the overflow heap
+    void push_near(const Event& e);      // t < cur_end: into near_
+    void push_overflow(const Event& e);  // t >= horizon: into the overflow heap
+    // Sets from_near_: whether the least event before cur_end is near_'s front rather than run_'s.
+    void pick_front() {
+        from_near_ = !near_.exhausted() && (run_.exhausted() || before(near_.front(), run_.front()));
+    }
     void advance();                  // current bucket exhausted: load the next non-empty one
     void pull_overflow();            // overflow events now inside the window go to the ring
     void maybe_retune();
@@ -182,7 +207,14 @@ private:
     std::uint32_t staged_ = kNil;  // node written but not yet linked into bucket staged_bucket_
     std::uint64_t staged_bucket_ = 0;
     std::uint32_t free_ = kNil;
-    SortedRun run_;                          // the current buckets' events
+    SortedRun run_;                          // the current buckets' events as loaded
+    // Events pushed after the current buckets were loaded that fall before cur_end (a packet's arrival a
+    // link delay ahead, when buckets are wider than that). Kept apart from run_ so that inserting one does
+    // not move the loaded events after it: they arrive nearly in time order, so near_ stays short and most
+    // inserts append. The queue's least event is the lesser of the two fronts: from_near_ says which, kept by
+    // every push into near_ and every pop (the pop order is exactly the single sorted run's).
+    SortedRun near_;
+    bool from_near_ = false;  // near_ holds the least pending event
     std::vector<Event> runs_[kGroup - 1];  // scratch: the later buckets of a grouped load
     HeapQueue overflow_;
     std::size_t size_ = 0;

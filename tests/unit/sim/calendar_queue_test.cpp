@@ -129,6 +129,48 @@ TEST_CASE("A push before the current bucket's end after top() is popped in order
     CHECK(q.empty());
 }
 
+TEST_CASE("Pushes into wide current buckets interleave with the loaded events in exact order") {
+    // 2^20 ps (1 us) buckets, fixed: most pushes below land before the current bucket's end (the near
+    // buffer beside the loaded run), some in the ring, some past it; ties on time are broken by key.
+    // peek(0) must name the event top() returns next.
+    CalendarQueue q(20, 64, false);
+    HeapQueue reference;
+    loom::Rng rng(17);
+    std::uint64_t counter = 0;
+    auto push = [&](std::int64_t t) {
+        const Event e{t, rng.uniform(1000) * 1'000'000 + counter++, 0, 0};
+        q.push(e);
+        reference.push(e);
+    };
+    for (int i = 0; i < 64; ++i) push(rng.uniform_int(0, 4'000'000));
+    std::int64_t popped = 0;
+    while (!reference.empty()) {
+        const Event a = q.top();
+        const Event b = reference.top();
+        REQUIRE(a.time == b.time);
+        REQUIRE(a.key == b.key);
+        q.pop();
+        reference.pop();
+        if (const Event* next = q.peek(0)) {
+            const Event& top = q.top();
+            REQUIRE(next->time == top.time);
+            REQUIRE(next->key == top.key);
+        }
+        if (++popped > 200'000) continue;  // then drain
+        const int pushes = static_cast<int>(rng.uniform(3));  // 0, 1 or 2: the population drifts
+        for (int k = 0; k < pushes; ++k) {
+            switch (rng.uniform(4)) {
+                case 0: push(a.time); break;                                         // same time: key order
+                case 1: push(a.time + rng.uniform_int(0, 2'000)); break;              // a link delay ahead
+                case 2: push(a.time + rng.uniform_int(0, 300'000)); break;            // inside the bucket
+                default: push(a.time + rng.uniform_int(0, 100'000'000)); break;       // ring and overflow
+            }
+        }
+        if (reference.empty()) push(a.time + 1);
+    }
+    CHECK(q.empty());
+}
+
 TEST_CASE("The calendar rejects ring sizes that are not a power of two") {
     CHECK_THROWS(CalendarQueue(4, 100, false));
     CHECK_THROWS(CalendarQueue(-1, 64, false));
