@@ -114,6 +114,8 @@ public:
     }
     // Record slots allocated (pushed at some time; a line holds as many records at once at most).
     std::uint32_t record_slots() const { return slot_count_; }
+    // Entries the ring holds before it grows (the most the line held, rounded up to its growth step).
+    std::uint32_t capacity() const { return capacity_; }
 
 private:
     static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
