@@ -227,7 +227,8 @@ void Router::on_credit_wake(std::int32_t port) {
     Vc& x = vc_[iv];
     if (x.size == x.capacity) [[unlikely]] grow_ring(x);
     const std::uint32_t at = x.head + x.size;
-    x.ring[at >= x.capacity ? at - x.capacity : at] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
+    x.ring[at >= x.capacity ? at - x.capacity : at] =
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
     ++x.size;
     if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
     if (x.size != 1) return;  // the front flit is older

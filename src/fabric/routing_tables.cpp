@@ -108,7 +108,8 @@ RoutingTables::RoutingTables(const topo::FrozenTopology& topology)
             to_group[v] = std::min(to_group[v], x);
             max_route = std::max(max_route, hops(x));
             max_cross = std::max(max_cross, crossings(x));
-            const std::pair<std::uint64_t, std::uint16_t> entry{minimal_ports_from(col.data(), static_cast<topo::VertexId>(v)), x};
+            const std::pair<std::uint64_t, std::uint16_t> entry{
+                minimal_ports_from(col.data(), static_cast<topo::VertexId>(v)), x};
             auto& palette = palettes[v];
             const auto it = std::find(palette.begin(), palette.end(), entry);
             if (it != palette.end()) {

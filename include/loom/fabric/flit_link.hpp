@@ -129,7 +129,8 @@ private:
     // within a few percent of the most the line ever held (a line keeps its ring at that peak: doubling left
     // 30 % of the rings of the 16,512-terminal network unused).
     [[gnu::noinline, gnu::cold]] void grow() {
-        const std::uint32_t step = std::max<std::uint32_t>(kGrowEntries, (capacity_ / 8 + kGrowEntries - 1) / kGrowEntries * kGrowEntries);
+        const std::uint32_t eighth = (capacity_ / 8 + kGrowEntries - 1) / kGrowEntries * kGrowEntries;
+        const std::uint32_t step = std::max(kGrowEntries, eighth);
         const std::uint32_t cap = capacity_ + step;
         auto* bigger = new std::uint64_t[cap];
         for (std::uint32_t k = 0; k < size_; ++k) bigger[k] = ring_[wrap(head_ + k)];
