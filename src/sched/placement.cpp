@@ -206,8 +206,18 @@ Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::
         if (plan.completion >= cutoff) return Fit::Later;
         const Time t = need(route, plan, exclude, table_only, table_fits);
         if (t == Time::zero()) return Fit::Ok;
-        m0 = next_send(route, plan, t, exclude, table_only);
-        if (offsets != nullptr && offsets->usable) m0 = skip_busy(route, *offsets, m0, exclude, table_only);
+        if (offsets != nullptr && offsets->usable) {
+            // next_send()'s start, before its fixed point at this phase's offsets: skip_busy()'s fixed point over
+            // every phase's offsets from there is never later than next_send() followed by skip_busy() (both fixed
+            // points only move later, and the one over ranges is the weaker), so no Send cycle that fits is passed.
+            const Time t0 = timing_.edge(plan.m0 + chip_.issue_cycles);
+            const std::int64_t m = std::max(plan.m0 + 1, timing_.edge_at_or_before(t0 + t) - chip_.issue_cycles - 1);
+            m0 = m >= 0 ? skip_busy(route, *offsets, m, exclude, table_only)
+                        : skip_busy(route, *offsets, next_send(route, plan, t, exclude, table_only), exclude,
+                                    table_only);
+        } else {
+            m0 = next_send(route, plan, t, exclude, table_only);
+        }
     }
 }
 
