@@ -62,6 +62,19 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
     return true;
 }
 
+Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
+    FitMemo& m = fit_memo_[static_cast<std::size_t>(c)];
+    const std::int64_t inserts = table_.inserts(c);
+    if (m.inserts == inserts && m.length == length && m.from <= from && from <= m.fit) return m.fit;
+    const Time fit = table_.first_fit(c, from, length);
+    if (m.inserts == inserts && m.length == length && fit == m.fit && from < m.from) {
+        m.from = from;  // [from, fit) holds no fit either
+    } else {
+        m = FitMemo{inserts, length, from, fit};
+    }
+    return fit;
+}
+
 // The earliest time at or after `from` at which channel c is free for `length`, both in the table and in the overlay
 // (whose bookings of train `exclude` are ignored; -1: none). `table_fits`: the table is known to be free there for
 // `length` at `from` (it need not be asked again).
@@ -69,7 +82,7 @@ Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_
     const auto range = std::equal_range(overlay_.entries.begin(), overlay_.entries.end(), c, ByChannel{});
     Time fit = from;
     for (bool moved = true; moved; table_fits = false) {
-        if (!table_fits) fit = table_.first_fit(c, fit, length);
+        if (!table_fits) fit = table_fit(c, fit, length);
         moved = false;
         for (auto it = range.first; it != range.second; ++it) {
             if (it->train != exclude && it->booking.start < fit + length && it->booking.end > fit) {
@@ -93,7 +106,7 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
         const topo::ChannelId c = route.hops[h].channel;
         const HopPlan& hp = plan.hops[h];
         // The earliest this hop could start without crossing a block of the table.
-        Time hneed = table_fits ? Time::zero() : table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
+        Time hneed = table_fits ? Time::zero() : table_fit(c, hp.start, hp.end - hp.start) - hp.start;
         const Booking* before = nullptr;
         const Booking* after = nullptr;
         if (!table_only) {
@@ -147,7 +160,7 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
             const HopPlan& hp = plan.hops[h];
             const Time offset = hp.start - t0;
             const Time length = hp.end - hp.start;
-            const Time fit = table_only ? table_.first_fit(c, target + offset, length)
+            const Time fit = table_only ? table_fit(c, target + offset, length)
                                         : first_fit(c, target + offset, length, exclude);
             next = std::max(next, fit - offset);
         }
@@ -338,7 +351,7 @@ std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets,
             const topo::ChannelId c = route.hops[h].channel;
             const Time from = target + offsets.lo[h];
             const Time length = offsets.length[h];
-            const Time fit = table_only ? table_.first_fit(c, from, length) : first_fit(c, from, length, exclude);
+            const Time fit = table_only ? table_fit(c, from, length) : first_fit(c, from, length, exclude);
             next = std::max(next, fit - offsets.hi[h]);
         }
         if (next == target) break;
@@ -517,7 +530,7 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
         for (const RouteHop& hop : route.hops) {
             const Pace& s = net_.fast(hop.channel);
             const Time length = s(n);
-            const Time fit = table_only ? table_.first_fit(hop.channel, start + offset, length)
+            const Time fit = table_only ? table_fit(hop.channel, start + offset, length)
                                         : first_fit(hop.channel, start + offset, length, -1, table_fixed && round == 0);
             next = std::max(next, fit - offset);
             offset += s.one() + s.latency();

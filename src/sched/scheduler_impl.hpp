@@ -214,6 +214,11 @@ private:
     bool meets_ordering(const Route& route, const Plan& plan) const;
     void forget_all();
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude, bool table_fits = false) const;
+    // table_.first_fit(c, from, length), remembering the last answer per channel: if fit = first_fit(a) then no
+    // interval of that length is free from a start in [a, fit), so first_fit(x) = fit for every x in [a, fit]. Valid
+    // while the channel has had no new booking (table_.inserts(c)); fixed points and search steps ask again from
+    // points in there (the confirming round of a fixed point, need() and the skip after it).
+    Time table_fit(topo::ChannelId c, Time from, Time length) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
     bool overlay_uses_nonminimal() const;
@@ -239,6 +244,13 @@ private:
     std::vector<Route> candidates_;
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
+    struct FitMemo {
+        std::int64_t inserts = -1;  // table_.inserts(channel) when found
+        Time length;
+        Time from;
+        Time fit;
+    };
+    mutable std::vector<FitMemo> fit_memo_;  // by channel: table_fit()'s last answer
 
     bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
     std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
