@@ -177,17 +177,21 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
     const auto ri = static_cast<std::size_t>(r);
     if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
     if (shape_of_[ri] < 0) shape_of_[ri] = shape_id(candidates_[ri]);
-    // A shape sees few train lengths, the last asked most often: a list, the last found moved to the front.
+    // A shape sees few train lengths, a route mostly the one it asked last: a list, and by candidate route the
+    // position found last (a hint only: the entry there is the one asked for exactly when its length matches).
     auto& list = known_[static_cast<std::size_t>(shape_of_[ri])];
+    if (known_hint_.size() < candidates_.size()) known_hint_.resize(candidates_.size(), 0);
+    std::size_t& hint = known_hint_[ri];
+    if (hint < list.size() && list[hint].n == n) return list[hint];
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (list[i].n == n) {
-            if (i != 0) std::swap(list[i], list[0]);
-            return list[0];
+            hint = i;
+            return list[i];
         }
     }
+    hint = list.size();
     list.push_back(KnownRanges{n, {}, {}, false, {}});
-    std::swap(list.back(), list[0]);
-    return list[0];
+    return list.back();
 }
 
 std::int32_t Scheduler::shape_id(const Route& route) {

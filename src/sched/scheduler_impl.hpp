@@ -257,6 +257,7 @@ private:
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
     std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape
+    std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
     // greedy(): the routes that may take a new train for the piece being placed, with a bound of their completion
