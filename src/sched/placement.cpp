@@ -19,6 +19,15 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// Scheduler::Templates: the plans of every phase are timed this many clock periods past Send cycle 0, as
+// hop_offsets() does (any Send cycle >= 0 would do).
+constexpr std::int64_t kTemplateBase = 1024;
+// Templates are kept only for clocks of at most this many phases (9 at 900 MHz; up to 4096 in general, when one
+// shape's plans would take megabytes), in a cache of this many entries (a power of two): a node's candidate shapes
+// and piece lengths fit, and it stays small on large systems.
+constexpr std::int64_t kTemplateMaxPhases = 64;
+constexpr std::size_t kTemplateSlots = 4096;
+
 }  // namespace
 
 std::int64_t Scheduler::staging_taken(topo::VertexId v) const {
@@ -73,6 +82,51 @@ Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
         m = FitMemo{inserts, length, from, fit};
     }
     return fit;
+}
+
+const Scheduler::Templates* Scheduler::templates(std::int32_t r, std::int64_t n) {
+    if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases) return nullptr;
+    const std::int32_t shape = shape_of_[static_cast<std::size_t>(r)];  // set by known()
+    if (templates_.empty()) templates_.resize(kTemplateSlots);
+    const std::uint64_t key = (static_cast<std::uint64_t>(shape) << 20) ^ static_cast<std::uint64_t>(n);
+    Templates& t = templates_[(key * 0x9E3779B97F4A7C15ULL >> 40) & (kTemplateSlots - 1)];
+    if (t.shape == shape && t.n == n) return &t;
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    t.plans.resize(static_cast<std::size_t>(timing_.den()));
+    for (std::int64_t p = 0; p < timing_.den(); ++p) {
+        const bool fits = evaluate(route, n, timing_.den() * kTemplateBase + p, t.plans[static_cast<std::size_t>(p)]);
+        LOOM_ASSERT(fits, "templates are asked for only where every phase fits the FIFOs");
+    }
+    t.shape = shape;
+    t.n = n;
+    return &t;
+}
+
+bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted) {
+    std::int64_t periods = 0;
+    std::int64_t phase = 0;
+    if (shifted == nullptr || !timing_.split(m0, periods, phase)) return evaluate(route, n, m0, plan);
+    const Plan& t = shifted->plans[static_cast<std::size_t>(phase)];
+    const std::int64_t dk = (periods - kTemplateBase) * timing_.den();
+    const Time dt = Time::ps((periods - kTemplateBase) * timing_.num());
+    plan.m0 = m0;
+    plan.n = n;
+    plan.hops.resize(t.hops.size());
+    for (std::size_t h = 0; h < t.hops.size(); ++h) {
+        const HopPlan& a = t.hops[h];
+        HopPlan& b = plan.hops[h];
+        b.k_from = a.k_from + dk;
+        b.k_out = route.hops[h].leaf ? 0 : a.k_out + dk;
+        b.cycle = a.cycle + dk;
+        b.start = a.start + dt;
+        b.end = a.end + dt;
+        b.first_arrival = a.first_arrival + dt;
+        b.last_arrival = a.last_arrival + dt;
+        b.last_leave = a.last_leave + dt;
+    }
+    plan.completion = t.completion + dt;
+    plan.write_done = t.write_done + dt;
+    return true;
 }
 
 // The earliest time at or after `from` at which channel c is free for `length`, both in the table and in the overlay
@@ -217,9 +271,9 @@ std::int32_t Scheduler::shape_id(const Route& route) {
 // completion never decreases with its Send cycle (each hop's consumer issues no earlier when its train arrives
 // later), so no fit from there on completes before the cutoff.
 Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
-                      Plan& plan, const HopOffsets* offsets, Time cutoff, bool table_fits) {
+                      Plan& plan, const HopOffsets* offsets, Time cutoff, bool table_fits, const Templates* shifted) {
     for (;; table_fits = false) {
-        if (!table_fits && !evaluate(route, n, m0, plan)) return Fit::Fifo;
+        if (!table_fits && !timed(route, n, m0, plan, shifted)) return Fit::Fifo;
         if (plan.completion >= cutoff) return Fit::Later;
         const Time t = need(route, plan, exclude, table_only, table_fits);
         if (t == Time::zero()) return Fit::Ok;
@@ -280,21 +334,27 @@ Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::
 // table-alone search ruled out before it stopped is kept (with no Send cycle known to fit).
 Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan,
                             Time cutoff) {
-    if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
-    if (!reuse_) return search(route, n, m_start, -1, false, plan);
+    if (!reuse_) {
+        if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
+        return search(route, n, m_start, -1, false, plan);
+    }
     KnownRanges& ranges = this->known(r, n);
     const HopOffsets* offsets = &hop_offsets(route, n, ranges);
-    if (!offsets->usable || m_start < 0) cutoff = Time::max();
+    // Usable offsets: every phase fits the FIFOs, so every Send cycle >= 0 does.
+    const bool fifo_safe = offsets->usable && m_start >= 0;
+    if (!fifo_safe && !evaluate(route, n, m_start, plan)) return Fit::Fifo;
+    if (!fifo_safe) cutoff = Time::max();
+    const Templates* shifted = offsets->usable ? templates(r, n) : nullptr;
     KnownBusy& known = ranges.send;
     const bool extends = known.lo <= m_start && m_start <= known.hi;
     const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
     // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
     const std::int64_t stamp = route_stamp(route);
     if (extends && known.stamp == stamp) {
-        const Fit fit = search(route, n, from, -1, false, plan, offsets, cutoff);
+        const Fit fit = search(route, n, from, -1, false, plan, offsets, cutoff, false, shifted);
         if (fit == Fit::Ok || fit == Fit::Later) return fit;
     } else {
-        const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff);
+        const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff, false, shifted);
         if (alone == Fit::Later) {
             known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1, {}};
             return Fit::Later;
@@ -304,11 +364,11 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
             // Without overlay bookings on the route's channels, the full search differs from the table-alone one
             // only by the transfer's ordering at the leaves (need()): if the plan meets it, it is the answer.
             if (overlay_free(route) && meets_ordering(route, plan)) return Fit::Ok;
-            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff, true);
+            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff, true, shifted);
             if (fit == Fit::Ok || fit == Fit::Later) return fit;
         }
     }
-    return search(route, n, m_start, -1, false, plan, offsets);
+    return search(route, n, m_start, -1, false, plan, offsets, Time::max(), false, shifted);
 }
 
 // The hops' offsets from the train's start for every phase of the Send cycle (unusable when the clock is not

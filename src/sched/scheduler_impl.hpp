@@ -181,10 +181,26 @@ private:
         HopOffsets offsets;
     };
     const HopOffsets& hop_offsets(const Route& route, std::int64_t n, KnownRanges& known);
+    // A new train of one shape and length timed at Send cycles base + p for every phase p of the core clock
+    // (base: kTemplateBase periods). Hop timing depends on the Send cycle's phase only (for Send cycles >= 0, see
+    // hop_offsets()), so the train timed at any Send cycle m >= 0 is the one of m's phase moved by whole periods:
+    // every edge index by a multiple of den, every time by the same multiple of num ps (timed()).
+    struct Templates {
+        std::int32_t shape = -1;
+        std::int64_t n = 0;
+        std::vector<Plan> plans;  // by phase
+    };
+    // The templates of candidate route r's shape and length n (the route's offsets usable), or nullptr when the clock
+    // has too many phases to keep them. Kept in a small direct-mapped cache (memory bounded whatever the number of
+    // shapes), worked out again on a miss.
+    const Templates* templates(std::int32_t r, std::int64_t n);
+    // evaluate(), from the templates when given and m0 >= 0 (then it cannot overflow a FIFO).
+    bool timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted);
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                            bool table_only) const;
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
-               const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false);
+               const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false,
+               const Templates* shifted = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
@@ -258,6 +274,7 @@ private:
     std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
+    std::vector<Templates> templates_;                          // templates(): by a hash of (shape, n)
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
     // greedy(): the routes that may take a new train for the piece being placed, with a bound of their completion
