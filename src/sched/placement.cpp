@@ -23,10 +23,10 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // hop_offsets() does (any Send cycle >= 0 would do).
 constexpr std::int64_t kTemplateBase = 1024;
 // Templates are kept only for clocks of at most this many phases (9 at 900 MHz; up to 4096 in general, when one
-// shape's plans would take megabytes), in a cache of this many entries (a power of two): a node's candidate shapes
-// and piece lengths fit, and it stays small on large systems.
+// shape's plans would take hundreds of KiB), and at most this many hop plans in all (16 MiB; a node's 100,000
+// random transfers use about 40,000), so that they stay small on large systems.
 constexpr std::int64_t kTemplateMaxPhases = 64;
-constexpr std::size_t kTemplateSlots = 4096;
+constexpr std::size_t kTemplatePoolHops = std::size_t{1} << 18;
 
 }  // namespace
 
@@ -84,36 +84,45 @@ Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
     return fit;
 }
 
-const Scheduler::Templates* Scheduler::templates(std::int32_t r, std::int64_t n) {
-    if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases) return nullptr;
-    const std::int32_t shape = shape_of_[static_cast<std::size_t>(r)];  // set by known()
-    if (templates_.empty()) templates_.resize(kTemplateSlots);
-    const std::uint64_t key = (static_cast<std::uint64_t>(shape) << 20) ^ static_cast<std::uint64_t>(n);
-    Templates& t = templates_[(key * 0x9E3779B97F4A7C15ULL >> 40) & (kTemplateSlots - 1)];
-    if (t.shape == shape && t.n == n) return &t;
+Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownRanges& known) {
+    if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases) return {};
     const Route& route = candidates_[static_cast<std::size_t>(r)];
-    t.plans.resize(static_cast<std::size_t>(timing_.den()));
-    for (std::int64_t p = 0; p < timing_.den(); ++p) {
-        const bool fits = evaluate(route, n, timing_.den() * kTemplateBase + p, t.plans[static_cast<std::size_t>(p)]);
-        LOOM_ASSERT(fits, "templates are asked for only where every phase fits the FIFOs");
+    const auto phases = static_cast<std::size_t>(timing_.den());
+    const std::size_t hops = route.hops.size();
+    if (known.template_pool != template_pool_) {
+        if (template_hops_.size() + phases * hops > kTemplatePoolHops) {
+            template_hops_.clear();
+            template_done_.clear();
+            ++template_pool_;
+        }
+        known.template_pool = template_pool_;
+        known.template_hops = static_cast<std::uint32_t>(template_hops_.size());
+        known.template_done = static_cast<std::uint32_t>(template_done_.size());
+        Plan plan;
+        for (std::int64_t p = 0; p < timing_.den(); ++p) {
+            const bool fits = evaluate(route, n, timing_.den() * kTemplateBase + p, plan);
+            LOOM_ASSERT(fits, "templates are made only where every phase fits the FIFOs");
+            template_hops_.insert(template_hops_.end(), plan.hops.begin(), plan.hops.end());
+            template_done_.emplace_back(plan.completion, plan.write_done);
+        }
     }
-    t.shape = shape;
-    t.n = n;
-    return &t;
+    return Templates{template_hops_.data() + known.template_hops, template_done_.data() + known.template_done};
 }
 
 bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted) {
     std::int64_t periods = 0;
     std::int64_t phase = 0;
-    if (shifted == nullptr || !timing_.split(m0, periods, phase)) return evaluate(route, n, m0, plan);
-    const Plan& t = shifted->plans[static_cast<std::size_t>(phase)];
+    if (shifted == nullptr || shifted->hops == nullptr || !timing_.split(m0, periods, phase))
+        return evaluate(route, n, m0, plan);
+    const std::size_t hops = route.hops.size();
+    const HopPlan* t = shifted->hops + static_cast<std::size_t>(phase) * hops;
     const std::int64_t dk = (periods - kTemplateBase) * timing_.den();
     const Time dt = Time::ps((periods - kTemplateBase) * timing_.num());
     plan.m0 = m0;
     plan.n = n;
-    plan.hops.resize(t.hops.size());
-    for (std::size_t h = 0; h < t.hops.size(); ++h) {
-        const HopPlan& a = t.hops[h];
+    plan.hops.resize(hops);
+    for (std::size_t h = 0; h < hops; ++h) {
+        const HopPlan& a = t[h];
         HopPlan& b = plan.hops[h];
         b.k_from = a.k_from + dk;
         b.k_out = route.hops[h].leaf ? 0 : a.k_out + dk;
@@ -124,8 +133,9 @@ bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan&
         b.last_arrival = a.last_arrival + dt;
         b.last_leave = a.last_leave + dt;
     }
-    plan.completion = t.completion + dt;
-    plan.write_done = t.write_done + dt;
+    const auto& [completion, write_done] = shifted->done[static_cast<std::size_t>(phase)];
+    plan.completion = completion + dt;
+    plan.write_done = write_done + dt;
     return true;
 }
 
@@ -244,7 +254,7 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
         }
     }
     hint = list.size();
-    list.push_back(KnownRanges{n, {}, {}, false, {}});
+    list.push_back(KnownRanges{n, {}, {}, false, {}, -1, 0, 0});
     return list.back();
 }
 
@@ -344,7 +354,8 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
     const bool fifo_safe = offsets->usable && m_start >= 0;
     if (!fifo_safe && !evaluate(route, n, m_start, plan)) return Fit::Fifo;
     if (!fifo_safe) cutoff = Time::max();
-    const Templates* shifted = offsets->usable ? templates(r, n) : nullptr;
+    const Templates tpl = offsets->usable ? templates(r, n, ranges) : Templates{};
+    const Templates* shifted = &tpl;
     KnownBusy& known = ranges.send;
     const bool extends = known.lo <= m_start && m_start <= known.hi;
     const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;

@@ -179,6 +179,9 @@ private:
         KnownBusy start;  // optimistic_completion(), ps of the train's start: from a start in [lo, hi], none before hi
         bool offsets_known = false;
         HopOffsets offsets;
+        std::int64_t template_pool = -1;  // templates(): template_pool_ when they were made, and where
+        std::uint32_t template_hops = 0;
+        std::uint32_t template_done = 0;
     };
     const HopOffsets& hop_offsets(const Route& route, std::int64_t n, KnownRanges& known);
     // A new train of one shape and length timed at Send cycles base + p for every phase p of the core clock
@@ -186,16 +189,18 @@ private:
     // hop_offsets()), so the train timed at any Send cycle m >= 0 is the one of m's phase moved by whole periods:
     // every edge index by a multiple of den, every time by the same multiple of num ps (timed()).
     struct Templates {
-        std::int32_t shape = -1;
-        std::int64_t n = 0;
-        std::vector<Plan> plans;  // by phase
+        const HopPlan* hops = nullptr;                // [phase * hops + h]
+        const std::pair<Time, Time>* done = nullptr;  // [phase]: (completion, write_done)
     };
-    // The templates of candidate route r's shape and length n (the route's offsets usable), or nullptr when the clock
-    // has too many phases to keep them. Kept in a small direct-mapped cache (memory bounded whatever the number of
-    // shapes), worked out again on a miss.
-    const Templates* templates(std::int32_t r, std::int64_t n);
+    // The templates of candidate route r's shape and length n (its offsets usable), or none (hops == nullptr) when
+    // the clock has too many phases to keep them. Kept in a pool of bounded size (emptied when full), found from the
+    // shape's KnownRanges; valid until the next call.
+    Templates templates(std::int32_t r, std::int64_t n, KnownRanges& known);
     // evaluate(), from the templates when given and m0 >= 0 (then it cannot overflow a FIFO).
     bool timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted);
+    std::vector<HopPlan> template_hops_;
+    std::vector<std::pair<Time, Time>> template_done_;
+    std::int64_t template_pool_ = 0;  // how many times the pool was emptied
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                            bool table_only) const;
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
@@ -274,7 +279,6 @@ private:
     std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
-    std::vector<Templates> templates_;                          // templates(): by a hash of (shape, n)
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
     // greedy(): the routes that may take a new train for the piece being placed, with a bound of their completion
