@@ -293,7 +293,7 @@ Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::
             // points only move later, and the one over ranges is the weaker), so no Send cycle that fits is passed.
             const Time t0 = timing_.edge(plan.m0 + chip_.issue_cycles);
             const std::int64_t m = std::max(plan.m0 + 1, timing_.edge_at_or_before(t0 + t) - chip_.issue_cycles - 1);
-            m0 = m >= 0 ? skip_busy(route, *offsets, m, exclude, table_only)
+            m0 = m >= 0 ? skip_busy(route, *offsets, m, exclude, table_only, cutoff)
                         : skip_busy(route, *offsets, next_send(route, plan, t, exclude, table_only), exclude,
                                     table_only);
         } else {
@@ -395,11 +395,13 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
     o.lo.assign(hops, Time::max());
     o.hi.assign(hops, Time::ps(std::numeric_limits<std::int64_t>::min()));
     o.length.assign(hops, Time::zero());
+    o.reach = Time::max();
     Plan plan;
     const std::int64_t base = timing_.den() * 1024;
     for (std::int64_t p = 0; p < timing_.den(); ++p) {
         if (!evaluate(route, n, base + p, plan)) return o;
         const Time t0 = timing_.edge(base + p + chip_.issue_cycles);
+        o.reach = std::min(o.reach, plan.completion - t0);
         for (std::size_t h = 0; h < hops; ++h) {
             const HopPlan& hp = plan.hops[h];
             o.lo[h] = std::min(o.lo[h], hp.start - t0);
@@ -417,10 +419,14 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
 // that bound only grows with T: its fixed point. Never past a Send cycle that fits, so a search may go on from
 // there instead of stepping a cycle at a time towards the fit that next_send() aims at with a cycle of slack.
 std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
-                                  bool table_only) const {
+                                  bool table_only, Time cutoff) const {
     if (m < 0) return m;
     Time target = timing_.edge(m + chip_.issue_cycles);
     for (int round = 0; round < 64; ++round) {
+        // A train that starts at or after `target` completes at or after target + reach: once that reaches the
+        // cutoff, the Send cycle found so far already shows that none can beat it (search() returns Later there),
+        // and the Send cycles before it are ruled out, as they are at every round.
+        if (target + offsets.reach >= cutoff) break;
         Time next = target;
         for (std::size_t h = 0; h < route.hops.size(); ++h) {
             const topo::ChannelId c = route.hops[h].channel;

@@ -172,6 +172,7 @@ private:
         std::vector<Time> lo;
         std::vector<Time> hi;
         std::vector<Time> length;
+        Time reach;  // the least, over the phases, of the train's completion less its start
     };
     struct KnownRanges {
         std::int64_t n = 0;
@@ -202,7 +203,7 @@ private:
     std::vector<std::pair<Time, Time>> template_done_;
     std::int64_t template_pool_ = 0;  // how many times the pool was emptied
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
-                           bool table_only) const;
+                           bool table_only, Time cutoff = Time::max()) const;
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
                const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false,
                const Templates* shifted = nullptr);
