@@ -23,8 +23,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // hop_offsets() does (any Send cycle >= 0 would do).
 constexpr std::int64_t kTemplateBase = 1024;
 // Templates are kept only for clocks of at most this many phases (9 at 900 MHz; up to 4096 in general, when one
-// shape's plans would take hundreds of KiB), and at most this many hop plans in all (16 MiB; a node's 100,000
-// random transfers use about 40,000), so that they stay small on large systems.
+// shape's plans would take hundreds of KiB), and at most this many hops in all (8 MiB; a node's 100,000 random
+// transfers use about 40,000), so that they stay small on large systems.
 constexpr std::int64_t kTemplateMaxPhases = 64;
 constexpr std::size_t kTemplatePoolHops = std::size_t{1} << 18;
 
@@ -85,28 +85,46 @@ Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
 }
 
 Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownRanges& known) {
-    if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases) return {};
+    constexpr std::int64_t kNone = -2;
+    if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases || known.template_pool == kNone) return {};
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     const auto phases = static_cast<std::size_t>(timing_.den());
     const std::size_t hops = route.hops.size();
     if (known.template_pool != template_pool_) {
         if (template_hops_.size() + phases * hops > kTemplatePoolHops) {
             template_hops_.clear();
-            template_done_.clear();
             ++template_pool_;
         }
-        known.template_pool = template_pool_;
-        known.template_hops = static_cast<std::uint32_t>(template_hops_.size());
-        known.template_done = static_cast<std::uint32_t>(template_done_.size());
+        const std::size_t at = template_hops_.size();
         Plan plan;
+        bool fits32 = true;
+        const auto rel = [&fits32](std::int64_t v) {
+            fits32 = fits32 && v >= std::numeric_limits<std::int32_t>::min() &&
+                     v <= std::numeric_limits<std::int32_t>::max();
+            return static_cast<std::int32_t>(v);
+        };
         for (std::int64_t p = 0; p < timing_.den(); ++p) {
-            const bool fits = evaluate(route, n, timing_.den() * kTemplateBase + p, plan);
+            const std::int64_t m = timing_.den() * kTemplateBase + p;
+            const bool fits = evaluate(route, n, m, plan);
             LOOM_ASSERT(fits, "templates are made only where every phase fits the FIFOs");
-            template_hops_.insert(template_hops_.end(), plan.hops.begin(), plan.hops.end());
-            template_done_.emplace_back(plan.completion, plan.write_done);
+            const Time t0 = timing_.edge(m + chip_.issue_cycles);
+            for (const HopPlan& hp : plan.hops) {
+                template_hops_.push_back(TemplateHop{rel(hp.k_from - m), rel(hp.k_out - m), rel(hp.cycle - m),
+                                                     rel((hp.start - t0).count()), rel((hp.end - t0).count()),
+                                                     rel((hp.first_arrival - t0).count()),
+                                                     rel((hp.last_arrival - t0).count()),
+                                                     rel((hp.last_leave - t0).count())});
+            }
         }
+        if (!fits32) {
+            template_hops_.resize(at);
+            known.template_pool = kNone;
+            return {};
+        }
+        known.template_pool = template_pool_;
+        known.template_at = static_cast<std::uint32_t>(at);
     }
-    return Templates{template_hops_.data() + known.template_hops, template_done_.data() + known.template_done};
+    return Templates{template_hops_.data() + known.template_at};
 }
 
 bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted) {
@@ -115,27 +133,32 @@ bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan&
     if (shifted == nullptr || shifted->hops == nullptr || !timing_.split(m0, periods, phase))
         return evaluate(route, n, m0, plan);
     const std::size_t hops = route.hops.size();
-    const HopPlan* t = shifted->hops + static_cast<std::size_t>(phase) * hops;
-    const std::int64_t dk = (periods - kTemplateBase) * timing_.den();
-    const Time dt = Time::ps((periods - kTemplateBase) * timing_.num());
+    const TemplateHop* t = shifted->hops + static_cast<std::size_t>(phase) * hops;
+    // The train's start: the template's moved by whole periods (the same value as edge() of the Send edge).
+    const Time t0 = timing_.edge(m0 + chip_.issue_cycles);
     plan.m0 = m0;
     plan.n = n;
     plan.hops.resize(hops);
+    plan.completion = Time::zero();
+    plan.write_done = Time::zero();
     for (std::size_t h = 0; h < hops; ++h) {
-        const HopPlan& a = t[h];
+        const TemplateHop& a = t[h];
         HopPlan& b = plan.hops[h];
-        b.k_from = a.k_from + dk;
-        b.k_out = route.hops[h].leaf ? 0 : a.k_out + dk;
-        b.cycle = a.cycle + dk;
-        b.start = a.start + dt;
-        b.end = a.end + dt;
-        b.first_arrival = a.first_arrival + dt;
-        b.last_arrival = a.last_arrival + dt;
-        b.last_leave = a.last_leave + dt;
+        b.k_from = m0 + a.k_from;
+        b.cycle = m0 + a.cycle;
+        b.start = t0 + Time::ps(a.start);
+        b.end = t0 + Time::ps(a.end);
+        b.first_arrival = t0 + Time::ps(a.first_arrival);
+        b.last_arrival = t0 + Time::ps(a.last_arrival);
+        b.last_leave = t0 + Time::ps(a.last_leave);
+        if (route.hops[h].leaf) {
+            b.k_out = 0;
+            plan.completion = std::max(plan.completion, b.last_arrival);
+            plan.write_done = std::max(plan.write_done, b.last_leave);
+        } else {
+            b.k_out = m0 + a.k_out;
+        }
     }
-    const auto& [completion, write_done] = shifted->done[static_cast<std::size_t>(phase)];
-    plan.completion = completion + dt;
-    plan.write_done = write_done + dt;
     return true;
 }
 
@@ -254,7 +277,7 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
         }
     }
     hint = list.size();
-    list.push_back(KnownRanges{n, {}, {}, false, {}, -1, 0, 0});
+    list.push_back(KnownRanges{n, {}, {}, false, {}, -1, 0});
     return list.back();
 }
 

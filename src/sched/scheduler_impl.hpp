@@ -180,27 +180,31 @@ private:
         KnownBusy start;  // optimistic_completion(), ps of the train's start: from a start in [lo, hi], none before hi
         bool offsets_known = false;
         HopOffsets offsets;
-        std::int64_t template_pool = -1;  // templates(): template_pool_ when they were made, and where
-        std::uint32_t template_hops = 0;
-        std::uint32_t template_done = 0;
+        // templates(): template_pool_ when they were made (-2: they do not fit TemplateHop), and where
+        std::int64_t template_pool = -1;
+        std::uint32_t template_at = 0;
     };
     const HopOffsets& hop_offsets(const Route& route, std::int64_t n, KnownRanges& known);
     // A new train of one shape and length timed at Send cycles base + p for every phase p of the core clock
     // (base: kTemplateBase periods). Hop timing depends on the Send cycle's phase only (for Send cycles >= 0, see
     // hop_offsets()), so the train timed at any Send cycle m >= 0 is the one of m's phase moved by whole periods:
     // every edge index by a multiple of den, every time by the same multiple of num ps (timed()).
+    // One hop of a template, relative to its train's Send cycle (edge indices) and start (times), in 32 bits: half a
+    // HopPlan, as the templates of a node's shapes are read once per search step from all over the pool.
+    struct TemplateHop {
+        std::int32_t k_from, k_out, cycle;
+        std::int32_t start, end, first_arrival, last_arrival, last_leave;
+    };
     struct Templates {
-        const HopPlan* hops = nullptr;                // [phase * hops + h]
-        const std::pair<Time, Time>* done = nullptr;  // [phase]: (completion, write_done)
+        const TemplateHop* hops = nullptr;  // [phase * hops + h]
     };
     // The templates of candidate route r's shape and length n (its offsets usable), or none (hops == nullptr) when
-    // the clock has too many phases to keep them. Kept in a pool of bounded size (emptied when full), found from the
-    // shape's KnownRanges; valid until the next call.
+    // the clock has too many phases to keep them or a value does not fit 32 bits. Kept in a pool of bounded size
+    // (emptied when full), found from the shape's KnownRanges; valid until the next call.
     Templates templates(std::int32_t r, std::int64_t n, KnownRanges& known);
     // evaluate(), from the templates when given and m0 >= 0 (then it cannot overflow a FIFO).
     bool timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted);
-    std::vector<HopPlan> template_hops_;
-    std::vector<std::pair<Time, Time>> template_done_;
+    std::vector<TemplateHop> template_hops_;
     std::int64_t template_pool_ = 0;  // how many times the pool was emptied
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                            bool table_only, Time cutoff = Time::max()) const;
