@@ -124,7 +124,13 @@ Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownR
         known.template_pool = template_pool_;
         known.template_at = static_cast<std::uint32_t>(at);
     }
-    return Templates{template_hops_.data() + known.template_at};
+    const TemplateHop* first = template_hops_.data() + known.template_at;
+    // A search reads a few phases, one per step, after table searches of its own: ask for all of them now (a hint
+    // only; the pool is read from all over, once per step, and misses the cache otherwise).
+    const auto* bytes = reinterpret_cast<const char*>(first);
+    constexpr std::size_t kLine = 64;  // cache line (bytes)
+    for (std::size_t b = 0; b < phases * hops * sizeof(TemplateHop); b += kLine) __builtin_prefetch(bytes + b);
+    return Templates{first};
 }
 
 bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted) {
