@@ -36,7 +36,8 @@ Scheduler::Scheduler(const topo::FrozenTopology& t, const topo::LinkClassTiming&
       jitter_(jitter_of(links, cfg)),
       timing_(chip.clock(), chip.forward_cycles, chip.crossing_cycles, chip.fifo_depth, jitter_),
       net_{t, paces(links), timing_, cfg.max_train_vectors},
-      table_(min_gaps()) {
+      table_(min_gaps()),
+      fit_memo_(static_cast<std::size_t>(t.num_channels())) {
     for (topo::LinkClass c : topo::kAllLinkClasses) {
         if (t.link_count(c) > 0)
             links.timing(c).validate(fmt::format("/links/{}", topo::link_class_name(c)));
