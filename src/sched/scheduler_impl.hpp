@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "block_list.hpp"
 #include "hop_timing.hpp"
 #include "huge_pages.hpp"
 #include "loom/sched/schedule.hpp"
@@ -98,16 +99,17 @@ struct Option {
     }
 };
 
+// 48 bytes: vector counts and numbers fit 32 bits as they do in an Instruction. Its hops' (k_from, cycle) follow
+// those of the trains committed before it in committed_hops_, one per hop of its route.
 struct CommittedTrain {
     std::uint32_t transfer = 0;  // position in the transfer set
     std::int32_t route = 0;      // index into used routes
     std::int64_t m0 = 0;
-    std::int64_t n = 0;
-    std::int64_t first_vector = 0;
+    std::uint32_t n = 0;
+    std::uint32_t first_vector = 0;
     std::int64_t send_address = 0;
     std::int64_t receive_address = 0;
     bool staged_first = false;  // its leaves are staging points, not destinations
-    std::size_t hop_offset = 0;  // into committed_hops_: (k_from, cycle) per hop
 };
 
 class Scheduler {
@@ -219,6 +221,8 @@ private:
     bool overlay_uses_nonminimal() const;
     // commit.cpp
     void commit(std::size_t i, Time ready);
+    // Frees what only the search needed (the reservation table, route cache, known ranges, memos) before build().
+    void release_search_state();
     // emission.cpp
     Schedule build();
 
@@ -266,9 +270,8 @@ private:
     std::uint64_t pair_ = kNoPair;
     std::size_t pair_routes_ = 0;
     std::map<std::pair<std::uint64_t, std::int32_t>, std::int32_t> pair_route_ids_;  // (pair, candidate) -> used
-    std::vector<CommittedTrain, HugePageAllocator<CommittedTrain>> committed_;
-    std::vector<std::pair<std::int64_t, std::int64_t>, HugePageAllocator<std::pair<std::int64_t, std::int64_t>>>
-        committed_hops_;  // (k_from, cycle)
+    BlockList<CommittedTrain> committed_;
+    BlockList<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle), train after train
     std::vector<std::int64_t> staging_used_;                          // by TSP, bytes
     std::vector<Time> done_;                                          // by transfer position: completion
     std::vector<Time> duration_lb_;                                   // by transfer position
