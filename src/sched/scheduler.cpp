@@ -7,6 +7,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "loom/base/assert.hpp"
 #include "scheduler_impl.hpp"
 
@@ -174,6 +178,11 @@ void Scheduler::release_search_state() {
     drop(staging_used_);
     drop(done_);
     drop(consume_after_);
+#if defined(__GLIBC__)
+    // The freed blocks go back to the system: glibc maps build()'s large arrays apart from its heap, so without
+    // this they came on top of the search state's freed gigabyte (the compile's peak at 10,440 TSPs).
+    malloc_trim(0);
+#endif
 }
 
 }  // namespace detail
