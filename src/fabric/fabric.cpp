@@ -192,7 +192,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     for (const Router* r : model->routers_) model->monitor_->watch(r->counters());
     for (const Terminal* term : model->terminals_) {
         model->monitor_->watch(term->counters());
-        model->monitor_->watch(term->marked());
+        model->monitor_->watch_marked(*term);
     }
     const auto monitor_endpoint = static_cast<std::uint32_t>(n.pattern.terminals());
     sim::Channel& measure = sim.add_channel("fabric.measure", monitor_endpoint + 1, n.clock.min_span(Cycles(1)));

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "loom/base/error.hpp"
+#include "loom/fabric/terminal.hpp"
 
 namespace loom::fabric {
 
@@ -23,7 +24,7 @@ FabricCounters Monitor::totals() const {
 
 std::int64_t Monitor::marked_outstanding() const {
     std::int64_t n = 0;
-    for (const MarkedStats* m : marked_) n += m->generated - m->ejected;
+    for (const Terminal* term : marked_) n += term->marked().generated - term->marked().ejected;
     return n;
 }
 

@@ -205,11 +205,14 @@ void Router::on_credit_wake(std::int32_t port) {
     if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
 }
 
-// Grow (power of two); a buffer beyond its depth is a credit bug, caught by the conservation check.
+// Grows by 4 entries, or by an eighth once the buffer holds more than 32, so that it stays within a few percent of
+// the most the VC ever held (doubling left a quarter of the buffers unused); a buffer beyond its depth is a credit
+// bug, caught by the conservation check.
 [[gnu::noinline, gnu::cold]] void Router::grow_ring(Vc& x) {
-    const std::uint32_t cap = std::max<std::uint32_t>(4, x.capacity * 2);
+    constexpr std::uint32_t kStep = 4;  // half a cache line of 8-byte entries
+    const std::uint32_t cap = x.capacity + std::max(kStep, (x.capacity / 8 + kStep - 1) / kStep * kStep);
     auto* bigger = new std::uint64_t[cap];
-    for (std::uint32_t k = 0; k < x.size; ++k) bigger[k] = x.ring[(x.head + k) & (x.capacity - 1)];
+    for (std::uint32_t k = 0, i = x.head; k < x.size; ++k, i = i + 1 == x.capacity ? 0 : i + 1) bigger[k] = x.ring[i];
     delete[] x.ring;
     x.ring = bigger;
     x.capacity = cap;
@@ -223,7 +226,9 @@ void Router::on_credit_wake(std::int32_t port) {
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
     Vc& x = vc_[iv];
     if (x.size == x.capacity) [[unlikely]] grow_ring(x);
-    x.ring[(x.head + x.size) & (x.capacity - 1)] = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
+    const std::uint32_t at = x.head + x.size;
+    x.ring[at >= x.capacity ? at - x.capacity : at] =
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
     ++x.size;
     if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
     if (x.size != 1) return;  // the front flit is older
@@ -453,7 +458,7 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);  // a head names its record's new slot
-    x.head = (x.head + 1) & (x.capacity - 1);
+    if (++x.head == x.capacity) x.head = 0;
     --x.size;
     PortOut& out = out_[out_port];
     const std::int32_t ov = out_port * vcs_ + x.out_vc;

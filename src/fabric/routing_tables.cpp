@@ -1,6 +1,7 @@
 #include "loom/fabric/routing_tables.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -84,58 +85,64 @@ RoutingTables::RoutingTables(const topo::FrozenTopology& topology)
         }
     }
 
-    // Routes are symmetric (every link is two channels with one weight), so a search from d gives dist(v, d).
-    dist_.resize(V * V);
+    // Routes are symmetric (every link is two channels with one weight), so a search from d gives dist(v, d) for
+    // every v: one column at a time, folded into the group distances, the class bounds and each router's palette of
+    // (minimal ports, distance) pairs, so that no V x V distance matrix is kept (8.5 MB at 2,064 routers) unless a
+    // router has more pairs than its palette holds.
+    std::vector<std::uint16_t> col(V);
+    gdist_.assign(static_cast<std::size_t>(groups_) * V, kUnreachable);
+    std::int32_t max_route = 0, max_cross = 0;
+    min_index_.assign(V * V, kNoPalette);
+    std::vector<std::vector<std::pair<std::uint64_t, std::uint16_t>>> palettes(V);
+    bool overflow = false;
     Dial dial;
-    for (std::size_t d = 0; d < V; ++d)
-        dial.run(static_cast<std::int32_t>(d), port_offset_, neighbor_, weight_, dist_.data() + d * V, V);
-
     for (std::size_t d = 0; d < V; ++d) {
+        dial.run(static_cast<std::int32_t>(d), port_offset_, neighbor_, weight_, col.data(), V);
+        std::uint16_t* to_group = gdist_.data() + static_cast<std::size_t>(group_[d]) * V;
         for (std::size_t v = 0; v < V; ++v) {
-            if (dist_[d * V + v] == kUnreachable)
+            const std::uint16_t x = col[v];
+            if (x == kUnreachable)
                 throw InternalError(fmt::format("RoutingTables: {} cannot reach {}",
                                                 topology.vertex_name(static_cast<topo::VertexId>(v)),
                                                 topology.vertex_name(static_cast<topo::VertexId>(d))));
-        }
-    }
-    gdist_.assign(static_cast<std::size_t>(groups_) * V, kUnreachable);
-    for (std::size_t u = 0; u < V; ++u) {
-        std::uint16_t* row = gdist_.data() + static_cast<std::size_t>(group_[u]) * V;
-        const std::uint16_t* from_u = dist_.data() + u * V;
-        for (std::size_t v = 0; v < V; ++v) row[v] = std::min(row[v], from_u[v]);
-    }
-    std::int32_t max_route = 0, max_cross = 0, max_group_route = 0, max_group_cross = 0;
-    for (std::size_t v = 0; v < V; ++v) {
-        for (std::size_t d = 0; d < V; ++d) {
-            const std::uint16_t x = dist_[d * V + v];
+            to_group[v] = std::min(to_group[v], x);
             max_route = std::max(max_route, hops(x));
             max_cross = std::max(max_cross, crossings(x));
+            const std::pair<std::uint64_t, std::uint16_t> entry{
+                minimal_ports_from(col.data(), static_cast<topo::VertexId>(v)), x};
+            auto& palette = palettes[v];
+            const auto it = std::find(palette.begin(), palette.end(), entry);
+            if (it != palette.end()) {
+                min_index_[v * V + d] = static_cast<std::uint8_t>(it - palette.begin());
+            } else if (palette.size() < kNoPalette) {
+                min_index_[v * V + d] = static_cast<std::uint8_t>(palette.size());
+                palette.push_back(entry);
+            } else {
+                overflow = true;
+            }
         }
-        for (std::size_t g = 0; g < static_cast<std::size_t>(groups_); ++g) {
+    }
+    if (overflow) {
+        dist_.resize(V * V);
+        for (std::size_t d = 0; d < V; ++d)
+            dial.run(static_cast<std::int32_t>(d), port_offset_, neighbor_, weight_, dist_.data() + d * V, V);
+    }
+    std::int32_t max_group_route = 0, max_group_cross = 0;
+    for (std::size_t g = 0; g < static_cast<std::size_t>(groups_); ++g) {
+        for (std::size_t v = 0; v < V; ++v) {
             const std::uint16_t x = gdist_[g * V + v];
             if (x == kUnreachable) continue;  // a group number with no router
             max_group_route = std::max(max_group_route, hops(x));
             max_group_cross = std::max(max_group_cross, crossings(x));
         }
     }
-    min_index_.assign(V * V, kNoPalette);
     palette_first_.assign(V, 0);
-    std::vector<std::uint64_t> palette;
     for (std::size_t v = 0; v < V; ++v) {
-        palette.clear();
         palette_first_[v] = static_cast<std::int32_t>(min_palette_.size());
-        for (std::size_t d = 0; d < V; ++d) {
-            const std::uint64_t m =
-                compute_minimal_ports(static_cast<topo::VertexId>(v), static_cast<topo::VertexId>(d));
-            const auto it = std::find(palette.begin(), palette.end(), m);
-            if (it != palette.end()) {
-                min_index_[v * V + d] = static_cast<std::uint8_t>(it - palette.begin());
-            } else if (palette.size() < kNoPalette) {
-                min_index_[v * V + d] = static_cast<std::uint8_t>(palette.size());
-                palette.push_back(m);
-            }
+        for (const auto& [mask, distance] : palettes[v]) {
+            min_palette_.push_back(mask);
+            palette_dist_.push_back(distance);
         }
-        min_palette_.insert(min_palette_.end(), palette.begin(), palette.end());
     }
 
     if (scheme_ == VcClassScheme::GlobalHops) {
@@ -147,9 +154,7 @@ RoutingTables::RoutingTables(const topo::FrozenTopology& topology)
     }
 }
 
-std::uint64_t RoutingTables::compute_minimal_ports(topo::VertexId v, topo::VertexId d) const {
-    const auto V = static_cast<std::size_t>(vertices_);
-    const std::uint16_t* col = dist_.data() + static_cast<std::size_t>(d) * V;
+std::uint64_t RoutingTables::minimal_ports_from(const std::uint16_t* col, topo::VertexId v) const {
     const std::uint32_t here = col[v];
     std::uint64_t mask = 0;
     const auto s0 = static_cast<std::size_t>(port_offset_[static_cast<std::size_t>(v)]);
@@ -159,6 +164,14 @@ std::uint64_t RoutingTables::compute_minimal_ports(topo::VertexId v, topo::Verte
         if (u >= 0 && std::uint32_t{col[u]} + weight_[s] == here) mask |= std::uint64_t{1} << (s - s0);
     }
     return mask;
+}
+
+std::uint64_t RoutingTables::compute_minimal_ports(topo::VertexId v, topo::VertexId d) const {
+    return minimal_ports_from(dist_.data() + static_cast<std::size_t>(d) * static_cast<std::size_t>(vertices_), v);
+}
+
+std::uint16_t RoutingTables::stored_distance(topo::VertexId v, topo::VertexId d) const {
+    return dist_[static_cast<std::size_t>(d) * static_cast<std::size_t>(vertices_) + static_cast<std::size_t>(v)];
 }
 
 std::uint64_t RoutingTables::group_ports(topo::VertexId v, std::int32_t g) const {

@@ -10,6 +10,9 @@
 
 namespace loom::fabric {
 
+const MarkedStats Terminal::kNoMarked = MarkedStats();
+const TransferBook::Log Terminal::kNoLog{};
+
 Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
                    std::vector<workload::TraceMessage> trace)
     : sim::Component(ctx),
@@ -35,12 +38,13 @@ Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
     if (net.transfers != nullptr) {
         bernoulli_ = false;
         notice_ = std::make_unique<sim::ChannelPort>(ctx, "notice", this, sim::handler<&Terminal::on_notice>);
+        xf_ = std::make_unique<TransferState>();
         const topo::VertexId v = net.pattern.router_of(id);
-        local_ = id - net.pattern.first_terminal(v);
-        local_count_ = net.topology.vertex(v).terminals;
+        xf_->local = id - net.pattern.first_terminal(v);
+        xf_->local_count = net.topology.vertex(v).terminals;
         for (std::int32_t t : net.transfers->to(v)) {
-            const std::int64_t flits = net.transfers->share_flits(t, v, local_, local_count_);
-            if (flits > 0) expect_.emplace(t, flits);
+            const std::int64_t flits = net.transfers->share_flits(t, v, xf_->local, xf_->local_count);
+            if (flits > 0) xf_->expect.emplace(t, flits);
         }
     }
 }
@@ -117,9 +121,9 @@ void Terminal::init() {
     if (net_.transfers != nullptr) {
         const TransferBook& book = *net_.transfers;
         for (std::int32_t t : book.from(net_.pattern.router_of(id_)))
-            if (book.item(t).deps == 0) starts_.emplace_back(book.item(t).start_cycle, t);
-        std::sort(starts_.begin(), starts_.end());
-        if (!starts_.empty()) generate_.arm_at(Time::ps(net_.clock.edge(starts_.front().first).count()));
+            if (book.item(t).deps == 0) xf_->starts.emplace_back(book.item(t).start_cycle, t);
+        std::sort(xf_->starts.begin(), xf_->starts.end());
+        if (!xf_->starts.empty()) generate_.arm_at(Time::ps(net_.clock.edge(xf_->starts.front().first).count()));
     } else if (bernoulli_) {
         // The first Bernoulli trial is cycle 0.
         generate_.arm_at(Time::ps(net_.clock.edge(next_gap() - 1).count()));
@@ -143,17 +147,17 @@ void Terminal::enqueue(std::int64_t cycle, std::int32_t dst, std::int64_t flits)
     queued_ += packets;
     counters_.flits_generated += flits;
     counters_.packets_generated += packets;
-    if (marks(cycle)) marked_.generated += packets;
+    if (marks(cycle)) mark().generated += packets;
 }
 
 // One share of one dependency of `transfer` is complete; the last notice starts it (TransferBook).
 void Terminal::on_notice(std::uint32_t transfer) {
     const auto t = static_cast<std::int32_t>(transfer);
-    auto [w, fresh] = waiting_.try_emplace(t, net_.transfers->item(t).dep_shares);
+    auto [w, fresh] = xf_->waiting.try_emplace(t, net_.transfers->item(t).dep_shares);
     if (--w->second > 0) return;
-    waiting_.erase(w);
+    xf_->waiting.erase(w);
     const std::int64_t c = now_cycle();
-    log_.started.emplace_back(t, c);
+    xf_->log.started.emplace_back(t, c);
     begin_transfer(t, c);
     pump(c);
 }
@@ -163,11 +167,11 @@ void Terminal::begin_transfer(std::int32_t t, std::int64_t start) {
     const TransferBook::Item& it = book.item(t);
     std::int64_t packets = 0, flits = 0;
     // This terminal sends packets k with (k + t) mod P == its local index (TransferBook).
-    const std::int64_t first = ((local_ - t) % local_count_ + local_count_) % local_count_;
+    const std::int64_t first = ((xf_->local - t) % xf_->local_count + xf_->local_count) % xf_->local_count;
     for (std::size_t j = 0; j < it.dsts.size(); ++j) {
         if (first >= it.packets) break;
-        streams_.push_back(Stream{t, static_cast<std::int32_t>(j), first, start});
-        for (std::int64_t k = first; k < it.packets; k += local_count_) {
+        xf_->streams.push_back(Stream{t, static_cast<std::int32_t>(j), first, start});
+        for (std::int64_t k = first; k < it.packets; k += xf_->local_count) {
             ++packets;
             flits += book.packet_flits(t, k);
         }
@@ -175,18 +179,18 @@ void Terminal::begin_transfer(std::int32_t t, std::int64_t start) {
     stream_packets_ += packets;
     counters_.flits_generated += flits;
     counters_.packets_generated += packets;
-    if (marks(start)) marked_.generated += packets;
+    if (marks(start)) mark().generated += packets;
 }
 
 void Terminal::on_generate() {
     const std::int64_t c = now_cycle();
     if (net_.transfers != nullptr) {
-        while (next_start_ < starts_.size() && starts_[next_start_].first <= c) {
-            const auto [start, t] = starts_[next_start_++];
+        while (xf_->next_start < xf_->starts.size() && xf_->starts[xf_->next_start].first <= c) {
+            const auto [start, t] = xf_->starts[xf_->next_start++];
             begin_transfer(t, start);
         }
-        if (next_start_ < starts_.size())
-            generate_.arm_at(Time::ps(net_.clock.edge(starts_[next_start_].first).count()));
+        if (xf_->next_start < xf_->starts.size())
+            generate_.arm_at(Time::ps(net_.clock.edge(xf_->starts[xf_->next_start].first).count()));
     } else if (bernoulli_) {
         enqueue(c, -1, net_.traffic.packet_flits);
         generate_.arm_at(Time::ps(net_.clock.edge(c + next_gap()).count()));
@@ -226,34 +230,32 @@ void Terminal::start_packet() {
 void Terminal::start_stream_packet() {
     const TransferBook& book = *net_.transfers;
     std::size_t i = 0;
-    if (streams_.size() > 1)
-        i = net_.transfers->options().order == InjectionOrder::Random ? ctx().rng().uniform(streams_.size())
-                                                                      : (rr_ < streams_.size() ? rr_ : 0);
-    Stream& st = streams_[i];
+    if (xf_->streams.size() > 1)
+        i = net_.transfers->options().order == InjectionOrder::Random ? ctx().rng().uniform(xf_->streams.size())
+                                                                      : (xf_->rr < xf_->streams.size() ? xf_->rr : 0);
+    Stream& st = xf_->streams[i];
     const TransferBook::Item& it = book.item(st.transfer);
     const std::int64_t k = st.next;
     const topo::VertexId dv = it.dsts[static_cast<std::size_t>(st.dst_index)];
     const std::int32_t dst = net_.pattern.first_terminal(dv) +
                              static_cast<std::int32_t>((k + st.transfer) % net_.topology.vertex(dv).terminals);
     const std::int32_t t = st.transfer;
-    st.next += local_count_;
+    st.next += xf_->local_count;
     if (st.next >= it.packets) {
-        streams_.erase(streams_.begin() + static_cast<std::ptrdiff_t>(i));
-        rr_ = i;
+        xf_->streams.erase(xf_->streams.begin() + static_cast<std::ptrdiff_t>(i));
+        xf_->rr = i;
     } else {
-        rr_ = i + 1;
+        xf_->rr = i + 1;
     }
     --stream_packets_;
     open_packet(st.start, dst, book.packet_flits(t, k), t);
 }
 
 void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer) {
-    FabricRecord& packet = current_;
-    packet = FabricRecord{};
-    packet.id = (static_cast<std::uint64_t>(id_) << 40) | packets_opened_++;
-    packet.src = static_cast<std::uint32_t>(id_);
-    packet.dst = static_cast<std::uint32_t>(dst);
-    FabricPacket& p = packet.payload;
+    current_id_ = (static_cast<std::uint64_t>(id_) << 40) | packets_opened_++;
+    current_dst_ = static_cast<std::uint32_t>(dst);
+    FabricPacket& p = current_;
+    p = FabricPacket{};
     p.dest_router = net_.pattern.router_of(dst);
     p.flits = flits;
     p.created_cycle = created;
@@ -276,7 +278,7 @@ void Terminal::pump(std::int64_t cycle) {
         if (!sending_) {
             if (queue_head_ < queue_.size())
                 start_packet();
-            else if (!streams_.empty())
+            else if (xf_ && !xf_->streams.empty())
                 start_stream_packet();
             else
                 return;
@@ -293,8 +295,12 @@ void Terminal::pump(std::int64_t cycle) {
         const bool head = current_sent_ == 0;
         const bool tail = ++current_sent_ == current_flits_;
         if (head) {
-            current_.payload.injected_cycle = depart;
-            injection_->push_record(current_handle_) = current_;
+            current_.injected_cycle = depart;
+            FabricRecord& r = injection_->push_record(current_handle_);
+            r.id = current_id_;
+            r.src = static_cast<std::uint32_t>(id_);
+            r.dst = current_dst_;
+            r.payload = current_;
         }
         injection_->push(depart + latency_,
                          Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head,
@@ -322,7 +328,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     counters_.latency_cycles += total;
     counters_.network_latency_cycles += network;
     if (p.marked) {
-        MarkedStats& s = marked_;
+        MarkedStats& s = mark();
         s.packet_latency.record(total);
         s.network_latency.record(network);
         s.hops.record(p.route.hops);
@@ -355,14 +361,14 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     LOOM_DEBUG_ASSERT(packet.dst == static_cast<std::uint32_t>(id_), "packet ejected at the wrong terminal");
     if (p.transfer >= 0) {
         const TransferBook& book = *net_.transfers;
-        const auto e = expect_.find(p.transfer);
-        if (e == expect_.end() || (e->second -= p.flits) < 0)
+        const auto e = xf_->expect.find(p.transfer);
+        if (e == xf_->expect.end() || (e->second -= p.flits) < 0)
             throw ModelError(fmt::format("fabric: {} received more flits of transfer {} than were sent to it", path(),
                                          book.item(p.transfer).id));
         if (e->second == 0) {
             // This terminal's share is complete: tell the source terminals of every dependent.
-            expect_.erase(e);
-            log_.shares_done.emplace_back(p.transfer, c);
+            xf_->expect.erase(e);
+            xf_->log.shares_done.emplace_back(p.transfer, c);
             const std::int64_t now = now_cycle();
             for (std::int32_t d : book.item(p.transfer).dependents) {
                 const TransferBook::Item& dep = book.item(d);

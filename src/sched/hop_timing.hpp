@@ -101,6 +101,14 @@ public:
         if (k >= 0) return k - static_cast<std::int64_t>(by_den_(static_cast<std::uint64_t>(k))) * den_;
         return k % den_;
     }
+    // For periodic() and 0 <= k <= the range edge() takes without a division: the number of whole periods in k and
+    // its phase (k = periods * den + phase, edge(k) = periods * num + edge(phase)). False elsewhere.
+    bool split(std::int64_t k, std::int64_t& periods, std::int64_t& phase) const {
+        if (den_ <= 0 || k < 0 || k > n_fast_) return false;
+        periods = static_cast<std::int64_t>(by_den_(static_cast<std::uint64_t>(k)));
+        phase = k - periods * den_;
+        return true;
+    }
     // clock().edge(n), edge_at_or_after(t), edge_at_or_before(t) and next_edge(t, extra), the same values without a
     // 64-bit division when periodic() (edge n at floor(n num / den) ps) and the products fit 64 bits.
     Time edge(std::int64_t n) const {

@@ -20,6 +20,15 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// Scheduler::Templates: the plans of every phase are timed this many clock periods past Send cycle 0, as
+// hop_offsets() does (any Send cycle >= 0 would do).
+constexpr std::int64_t kTemplateBase = 1024;
+// Templates are kept only for clocks of at most this many phases (9 at 900 MHz; up to 4096 in general, when one
+// shape's plans would take hundreds of KiB), and at most this many hops in all (8 MiB; a node's 100,000 random
+// transfers use about 40,000), so that they stay small on large systems.
+constexpr std::int64_t kTemplateMaxPhases = 64;
+constexpr std::size_t kTemplatePoolHops = std::size_t{1} << 18;
+
 }  // namespace
 
 std::int64_t Scheduler::staging_taken(topo::VertexId v) const {
@@ -63,6 +72,103 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
     return true;
 }
 
+Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
+    FitMemo& m = fit_memo_[static_cast<std::size_t>(c)];
+    const std::int64_t inserts = table_.inserts(c);
+    if (m.inserts == inserts && m.length == length && m.from <= from && from <= m.fit) return m.fit;
+    const Time fit = table_.first_fit(c, from, length);
+    if (m.inserts == inserts && m.length == length && fit == m.fit && from < m.from) {
+        m.from = from;  // [from, fit) holds no fit either
+    } else {
+        m = FitMemo{inserts, length, from, fit};
+    }
+    return fit;
+}
+
+Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownRanges& known) {
+    constexpr std::int64_t kNone = -2;
+    if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases || known.template_pool == kNone) return {};
+    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    const auto phases = static_cast<std::size_t>(timing_.den());
+    const std::size_t hops = route.hops.size();
+    if (known.template_pool != template_pool_) {
+        if (template_hops_.size() + phases * hops > kTemplatePoolHops) {
+            template_hops_.clear();
+            ++template_pool_;
+        }
+        const std::size_t at = template_hops_.size();
+        Plan plan;
+        bool fits32 = true;
+        const auto rel = [&fits32](std::int64_t v) {
+            fits32 = fits32 && v >= std::numeric_limits<std::int32_t>::min() &&
+                     v <= std::numeric_limits<std::int32_t>::max();
+            return static_cast<std::int32_t>(v);
+        };
+        for (std::int64_t p = 0; p < timing_.den(); ++p) {
+            const std::int64_t m = timing_.den() * kTemplateBase + p;
+            const bool fits = evaluate(route, n, m, plan);
+            LOOM_ASSERT(fits, "templates are made only where every phase fits the FIFOs");
+            const Time t0 = timing_.edge(m + chip_.issue_cycles);
+            for (const HopPlan& hp : plan.hops) {
+                template_hops_.push_back(TemplateHop{rel(hp.k_from - m), rel(hp.k_out - m), rel(hp.cycle - m),
+                                                     rel((hp.start - t0).count()), rel((hp.end - t0).count()),
+                                                     rel((hp.first_arrival - t0).count()),
+                                                     rel((hp.last_arrival - t0).count()),
+                                                     rel((hp.last_leave - t0).count())});
+            }
+        }
+        if (!fits32) {
+            template_hops_.resize(at);
+            known.template_pool = kNone;
+            return {};
+        }
+        known.template_pool = template_pool_;
+        known.template_at = static_cast<std::uint32_t>(at);
+    }
+    const TemplateHop* first = template_hops_.data() + known.template_at;
+    // A search reads a few phases, one per step, after table searches of its own: ask for all of them now (a hint
+    // only; the pool is read from all over, once per step, and misses the cache otherwise).
+    const auto* bytes = reinterpret_cast<const char*>(first);
+    constexpr std::size_t kLine = 64;  // cache line (bytes)
+    for (std::size_t b = 0; b < phases * hops * sizeof(TemplateHop); b += kLine) __builtin_prefetch(bytes + b);
+    return Templates{first};
+}
+
+bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted) {
+    std::int64_t periods = 0;
+    std::int64_t phase = 0;
+    if (shifted == nullptr || shifted->hops == nullptr || !timing_.split(m0, periods, phase))
+        return evaluate(route, n, m0, plan);
+    const std::size_t hops = route.hops.size();
+    const TemplateHop* t = shifted->hops + static_cast<std::size_t>(phase) * hops;
+    // The train's start: the template's moved by whole periods (the same value as edge() of the Send edge).
+    const Time t0 = timing_.edge(m0 + chip_.issue_cycles);
+    plan.m0 = m0;
+    plan.n = n;
+    plan.hops.resize(hops);
+    plan.completion = Time::zero();
+    plan.write_done = Time::zero();
+    for (std::size_t h = 0; h < hops; ++h) {
+        const TemplateHop& a = t[h];
+        HopPlan& b = plan.hops[h];
+        b.k_from = m0 + a.k_from;
+        b.cycle = m0 + a.cycle;
+        b.start = t0 + Time::ps(a.start);
+        b.end = t0 + Time::ps(a.end);
+        b.first_arrival = t0 + Time::ps(a.first_arrival);
+        b.last_arrival = t0 + Time::ps(a.last_arrival);
+        b.last_leave = t0 + Time::ps(a.last_leave);
+        if (route.hops[h].leaf) {
+            b.k_out = 0;
+            plan.completion = std::max(plan.completion, b.last_arrival);
+            plan.write_done = std::max(plan.write_done, b.last_leave);
+        } else {
+            b.k_out = m0 + a.k_out;
+        }
+    }
+    return true;
+}
+
 // The earliest time at or after `from` at which channel c is free for `length`, both in the table and in the overlay
 // (whose bookings of train `exclude` are ignored; -1: none). `table_fits`: the table is known to be free there for
 // `length` at `from` (it need not be asked again).
@@ -70,7 +176,7 @@ Time Scheduler::first_fit(topo::ChannelId c, Time from, Time length, std::int32_
     const auto range = std::equal_range(overlay_.entries.begin(), overlay_.entries.end(), c, ByChannel{});
     Time fit = from;
     for (bool moved = true; moved; table_fits = false) {
-        if (!table_fits) fit = table_.first_fit(c, fit, length);
+        if (!table_fits) fit = table_fit(c, fit, length);
         moved = false;
         for (auto it = range.first; it != range.second; ++it) {
             if (it->train != exclude && it->booking.start < fit + length && it->booking.end > fit) {
@@ -94,7 +200,7 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
         const topo::ChannelId c = route.hops[h].channel;
         const HopPlan& hp = plan.hops[h];
         // The earliest this hop could start without crossing a block of the table.
-        Time hneed = table_fits ? Time::zero() : table_.first_fit(c, hp.start, hp.end - hp.start) - hp.start;
+        Time hneed = table_fits ? Time::zero() : table_fit(c, hp.start, hp.end - hp.start) - hp.start;
         const Booking* before = nullptr;
         const Booking* after = nullptr;
         if (!table_only) {
@@ -148,7 +254,7 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
             const HopPlan& hp = plan.hops[h];
             const Time offset = hp.start - t0;
             const Time length = hp.end - hp.start;
-            const Time fit = table_only ? table_.first_fit(c, target + offset, length)
+            const Time fit = table_only ? table_fit(c, target + offset, length)
                                         : first_fit(c, target + offset, length, exclude);
             next = std::max(next, fit - offset);
         }
@@ -165,17 +271,21 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
     const auto ri = static_cast<std::size_t>(r);
     if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
     if (shape_of_[ri] < 0) shape_of_[ri] = shape_id(candidates_[ri]);
-    // A shape sees few train lengths, the last asked most often: a list, the last found moved to the front.
+    // A shape sees few train lengths, a route mostly the one it asked last: a list, and by candidate route the
+    // position found last (a hint only: the entry there is the one asked for exactly when its length matches).
     auto& list = known_[static_cast<std::size_t>(shape_of_[ri])];
+    if (known_hint_.size() < candidates_.size()) known_hint_.resize(candidates_.size(), 0);
+    std::size_t& hint = known_hint_[ri];
+    if (hint < list.size() && list[hint].n == n) return list[hint];
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (list[i].n == n) {
-            if (i != 0) std::swap(list[i], list[0]);
-            return list[0];
+            hint = i;
+            return list[i];
         }
     }
-    list.push_back(KnownRanges{n, {}, {}, {}, {}});
-    std::swap(list.back(), list[0]);
-    return list[0];
+    hint = list.size();
+    list.push_back(KnownRanges{n, {}, {}, {}, {}, -1, 0});
+    return list.back();
 }
 
 std::int32_t Scheduler::shape_id(const Route& route) {
@@ -218,14 +328,24 @@ std::int32_t Scheduler::shape_id(const Route& route) {
 // completion never decreases with its Send cycle (each hop's consumer issues no earlier when its train arrives
 // later), so no fit from there on completes before the cutoff.
 Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only,
-                      Plan& plan, const HopOffsets* offsets, Time cutoff, bool table_fits) {
+                      Plan& plan, const HopOffsets* offsets, Time cutoff, bool table_fits, const Templates* shifted) {
     for (;; table_fits = false) {
-        if (!table_fits && !evaluate(route, n, m0, plan)) return Fit::Fifo;
+        if (!table_fits && !timed(route, n, m0, plan, shifted)) return Fit::Fifo;
         if (plan.completion >= cutoff) return Fit::Later;
         const Time t = need(route, plan, exclude, table_only, table_fits);
         if (t == Time::zero()) return Fit::Ok;
-        m0 = next_send(route, plan, t, exclude, table_only);
-        if (offsets != nullptr && offsets->usable) m0 = skip_busy(route, *offsets, m0, exclude, table_only);
+        if (offsets != nullptr && offsets->usable) {
+            // next_send()'s start, before its fixed point at this phase's offsets: skip_busy()'s fixed point over
+            // every phase's offsets from there is never later than next_send() followed by skip_busy() (both fixed
+            // points only move later, and the one over ranges is the weaker), so no Send cycle that fits is passed.
+            const Time t0 = timing_.edge(plan.m0 + chip_.issue_cycles);
+            const std::int64_t m = std::max(plan.m0 + 1, timing_.edge_at_or_before(t0 + t) - chip_.issue_cycles - 1);
+            m0 = m >= 0 ? skip_busy(route, *offsets, m, exclude, table_only, cutoff)
+                        : skip_busy(route, *offsets, next_send(route, plan, t, exclude, table_only), exclude,
+                                    table_only);
+        } else {
+            m0 = next_send(route, plan, t, exclude, table_only);
+        }
     }
 }
 
@@ -271,21 +391,28 @@ Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::
 // table-alone search ruled out before it stopped is kept (with no Send cycle known to fit).
 Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, std::int64_t m_start, Plan& plan,
                             Time cutoff) {
-    if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
-    if (!reuse_) return search(route, n, m_start, -1, false, plan);
+    if (!reuse_) {
+        if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
+        return search(route, n, m_start, -1, false, plan);
+    }
     KnownRanges& ranges = this->known(r, n);
     const HopOffsets* offsets = &hop_offsets(route, n, ranges);
-    if (!offsets->usable || m_start < 0) cutoff = Time::max();
+    // Usable offsets: every phase fits the FIFOs, so every Send cycle >= 0 does.
+    const bool fifo_safe = offsets->usable && m_start >= 0;
+    if (!fifo_safe && !evaluate(route, n, m_start, plan)) return Fit::Fifo;
+    if (!fifo_safe) cutoff = Time::max();
+    const Templates tpl = offsets->usable ? templates(r, n, ranges) : Templates{};
+    const Templates* shifted = &tpl;
     KnownBusy& known = ranges.send;
     const bool extends = known.lo <= m_start && m_start <= known.hi;
     const std::int64_t from = extends ? std::max(m_start, known.hi) : m_start;
     // Unchanged since hi was found to fit (the table changes only when a transfer commits): hi is the answer.
     const std::int64_t stamp = route_stamp(route);
     if (extends && known.stamp == stamp) {
-        const Fit fit = search(route, n, from, -1, false, plan, offsets, cutoff);
+        const Fit fit = search(route, n, from, -1, false, plan, offsets, cutoff, false, shifted);
         if (fit == Fit::Ok || fit == Fit::Later) return fit;
     } else {
-        const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff);
+        const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff, false, shifted);
         if (alone == Fit::Later) {
             known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1};
             return Fit::Later;
@@ -295,11 +422,11 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
             // Without overlay bookings on the route's channels, the full search differs from the table-alone one
             // only by the transfer's ordering at the leaves (need()): if the plan meets it, it is the answer.
             if (overlay_free(route) && meets_ordering(route, plan)) return Fit::Ok;
-            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff, true);
+            const Fit fit = search(route, n, plan.m0, -1, false, plan, offsets, cutoff, true, shifted);
             if (fit == Fit::Ok || fit == Fit::Later) return fit;
         }
     }
-    return search(route, n, m_start, -1, false, plan, offsets);
+    return search(route, n, m_start, -1, false, plan, offsets, Time::max(), false, shifted);
 }
 
 // The hops' offsets from the train's start for every phase of the Send cycle (unusable when the clock is not
@@ -318,11 +445,13 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
         o.hi(h) = Time::ps(std::numeric_limits<std::int64_t>::min());
         o.length(h) = Time::zero();
     }
+    o.reach = Time::max();
     Plan plan;
     const std::int64_t base = timing_.den() * 1024;
     for (std::int64_t p = 0; p < timing_.den(); ++p) {
         if (!evaluate(route, n, base + p, plan)) return o;
         const Time t0 = timing_.edge(base + p + chip_.issue_cycles);
+        o.reach = std::min(o.reach, plan.completion - t0);
         for (std::size_t h = 0; h < hops; ++h) {
             const HopPlan& hp = plan.hops[h];
             o.lo(h) = std::min(o.lo(h), hp.start - t0);
@@ -340,16 +469,20 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
 // that bound only grows with T: its fixed point. Never past a Send cycle that fits, so a search may go on from
 // there instead of stepping a cycle at a time towards the fit that next_send() aims at with a cycle of slack.
 std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
-                                  bool table_only) const {
+                                  bool table_only, Time cutoff) const {
     if (m < 0) return m;
     Time target = timing_.edge(m + chip_.issue_cycles);
     for (int round = 0; round < 64; ++round) {
+        // A train that starts at or after `target` completes at or after target + reach: once that reaches the
+        // cutoff, the Send cycle found so far already shows that none can beat it (search() returns Later there),
+        // and the Send cycles before it are ruled out, as they are at every round.
+        if (target + offsets.reach >= cutoff) break;
         Time next = target;
         for (std::size_t h = 0; h < route.hops.size(); ++h) {
             const topo::ChannelId c = route.hops[h].channel;
             const Time from = target + offsets.lo(h);
             const Time length = offsets.length(h);
-            const Time fit = table_only ? table_.first_fit(c, from, length) : first_fit(c, from, length, exclude);
+            const Time fit = table_only ? table_fit(c, from, length) : first_fit(c, from, length, exclude);
             next = std::max(next, fit - offsets.hi(h));
         }
         if (next == target) break;
@@ -529,7 +662,7 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
         for (const RouteHop& hop : route.hops) {
             const Pace& s = net_.fast(hop.channel);
             const Time length = s(n);
-            const Time fit = table_only ? table_.first_fit(hop.channel, start + offset, length)
+            const Time fit = table_only ? table_fit(hop.channel, start + offset, length)
                                         : first_fit(hop.channel, start + offset, length, -1, table_fixed && round == 0);
             next = std::max(next, fit - offset);
             offset += s.one() + s.latency();

@@ -40,7 +40,8 @@ Scheduler::Scheduler(const topo::FrozenTopology& t, const topo::LinkClassTiming&
       jitter_(jitter_of(links, cfg)),
       timing_(chip.clock(), chip.forward_cycles, chip.crossing_cycles, chip.fifo_depth, jitter_),
       net_{t, paces(links), timing_, cfg.max_train_vectors},
-      table_(min_gaps()) {
+      table_(min_gaps()),
+      fit_memo_(static_cast<std::size_t>(t.num_channels())) {
     for (topo::LinkClass c : topo::kAllLinkClasses) {
         if (t.link_count(c) > 0)
             links.timing(c).validate(fmt::format("/links/{}", topo::link_class_name(c)));
@@ -170,6 +171,9 @@ void Scheduler::release_search_state() {
     drop(shape_of_);
     drop(pair_shapes_);
     drop(known_);
+    drop(known_hint_);
+    drop(template_hops_);
+    drop(fit_memo_);
     drop(place_memo_);
     drop(bound_memo_);
     drop(fresh_);

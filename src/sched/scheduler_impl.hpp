@@ -177,6 +177,7 @@ private:
         bool known = false;   // computed (hop_offsets())
         bool usable = false;  // the clock is periodic and the train fits its FIFOs in every phase
         std::unique_ptr<Time[]> per_hop;  // hop h: lo at 3h, hi at 3h + 1, length at 3h + 2
+        Time reach;  // the least, over the phases, of the train's completion less its start
         Time& lo(std::size_t h) const { return per_hop[3 * h]; }
         Time& hi(std::size_t h) const { return per_hop[3 * h + 1]; }
         Time& length(std::size_t h) const { return per_hop[3 * h + 2]; }
@@ -188,12 +189,37 @@ private:
         // start: per hop, table_.inserts(channel) when hi was found to fit (null: never noted)
         std::unique_ptr<std::int64_t[]> start_inserts;
         HopOffsets offsets;
+        // templates(): template_pool_ when they were made (-2: they do not fit TemplateHop), and where
+        std::int64_t template_pool = -1;
+        std::uint32_t template_at = 0;
     };
     const HopOffsets& hop_offsets(const Route& route, std::int64_t n, KnownRanges& known);
+    // A new train of one shape and length timed at Send cycles base + p for every phase p of the core clock
+    // (base: kTemplateBase periods). Hop timing depends on the Send cycle's phase only (for Send cycles >= 0, see
+    // hop_offsets()), so the train timed at any Send cycle m >= 0 is the one of m's phase moved by whole periods:
+    // every edge index by a multiple of den, every time by the same multiple of num ps (timed()).
+    // One hop of a template, relative to its train's Send cycle (edge indices) and start (times), in 32 bits: half a
+    // HopPlan, as the templates of a node's shapes are read once per search step from all over the pool.
+    struct TemplateHop {
+        std::int32_t k_from, k_out, cycle;
+        std::int32_t start, end, first_arrival, last_arrival, last_leave;
+    };
+    struct Templates {
+        const TemplateHop* hops = nullptr;  // [phase * hops + h]
+    };
+    // The templates of candidate route r's shape and length n (its offsets usable), or none (hops == nullptr) when
+    // the clock has too many phases to keep them or a value does not fit 32 bits. Kept in a pool of bounded size
+    // (emptied when full), found from the shape's KnownRanges; valid until the next call.
+    Templates templates(std::int32_t r, std::int64_t n, KnownRanges& known);
+    // evaluate(), from the templates when given and m0 >= 0 (then it cannot overflow a FIFO).
+    bool timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted);
+    std::vector<TemplateHop> template_hops_;
+    std::int64_t template_pool_ = 0;  // how many times the pool was emptied
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
-                           bool table_only) const;
+                           bool table_only, Time cutoff = Time::max()) const;
     Fit search(const Route& route, std::int64_t n, std::int64_t m0, std::int32_t exclude, bool table_only, Plan& plan,
-               const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false);
+               const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false,
+               const Templates* shifted = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
@@ -223,6 +249,11 @@ private:
     bool meets_ordering(const Route& route, const Plan& plan) const;
     void forget_all();
     Time first_fit(topo::ChannelId c, Time from, Time length, std::int32_t exclude, bool table_fits = false) const;
+    // table_.first_fit(c, from, length), remembering the last answer per channel: if fit = first_fit(a) then no
+    // interval of that length is free from a start in [a, fit), so first_fit(x) = fit for every x in [a, fit]. Valid
+    // while the channel has had no new booking (table_.inserts(c)); fixed points and search steps ask again from
+    // points in there (the confirming round of a fixed point, need() and the skip after it).
+    Time table_fit(topo::ChannelId c, Time from, Time length) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
     bool overlay_uses_nonminimal() const;
@@ -250,12 +281,20 @@ private:
     std::vector<Route> candidates_;
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
+    struct FitMemo {
+        std::int64_t inserts = -1;  // table_.inserts(channel) when found
+        Time length;
+        Time from;
+        Time fit;
+    };
+    mutable std::vector<FitMemo> fit_memo_;  // by channel: table_fit()'s last answer
 
     bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
     std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
     std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape
+    std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
     // greedy(): the routes that may take a new train for the piece being placed, with a bound of their completion

@@ -15,6 +15,8 @@
 
 namespace loom::fabric {
 
+class Terminal;
+
 // One sample period, as the monitor saw it.
 struct Sample {
     std::int64_t end_cycle = 0;  // last cycle of the sample
@@ -43,7 +45,8 @@ public:
 
     // What the sample boundaries sum (the builder registers every router's and terminal's).
     void watch(const FabricCounters& counters) { counters_.push_back(&counters); }
-    void watch(const MarkedStats& marked) { marked_.push_back(&marked); }
+    // A terminal's marked-packet statistics (Terminal::marked(), made at its first marked packet).
+    void watch_marked(const Terminal& terminal) { marked_.push_back(&terminal); }
     sim::ChannelPort& measure_port() { return measure_; }
 
     void init() override;
@@ -64,7 +67,7 @@ private:
     const FabricSetup& net_;
     FabricStats stats_;
     std::vector<const FabricCounters*> counters_;
-    std::vector<const MarkedStats*> marked_;
+    std::vector<const Terminal*> marked_;
     sim::ChannelPort measure_;
     sim::Timer timer_;
     std::int64_t drain_from_ = 0;      // Drain: notices of ejections after this cycle count

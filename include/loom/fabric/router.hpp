@@ -90,8 +90,8 @@ public:
 
 private:
     enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
-    // An input VC: its buffer (a ring of (arrival cycle mod 2^32) << 32 | flit argument, capacity 0 or 2^k,
-    // grown on demand) and its state, 32 bytes so that two share a cache line.
+    // An input VC: its buffer (a ring of (arrival cycle mod 2^32) << 32 | flit argument, capacity 0 or grown on
+    // demand to the most it held) and its state, 32 bytes so that two share a cache line.
     struct Vc {
         std::uint64_t* ring = nullptr;
         // Routing / VcAlloc: first cycle of routing / VC allocation. Active: first cycle the front flit may take

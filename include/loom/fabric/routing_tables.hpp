@@ -19,9 +19,10 @@ enum class VcClassScheme : std::uint8_t {
 // Distances. On a Dragonfly (kind "dragonfly") routes are hierarchical: a hop between two groups weighs 256 and a
 // hop inside a group 1, so the distance 256 * crossings + local hops orders routes by group crossings first
 // (minimal routes cross at most once on a Dragonfly and take at most one local hop per group). On other
-// topologies every hop weighs 1 (minimal = fewest hops). Storage: one uint16 per (router, router) and per
-// (router, group): V^2 + V*G entries (8.5 MB at 2,064 routers), and a byte per (router, router) for the minimal
-// port masks (4.3 MB).
+// topologies every hop weighs 1 (minimal = fewest hops). Storage: a byte per (router, router) naming one of the
+// router's (minimal port mask, distance) pairs (4.3 MB at 2,064 routers; a Dragonfly router has about 60 such
+// pairs), and one uint16 per (router, group). A V x V distance matrix (8.5 MB at 2,064 routers) is kept only
+// when some router has more than 254 pairs.
 class RoutingTables {
 public:
     static constexpr std::uint16_t kUnreachable = 0xffff;
@@ -38,7 +39,11 @@ public:
 
     // Weighted distance from router v to router d, and from v to the nearest router of group g.
     std::uint16_t distance(topo::VertexId v, topo::VertexId d) const {
-        return dist_[static_cast<std::size_t>(d) * static_cast<std::size_t>(vertices_) + static_cast<std::size_t>(v)];
+        const std::uint8_t k =
+            min_index_[static_cast<std::size_t>(v) * static_cast<std::size_t>(vertices_) + static_cast<std::size_t>(d)];
+        if (k != kNoPalette) [[likely]]
+            return palette_dist_[static_cast<std::size_t>(palette_first_[static_cast<std::size_t>(v)]) + k];
+        return stored_distance(v, d);
     }
     std::uint16_t group_distance(topo::VertexId v, std::int32_t g) const {
         return gdist_[static_cast<std::size_t>(g) * static_cast<std::size_t>(vertices_) + static_cast<std::size_t>(v)];
@@ -82,6 +87,9 @@ public:
 private:
     static constexpr std::uint8_t kNoPalette = 0xff;
     std::uint64_t compute_minimal_ports(topo::VertexId v, topo::VertexId d) const;
+    std::uint16_t stored_distance(topo::VertexId v, topo::VertexId d) const;
+    // The minimal ports of v toward the router whose distances `col` holds (col[u] = dist(u, that router)).
+    std::uint64_t minimal_ports_from(const std::uint16_t* col, topo::VertexId v) const;
 
     const topo::FrozenTopology& topo_;
     VcClassScheme scheme_;
@@ -91,13 +99,15 @@ private:
     std::vector<std::int32_t> port_offset_;  // V + 1
     std::vector<topo::VertexId> neighbor_;   // per port slot
     std::vector<std::uint16_t> weight_;      // per port slot: 1 or kCrossingWeight
-    std::vector<std::uint16_t> dist_;        // [d * V + v]
+    std::vector<std::uint16_t> dist_;        // [d * V + v], only when a palette overflows (else empty)
     std::vector<std::uint16_t> gdist_;       // [g * V + v]
-    // Minimal port masks: a router has few distinct ones (a Dragonfly router: about one per port), so each
-    // (v, d) holds a byte indexing v's palette, kNoPalette when v has more than 254 (then computed from dist_).
+    // Minimal port masks and distances: a router has few distinct (mask, distance) pairs (a Dragonfly router:
+    // about one per port and hop count), so each (v, d) holds a byte indexing v's palette, kNoPalette when v has
+    // more than 254 (then both come from dist_).
     // V^2 bytes (4.3 MB at 2,064 routers), one contiguous row per router, instead of ~15 scattered dist_ reads.
     std::vector<std::uint8_t> min_index_;      // [v * V + d]
     std::vector<std::uint64_t> min_palette_;   // router v's masks from palette_first_[v]
+    std::vector<std::uint16_t> palette_dist_;  // beside min_palette_: the distance of each pair
     std::vector<std::int32_t> palette_first_;  // V
     std::int32_t minimal_classes_ = 1;
     std::int32_t intermediate_classes_ = 1;

@@ -70,9 +70,9 @@ public:
     }
     // What this terminal counted (its own; the monitor sums them at sample boundaries, the model in finish).
     const FabricCounters& counters() const { return counters_; }
-    const MarkedStats& marked() const { return marked_; }
+    const MarkedStats& marked() const { return marked_ ? *marked_ : kNoMarked; }
     // Closed-loop transfers: the shares completed here and the transfers started here after notices.
-    const TransferBook::Log& transfer_log() const { return log_; }
+    const TransferBook::Log& transfer_log() const { return xf_ ? xf_->log : kNoLog; }
 
 private:
     // A message not yet wholly started: its packets (packet_flits each, the last one the rest) are cut one at a
@@ -94,6 +94,12 @@ private:
     void on_generate();
     void on_measure(std::uint32_t);
     bool marks(std::int64_t created) const { return created >= measure_start_ && created < measure_end_; }
+    // The marked packets' statistics, made at the first marked packet (most of a terminal's state otherwise:
+    // 304 bytes, 5 MB on 16,512 terminals before the measurement window opens).
+    MarkedStats& mark() {
+        if (!marked_) [[unlikely]] marked_ = std::make_unique<MarkedStats>();
+        return *marked_;
+    }
     void on_notice(std::uint32_t transfer);
     void begin_transfer(std::int32_t t, std::int64_t start);
     void start_stream_packet();
@@ -142,7 +148,11 @@ private:
     std::int32_t current_sent_ = 0;
     std::int32_t current_flits_ = 0;
     std::int64_t next_free_ = 0;  // first cycle the injection channel is free
-    FabricRecord current_;
+    // The packet being sent, copied into the injection line's record slots at its head (kept unaligned here: a
+    // FabricRecord member would align the whole terminal to a cache line).
+    FabricPacket current_;
+    std::uint64_t current_id_ = 0;
+    std::uint32_t current_dst_ = 0;
 
     bool bernoulli_ = false;
     std::int64_t sample_cycles_ = 0;  // the monitor's sample length (Bernoulli traffic), else 0
@@ -151,21 +161,26 @@ private:
     std::vector<workload::TraceMessage> trace_;
     std::size_t next_message_ = 0;
 
-    MarkedStats marked_;
+    std::unique_ptr<MarkedStats> marked_;  // see mark()
     sim::ChannelPort measure_;
     std::uint32_t monitor_ = 0;  // the monitor's endpoint on the measurement channel
 
-    // Closed-loop transfers.
+    // Closed-loop transfers (made only when the run has transfers: 250 bytes a terminal otherwise unused).
+    struct TransferState {
+        std::int32_t local = 0, local_count = 1;  // this terminal's index on its vertex, and the vertex's terminals
+        std::vector<std::pair<std::int64_t, std::int32_t>> starts;  // (cycle, transfer) without dependencies, sorted
+        std::size_t next_start = 0;
+        std::vector<Stream> streams;
+        std::size_t rr = 0;  // round robin: the stream to send from next
+        std::unordered_map<std::int32_t, std::int64_t> expect;   // flits still to arrive here, per transfer
+        std::unordered_map<std::int32_t, std::int32_t> waiting;  // notices still awaited, per transfer sent from here
+        TransferBook::Log log;
+    };
     std::unique_ptr<sim::ChannelPort> notice_;
-    std::int32_t local_ = 0, local_count_ = 1;  // this terminal's index on its vertex, and the vertex's terminals
-    std::vector<std::pair<std::int64_t, std::int32_t>> starts_;  // (cycle, transfer) without dependencies, sorted
-    std::size_t next_start_ = 0;
-    std::vector<Stream> streams_;
-    std::size_t rr_ = 0;  // round robin: the stream to send from next
-    std::int64_t stream_packets_ = 0;  // packets in streams_ not yet started
-    std::unordered_map<std::int32_t, std::int64_t> expect_;   // flits still to arrive here, per transfer
-    std::unordered_map<std::int32_t, std::int32_t> waiting_;  // notices still awaited, per transfer sent from here
-    TransferBook::Log log_;
+    std::unique_ptr<TransferState> xf_;
+    std::int64_t stream_packets_ = 0;  // packets in the transfer streams not yet started
+    static const MarkedStats kNoMarked;
+    static const TransferBook::Log kNoLog;
 };
 
 }  // namespace loom::fabric

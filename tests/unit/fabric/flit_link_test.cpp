@@ -85,7 +85,7 @@ TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around"
 TEST_CASE("A flit line's record slots keep their contents across growth and are reused most recently released first") {
     FlitLink line;  // unbound receiver: checked by nobody (the builder's use)
     std::vector<std::uint32_t> handles;
-    for (std::uint32_t k = 0; k < 9; ++k) {  // past the first two growths (4, then 8 slots)
+    for (std::uint32_t k = 0; k < 9; ++k) {  // a slot is added whenever none is free
         std::uint32_t h = 99;
         fabric::FabricRecord& r = line.push_record(h);
         r.id = 1000 + k;
@@ -93,7 +93,7 @@ TEST_CASE("A flit line's record slots keep their contents across growth and are 
         r.payload.flits = static_cast<std::int32_t>(k + 1);
         handles.push_back(h);
     }
-    CHECK(line.record_slots() == 16);
+    CHECK(line.record_slots() == 9);  // the most held at once, not a power of two
     for (std::uint32_t k = 0; k < 9; ++k) {
         CHECK(std::count(handles.begin(), handles.end(), handles[k]) == 1);  // distinct
         const fabric::FabricRecord& r = line.record(handles[k]);
@@ -109,7 +109,43 @@ TEST_CASE("A flit line's record slots keep their contents across growth and are 
     line.push_record(h).id = 8;
     CHECK(h == handles[2]);
     CHECK(line.record(handles[5]).id == 1005);  // the others untouched
-    for (std::uint32_t k = 0; k < 8; ++k) line.push_record(h);  // the 7 free slots, then a growth
-    CHECK(line.record_slots() == 32);
+    for (std::uint32_t k = 0; k < 8; ++k) line.push_record(h);  // none free: 8 more slots
+    CHECK(line.record_slots() == 17);
     CHECK(line.record(handles[8]).id == 1008);
+}
+
+TEST_CASE("A flit line's ring grows to its peak in steps of a cache line and wraps at any size") {
+    sim::Simulator s;
+    auto& tx = s.add<Sender>("tx");
+    auto& rx = s.add<Receiver>("rx");
+    sim::Channel& ch = s.add_channel("wake", 2, Time::ps(1));
+    tx.out.attach(ch, 0);
+    rx.in.attach(ch, 1);
+    FlitLink line;
+    line.bind(tx.out, 1, 0);
+    s.init();
+    // A window of up to 17 entries slides along for some 300 pushes, so the front wraps round a ring of 24 entries
+    // (8, then 16, then 24: doubling would have taken 32) many times, and the ring grows while its front is not
+    // at position 0.
+    std::uint32_t pushed = 0, popped = 0;
+    for (std::uint32_t round = 0; round < 100; ++round) {
+        const std::uint32_t target = round < 50 ? 3 + round % 15 : 17;
+        while (line.size() < target) {
+            line.push(pushed, pushed, Time::ps(1));
+            ++pushed;
+        }
+        for (std::uint32_t k = 0; k < line.size(); ++k) {
+            REQUIRE(line.payload_at(k) == popped + k);
+            REQUIRE(line.arrival_at(k, popped) == popped + k);
+        }
+        for (std::uint32_t k = 0; k < 1 + round % 5 && !line.empty(); ++k) {
+            REQUIRE(line.front_arrival(popped) == popped);
+            REQUIRE(line.pop() == popped);
+            ++popped;
+        }
+    }
+    CHECK(line.capacity() == 24);
+    while (!line.empty()) REQUIRE(line.pop() == popped++);
+    CHECK(popped == pushed);
+    CHECK(pushed > 250);
 }

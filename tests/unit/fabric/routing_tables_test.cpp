@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <bit>
 
 #include "loom/fabric/routing_tables.hpp"
@@ -62,4 +63,44 @@ TEST_CASE("Tables on other topologies count hops and need one VC class per hop o
     CHECK(rt.minimal_classes() == 3);
     // Through a group: up to 2 hops to reach a pair, then up to 3: 5.
     CHECK(rt.intermediate_classes() == 5);
+}
+
+TEST_CASE("Tables whose routers have more (ports, distance) pairs than a palette holds keep the distances") {
+    // A ring of 600: router 0 reaches the others at 300 distances, one way round or the other, more than the 254
+    // pairs its palette holds, so the rest come from the distance matrix; both must agree with the ring.
+    constexpr int n = 600;
+    const auto t = ring(n);
+    const RoutingTables rt(t);
+    for (topo::VertexId v : {0, 17, 599}) {
+        for (topo::VertexId d = 0; d < n; ++d) {
+            const int ahead = (d - v + n) % n;
+            const int hops = std::min(ahead, n - ahead);
+            REQUIRE(rt.hops(rt.distance(v, d)) == hops);
+            const std::uint64_t ports = rt.minimal_ports(v, d);
+            if (hops == 0) {
+                CHECK(ports == 0);
+            } else {
+                CHECK(std::popcount(ports) == (ahead == n - ahead ? 2 : 1));
+            }
+        }
+    }
+}
+
+TEST_CASE("Dragonfly distances from the palettes are the hop counts of minimal routes") {
+    const auto t = topo::build_dragonfly(topo::DragonflyConfig{});  // p=2 a=4 h=2 g=9
+    const RoutingTables rt(t);
+    // Walk a minimal route from every router to every other: its length is the distance's hop count.
+    for (topo::VertexId v = 0; v < rt.routers(); ++v) {
+        for (topo::VertexId d = 0; d < rt.routers(); ++d) {
+            int walked = 0, crossed = 0;
+            for (topo::VertexId u = v; u != d; ++walked) {
+                REQUIRE(walked < 8);
+                const int q = std::countr_zero(rt.minimal_ports(u, d));
+                crossed += rt.crosses(u, q) ? 1 : 0;
+                u = rt.neighbor(u, q);
+            }
+            CHECK(rt.hops(rt.distance(v, d)) == walked);
+            CHECK(rt.crossings(rt.distance(v, d)) == crossed);
+        }
+    }
 }

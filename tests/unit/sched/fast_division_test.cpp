@@ -81,6 +81,22 @@ TEST_CASE("HopTiming's clock edges equal ClockDomain's for random cycles and tim
         for (const std::int64_t n : ns) {
             if (h.edge(n) != clk.edge(n)) FAIL(mhz << " MHz edge(" << n << ")");
             if (h.periodic() && h.phase(n) != n % h.den()) FAIL(mhz << " MHz phase(" << n << ")");
+            // split(): whole periods and phase, with the edge moved by whole periods (the scheduler's templates).
+            std::int64_t periods = 0;
+            std::int64_t phase = 0;
+            if (h.split(n, periods, phase)) {
+                if (!h.periodic() || periods != n / h.den() || phase != n % h.den())
+                    FAIL(mhz << " MHz split(" << n << ")");
+                if (Time::ps(periods * h.num()) + h.edge(phase) != clk.edge(n))
+                    FAIL(mhz << " MHz edge(" << n << ") by whole periods");
+            } else if (h.periodic() && n <= std::numeric_limits<std::int64_t>::max() / h.num()) {
+                FAIL(mhz << " MHz split(" << n << ") refused in the fast range");
+            }
+        }
+        if (h.periodic()) {
+            std::int64_t periods = 0;
+            std::int64_t phase = 0;
+            CHECK_FALSE(h.split(-1, periods, phase));
         }
         for (const std::int64_t t : ts) {
             if (h.edge_at_or_after(Time::ps(t)) != clk.edge_at_or_after(Time::ps(t)))
