@@ -51,12 +51,11 @@ void Scheduler::commit(std::size_t i, Time ready) {
         ct.transfer = static_cast<std::uint32_t>(i);
         ct.route = route_id(t.route);
         ct.m0 = t.plan.m0;
-        ct.n = t.plan.n;
-        ct.first_vector = first_vector;
+        ct.n = static_cast<std::uint32_t>(t.plan.n);
+        ct.first_vector = static_cast<std::uint32_t>(first_vector);
         ct.send_address = send_address;
         ct.receive_address = receive_address;
         ct.staged_first = t.staged_first;
-        ct.hop_offset = committed_hops_.size();
         for (const HopPlan& hp : t.plan.hops) committed_hops_.emplace_back(hp.k_from, hp.cycle);
         committed_.push_back(ct);
         if (!t.staged_first) {

@@ -23,18 +23,19 @@ Schedule Scheduler::build() {
     std::vector<std::vector<Keyed, HugePageAllocator<Keyed>>> per_tsp(static_cast<std::size_t>(topo_.num_vertices()));
     std::vector<std::size_t> per_tsp_count(per_tsp.size(), 0);
     std::size_t hop_count = 0;
-    for (const CommittedTrain& ct : committed_) {
+    committed_.for_each([&](const CommittedTrain& ct) {
         const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
         hop_count += route.hops.size();
         ++per_tsp_count[static_cast<std::size_t>(route.src)];
         for (const RouteHop& hop : route.hops) ++per_tsp_count[static_cast<std::size_t>(hop.to)];
-    }
+    });
     for (std::size_t v = 0; v < per_tsp.size(); ++v) per_tsp[v].reserve(per_tsp_count[v]);
     s.reservations.reserve(hop_count);
     advise_huge_pages(s.reservations.data(), s.reservations.capacity() * sizeof(Reservation));
     s.predicted.reserve(hop_count);
     advise_huge_pages(s.predicted.data(), s.predicted.capacity() * sizeof(PredictedRun));
-    for (const CommittedTrain& ct : committed_) {
+    std::size_t hop_offset = 0;  // ct's first hop in committed_hops_
+    committed_.for_each([&](const CommittedTrain& ct) {
         const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
         const workload::Transfer& x = set_.transfers[ct.transfer];
         const auto fv = static_cast<std::uint32_t>(ct.first_vector);
@@ -51,7 +52,7 @@ Schedule Scheduler::build() {
             {ct.m0, clock.edge(ct.m0 + chip_.issue_cycles), send});
         for (std::size_t h = 0; h < route.hops.size(); ++h) {
             const RouteHop& hop = route.hops[h];
-            const auto [k_from, cycle] = committed_hops_[ct.hop_offset + h];
+            const auto [k_from, cycle] = committed_hops_[hop_offset + h];
             const Serializer& ser = net_.channel(hop.channel);
             const topo::Channel& ch = topo_.channel(hop.channel);
             const Time start = clock.edge(k_from);
@@ -74,7 +75,12 @@ Schedule Scheduler::build() {
             in.address = hop.leaf ? ct.receive_address : 0;
             per_tsp[static_cast<std::size_t>(hop.to)].push_back({cycle, start + ser(1) + ser.latency(), in});
         }
-    }
+        hop_offset += route.hops.size();
+    });
+    // The committed trains and their routes are all in the lists now.
+    committed_.clear();
+    committed_hops_.clear();
+    std::vector<Route>().swap(used_routes_);
     for (std::size_t v = 0; v < per_tsp.size(); ++v) {
         auto& list = per_tsp[v];
         if (list.empty()) continue;
@@ -99,8 +105,9 @@ Schedule Scheduler::build() {
     });
 
     set_lower_bound(net_, set_, unit_, duration_lb_, s);
+    std::vector<Time>().swap(duration_lb_);
 
-    s.transfers = timings_;
+    s.transfers = std::move(timings_);
     std::sort(s.transfers.begin(), s.transfers.end(),
               [](const TransferTiming& a, const TransferTiming& b) { return a.transfer < b.transfer; });
     return s;

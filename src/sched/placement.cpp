@@ -3,6 +3,7 @@
 // and of the transfer's own overlay.
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <tuple>
 #include <utility>
 
@@ -283,18 +284,35 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
         }
     }
     hint = list.size();
-    list.push_back(KnownRanges{n, {}, {}, false, {}, -1, 0});
+    list.push_back(KnownRanges{n, {}, {}, {}, {}, -1, 0});
     return list.back();
 }
 
 std::int32_t Scheduler::shape_id(const Route& route) {
+    // The key: a hop in one number (channel, parent + 1, kind, leaf in 32, 16, 15 and 1 bits; never negative) when
+    // its fields fit, else, after a -1 that no packed key starts with, the four fields of every hop. At 10,440 TSPs
+    // there are 1.3M shapes: four numbers a hop made their keys about 170 MB.
+    const auto packs = [](const RouteHop& hop) {
+        return hop.channel >= 0 && hop.parent >= -1 && hop.parent + 1 < (1 << 16) && hop.kind >= 0 &&
+               hop.kind < (1 << 15);
+    };
     std::vector<std::int64_t> hops;
-    hops.reserve(route.hops.size() * 4);
-    for (const RouteHop& hop : route.hops) {
-        hops.push_back(hop.channel);
-        hops.push_back(hop.parent);
-        hops.push_back(hop.kind);
-        hops.push_back(hop.leaf ? 1 : 0);
+    if (std::all_of(route.hops.begin(), route.hops.end(), packs)) {
+        hops.reserve(route.hops.size());
+        for (const RouteHop& hop : route.hops) {
+            hops.push_back(static_cast<std::int64_t>(hop.channel) << 32 |
+                           static_cast<std::int64_t>(hop.parent + 1) << 16 | static_cast<std::int64_t>(hop.kind) << 1 |
+                           (hop.leaf ? 1 : 0));
+        }
+    } else {
+        hops.reserve(1 + route.hops.size() * 4);
+        hops.push_back(-1);
+        for (const RouteHop& hop : route.hops) {
+            hops.push_back(hop.channel);
+            hops.push_back(hop.parent);
+            hops.push_back(hop.kind);
+            hops.push_back(hop.leaf ? 1 : 0);
+        }
     }
     const auto id = static_cast<std::int32_t>(shapes_.size());
     const std::int32_t shape = shapes_.emplace(std::move(hops), id).first->second;
@@ -396,11 +414,11 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
     } else {
         const Fit alone = search(route, n, from, -1, true, plan, offsets, cutoff, false, shifted);
         if (alone == Fit::Later) {
-            known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1, {}};
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, -1};
             return Fit::Later;
         }
         if (alone == Fit::Ok) {
-            known = KnownBusy{extends ? known.lo : m_start, plan.m0, stamp, {}};
+            known = KnownBusy{extends ? known.lo : m_start, plan.m0, stamp};
             // Without overlay bookings on the route's channels, the full search differs from the table-alone one
             // only by the transfer's ordering at the leaves (need()): if the plan meets it, it is the answer.
             if (overlay_free(route) && meets_ordering(route, plan)) return Fit::Ok;
@@ -416,14 +434,17 @@ Fit Scheduler::earliest_fit(const Route& route, std::int32_t r, std::int64_t n, 
 // it stops at the first overflow). Every Send cycle >= 0 gives k_from >= 0, where hop timing depends on the phase
 // alone (no consumer is held back to cycle 0), so one period of Send cycles far from 0 gives every offset.
 const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int64_t n, KnownRanges& known) {
-    if (known.offsets_known) return known.offsets;
-    known.offsets_known = true;
+    if (known.offsets.known) return known.offsets;
+    known.offsets.known = true;
     HopOffsets& o = known.offsets;
     if (!timing_.periodic()) return o;
     const std::size_t hops = route.hops.size();
-    o.lo.assign(hops, Time::max());
-    o.hi.assign(hops, Time::ps(std::numeric_limits<std::int64_t>::min()));
-    o.length.assign(hops, Time::zero());
+    o.per_hop = std::make_unique<Time[]>(3 * hops);
+    for (std::size_t h = 0; h < hops; ++h) {
+        o.lo(h) = Time::max();
+        o.hi(h) = Time::ps(std::numeric_limits<std::int64_t>::min());
+        o.length(h) = Time::zero();
+    }
     o.reach = Time::max();
     Plan plan;
     const std::int64_t base = timing_.den() * 1024;
@@ -433,9 +454,9 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
         o.reach = std::min(o.reach, plan.completion - t0);
         for (std::size_t h = 0; h < hops; ++h) {
             const HopPlan& hp = plan.hops[h];
-            o.lo[h] = std::min(o.lo[h], hp.start - t0);
-            o.hi[h] = std::max(o.hi[h], hp.start - t0);
-            o.length[h] = hp.end - hp.start;
+            o.lo(h) = std::min(o.lo(h), hp.start - t0);
+            o.hi(h) = std::max(o.hi(h), hp.start - t0);
+            o.length(h) = hp.end - hp.start;
         }
     }
     o.usable = true;
@@ -459,10 +480,10 @@ std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets,
         Time next = target;
         for (std::size_t h = 0; h < route.hops.size(); ++h) {
             const topo::ChannelId c = route.hops[h].channel;
-            const Time from = target + offsets.lo[h];
-            const Time length = offsets.length[h];
+            const Time from = target + offsets.lo(h);
+            const Time length = offsets.length(h);
             const Time fit = table_only ? table_fit(c, from, length) : first_fit(c, from, length, exclude);
-            next = std::max(next, fit - offsets.hi[h]);
+            next = std::max(next, fit - offsets.hi(h));
         }
         if (next == target) break;
         target = next;
@@ -580,20 +601,21 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
     // table: start from where the last search of this shape from a start at or before t0 ended (known()).
     Time start = t0;
     if (reuse_) {
-        KnownBusy& known = this->known(r, n).start;
+        KnownRanges& ranges = this->known(r, n);
+        KnownBusy& known = ranges.start;
         const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
         if (extends) start = std::max(t0, Time::ps(known.hi));
         const std::int64_t stamp = route_stamp(route);
-        if (extends && known.stamp != stamp && hops_still_fit(route, n, start, known.inserts)) {
+        if (extends && known.stamp != stamp && hops_still_fit(route, n, start, ranges.start_inserts.get())) {
             // No booking since came near the hops at hi: hi still fits, and is still the first to fit.
             known.stamp = stamp;
-            hop_inserts(route, known.inserts);
+            hop_inserts(route, ranges.start_inserts);
         } else if (!extends || known.stamp != stamp) {
             start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
             known.lo = extends ? known.lo : t0.count();
             known.hi = start.count();
             known.stamp = stamp;
-            hop_inserts(route, known.inserts);
+            hop_inserts(route, ranges.start_inserts);
         }
     }
     // Without overlay bookings on the route's channels, the table-alone fixed point is the one with the overlay.
@@ -651,9 +673,8 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
     return start;
 }
 
-bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start,
-                               const std::vector<std::int64_t>& inserts) const {
-    if (inserts.size() != route.hops.size()) return false;
+bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start, const std::int64_t* inserts) const {
+    if (inserts == nullptr) return false;
     Time offset;
     for (std::size_t h = 0; h < route.hops.size(); ++h) {
         const RouteHop& hop = route.hops[h];
@@ -664,8 +685,8 @@ bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start,
     return true;
 }
 
-void Scheduler::hop_inserts(const Route& route, std::vector<std::int64_t>& inserts) const {
-    inserts.resize(route.hops.size());
+void Scheduler::hop_inserts(const Route& route, std::unique_ptr<std::int64_t[]>& inserts) const {
+    if (!inserts) inserts = std::make_unique<std::int64_t[]>(route.hops.size());
     for (std::size_t h = 0; h < route.hops.size(); ++h) inserts[h] = table_.inserts(route.hops[h].channel);
 }
 

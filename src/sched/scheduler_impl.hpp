@@ -6,11 +6,13 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "block_list.hpp"
 #include "hop_timing.hpp"
 #include "huge_pages.hpp"
 #include "loom/sched/schedule.hpp"
@@ -98,16 +100,17 @@ struct Option {
     }
 };
 
+// 48 bytes: vector counts and numbers fit 32 bits as they do in an Instruction. Its hops' (k_from, cycle) follow
+// those of the trains committed before it in committed_hops_, one per hop of its route.
 struct CommittedTrain {
     std::uint32_t transfer = 0;  // position in the transfer set
     std::int32_t route = 0;      // index into used routes
     std::int64_t m0 = 0;
-    std::int64_t n = 0;
-    std::int64_t first_vector = 0;
+    std::uint32_t n = 0;
+    std::uint32_t first_vector = 0;
     std::int64_t send_address = 0;
     std::int64_t receive_address = 0;
     bool staged_first = false;  // its leaves are staging points, not destinations
-    std::size_t hop_offset = 0;  // into committed_hops_: (k_from, cycle) per hop
 };
 
 class Scheduler {
@@ -139,8 +142,10 @@ private:
     Time bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     // Whether train start `start` still fits every hop of a new train of n vectors in the table alone, given that it
     // did when each hop's channel had had inserts[h] bookings (ReservationTable::untouched_since).
-    bool hops_still_fit(const Route& route, std::int64_t n, Time start, const std::vector<std::int64_t>& inserts) const;
-    void hop_inserts(const Route& route, std::vector<std::int64_t>& inserts) const;
+    // `inserts` null: never noted (false).
+    bool hops_still_fit(const Route& route, std::int64_t n, Time start, const std::int64_t* inserts) const;
+    // Notes table_.inserts() of each of the route's channels in `inserts` (allocated for the route's hops if null).
+    void hop_inserts(const Route& route, std::unique_ptr<std::int64_t[]>& inserts) const;
     Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
                           bool table_fixed = false) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
@@ -157,28 +162,32 @@ private:
               bool table_fits = false) const;
     std::int64_t next_send(const Route& route, const Plan& plan, Time need, std::int32_t exclude, bool table_only) const;
     // What the table alone rules out for trains of one shape and length. Bookings are never removed, so it stays
-    // true; searches start past it.
+    // true; searches start past it. (At 10,440 TSPs there are 3.1M of these, one per shape and train length: they
+    // keep their per-hop numbers in one allocation each, 80 bytes in all where vectors took 192 and three blocks.)
     struct KnownBusy {
         std::int64_t lo = 0;
         std::int64_t hi = 0;
         // route_stamp() when hi was found to fit (-1: not known to fit): while it is the same, hi still fits
         std::int64_t stamp = -1;
-        std::vector<std::int64_t> inserts;  // start: per hop, table_.inserts(channel) when hi was found to fit
     };
     // Where a train's hops start relative to its train's start, over every phase of the core clock (hop timing
-    // depends on the Send cycle's phase only): each hop's least and greatest offset and its length.
+    // depends on the Send cycle's phase only): each hop's least and greatest offset and its length. Every route of a
+    // shape has its hop count, so the arrays have the route's length.
     struct HopOffsets {
+        bool known = false;   // computed (hop_offsets())
         bool usable = false;  // the clock is periodic and the train fits its FIFOs in every phase
-        std::vector<Time> lo;
-        std::vector<Time> hi;
-        std::vector<Time> length;
+        std::unique_ptr<Time[]> per_hop;  // hop h: lo at 3h, hi at 3h + 1, length at 3h + 2
         Time reach;  // the least, over the phases, of the train's completion less its start
+        Time& lo(std::size_t h) const { return per_hop[3 * h]; }
+        Time& hi(std::size_t h) const { return per_hop[3 * h + 1]; }
+        Time& length(std::size_t h) const { return per_hop[3 * h + 2]; }
     };
     struct KnownRanges {
         std::int64_t n = 0;
         KnownBusy send;   // place(): no train fits the table alone with its Send cycle in [lo, hi)
         KnownBusy start;  // optimistic_completion(), ps of the train's start: from a start in [lo, hi], none before hi
-        bool offsets_known = false;
+        // start: per hop, table_.inserts(channel) when hi was found to fit (null: never noted)
+        std::unique_ptr<std::int64_t[]> start_inserts;
         HopOffsets offsets;
         // templates(): template_pool_ when they were made (-2: they do not fit TemplateHop), and where
         std::int64_t template_pool = -1;
@@ -250,6 +259,8 @@ private:
     bool overlay_uses_nonminimal() const;
     // commit.cpp
     void commit(std::size_t i, Time ready);
+    // Frees what only the search needed (the reservation table, route cache, known ranges, memos) before build().
+    void release_search_state();
     // emission.cpp
     Schedule build();
 
@@ -305,9 +316,8 @@ private:
     std::uint64_t pair_ = kNoPair;
     std::size_t pair_routes_ = 0;
     std::map<std::pair<std::uint64_t, std::int32_t>, std::int32_t> pair_route_ids_;  // (pair, candidate) -> used
-    std::vector<CommittedTrain, HugePageAllocator<CommittedTrain>> committed_;
-    std::vector<std::pair<std::int64_t, std::int64_t>, HugePageAllocator<std::pair<std::int64_t, std::int64_t>>>
-        committed_hops_;  // (k_from, cycle)
+    BlockList<CommittedTrain> committed_;
+    BlockList<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle), train after train
     std::vector<std::int64_t> staging_used_;                          // by TSP, bytes
     std::vector<Time> done_;                                          // by transfer position: completion
     std::vector<Time> duration_lb_;                                   // by transfer position

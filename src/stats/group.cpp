@@ -20,7 +20,7 @@ void Group::claim(const std::string& name, Kind kind) const {
     const bool counter = counters_.contains(name);
     const bool histogram = histograms_.contains(name);
     const bool average = averages_.contains(name);
-    const bool value = values_.contains(name);
+    const bool value = values_.contains(name) || deferred_.contains(name);
     const bool clash = (counter && kind != Kind::Counter) || (histogram && kind != Kind::Histogram) ||
                        (average && kind != Kind::TimeAverage) || (value && kind != Kind::Value);
     if (clash) {
@@ -58,7 +58,14 @@ TimeAverage& Group::time_average(const std::string& name) {
 
 void Group::set(const std::string& name, Json value) {
     claim(name, Kind::Value);
+    deferred_.erase(name);
     values_[name] = std::move(value);
+}
+
+void Group::set_deferred(const std::string& name, std::function<Json()> make) {
+    claim(name, Kind::Value);
+    values_.erase(name);
+    deferred_[name] = std::move(make);
 }
 
 Json Group::to_json(Time end) const {
@@ -67,6 +74,7 @@ Json Group::to_json(Time end) const {
     for (const auto& [name, h] : histograms_) j[name] = h.first->to_json(h.second);
     for (const auto& [name, a] : averages_) j[name] = a->to_json(end);
     for (const auto& [name, v] : values_) j[name] = v;
+    for (const auto& [name, make] : deferred_) j[name] = make();
     return j;
 }
 

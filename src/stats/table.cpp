@@ -12,10 +12,6 @@
 namespace loom::stats {
 namespace {
 
-struct Row {
-    std::string path, name, value;
-};
-
 enum class Style { Table, Csv };
 
 std::string compact_json(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -58,30 +54,33 @@ std::string histogram_summary(const Json& obj, const std::string& suffix) {
     return out;
 }
 
-void collect(const std::string& path, const std::string& name, const Json& v, Style style, std::vector<Row>& rows) {
+// Visits every leaf row (path, name, value) in order, without keeping them: at 10,440 TSPs the stats have 1.25M
+// leaves, and a list of them as strings was a few hundred megabytes beside the document and the rendered text.
+template <class Visit>
+void collect(std::string_view path, const std::string& name, const Json& v, Style style, Visit& visit) {
     if (v.is_object() && !v.empty()) {
         std::string suffix;
         if (style == Style::Table && histogram_suffix(v, suffix)) {
-            rows.push_back({path, name, histogram_summary(v, suffix)});
+            visit(path, name, histogram_summary(v, suffix));
             return;
         }
-        for (const auto& [key, child] : v.items()) collect(path, name.empty() ? key : name + "." + key, child, style, rows);
+        for (const auto& [key, child] : v.items())
+            collect(path, name.empty() ? key : name + "." + key, child, style, visit);
         return;
     }
-    rows.push_back({path, name, format_value(v, style)});
+    visit(path, name, format_value(v, style));
 }
 
-std::vector<Row> leaves(const Json& stats, Style style) {
+template <class Visit>
+void for_each_leaf(const Json& stats, Style style, Visit&& visit) {
     LOOM_ASSERT(stats.is_object(), "render: the stats value must be a JSON object {path: {name: value}}");
-    std::vector<Row> rows;
     for (const auto& [path, group] : stats.items()) {
         if (group.is_object()) {
-            for (const auto& [name, v] : group.items()) collect(path, name, v, style, rows);
+            for (const auto& [name, v] : group.items()) collect(path, name, v, style, visit);
         } else {
-            rows.push_back({path, "", format_value(group, style)});
+            visit(path, std::string(), format_value(group, style));
         }
     }
-    return rows;
 }
 
 std::string csv_field(std::string_view s) {
@@ -98,14 +97,17 @@ std::string csv_field(std::string_view s) {
 }  // namespace
 
 std::string render_table(const Json& stats) {
-    std::vector<Row> rows = leaves(stats, Style::Table);
+    // Two passes over the leaves: the column widths and the text's size, then the text into one buffer of that size.
     std::size_t path_w = 4, name_w = 4;  // "path", "name"
-    for (const Row& r : rows) {
-        path_w = std::max(path_w, r.path.size());
-        name_w = std::max(name_w, r.name.size());
-    }
+    std::size_t rows = 0, values = 0;
+    for_each_leaf(stats, Style::Table, [&](std::string_view path, std::string_view name, const std::string& value) {
+        path_w = std::max(path_w, path.size());
+        name_w = std::max(name_w, name.size());
+        values += value.size();
+        ++rows;
+    });
     std::string out;
-    out.reserve((rows.size() + 2) * (path_w + name_w + 12));  // one buffer for a million rows, not many
+    out.reserve((rows + 2) * (path_w + name_w + 5) + values + 10);  // each line: columns, two gaps, its value, '\n'
     const auto line = [&](std::string_view path, std::string_view name, std::string_view value) {
         const std::size_t begin = out.size();
         fmt::format_to(std::back_inserter(out), "{:<{}}  {:<{}}  {}", path, path_w, name, name_w, value);
@@ -115,15 +117,17 @@ std::string render_table(const Json& stats) {
     };
     line("path", "name", "value");
     line(std::string(path_w, '-'), std::string(name_w, '-'), "-----");
-    for (const Row& r : rows) line(r.path, r.name, r.value);
+    for_each_leaf(stats, Style::Table, [&](std::string_view path, std::string_view name, const std::string& value) {
+        line(path, name, value);
+    });
     return out;
 }
 
 std::string render_csv(const Json& stats) {
     std::string out = "path,name,value\n";
-    for (const Row& r : leaves(stats, Style::Csv)) {
-        out += csv_field(r.path) + "," + csv_field(r.name) + "," + csv_field(r.value) + "\n";
-    }
+    for_each_leaf(stats, Style::Csv, [&](std::string_view path, std::string_view name, const std::string& value) {
+        out += csv_field(path) + "," + csv_field(name) + "," + csv_field(value) + "\n";
+    });
     return out;
 }
 

@@ -15,6 +15,17 @@ void merge_into(Deps& into, const Deps& more) {
     into.erase(std::unique(into.begin(), into.end()), into.end());
 }
 
+std::vector<Transfer> Builder::take() {
+    for (Transfer& x : out_) {
+        x.dsts.shrink_to_fit();
+        x.deps.shrink_to_fit();
+        x.after.shrink_to_fit();
+        x.paced_by.shrink_to_fit();
+    }
+    out_.shrink_to_fit();
+    return std::move(out_);
+}
+
 TransferId Builder::add(std::int64_t src_rank, std::vector<std::int64_t> dst_ranks, std::int64_t src_slot,
                         std::int64_t dst_slot, std::int64_t vectors, Combine combine, Deps deps, std::int64_t dst_base,
                         Deps after) {

@@ -408,20 +408,38 @@ TransferSet make_transfer_set(const TransferSetConfig& c, const topo::FrozenTopo
 
 std::vector<std::size_t> topological_order(const TransferSet& s) {
     const std::size_t n = s.transfers.size();
-    std::map<TransferId, std::size_t> position;
-    for (std::size_t i = 0; i < n; ++i) position.emplace(s.transfers[i].id, i);
+    // Positions by id in one sorted array, and each transfer's dependents as a range of one array (counted first):
+    // at 1.2M transfers a map node and a vector per transfer were a few hundred megabytes.
+    std::vector<std::pair<TransferId, std::size_t>> position;
+    position.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) position.emplace_back(s.transfers[i].id, i);
+    std::sort(position.begin(), position.end());
+    auto position_of = [&](TransferId d) {
+        const auto it = std::lower_bound(position.begin(), position.end(), std::make_pair(d, std::size_t{0}));
+        LOOM_ASSERT(it != position.end() && it->first == d, "topological_order: unknown dependency");
+        return it->second;
+    };
     std::vector<std::size_t> waiting(n, 0);
-    std::vector<std::vector<std::size_t>> dependents(n);
+    std::vector<std::size_t> first(n + 1, 0);  // dependents of transfer p: edges[first[p] .. first[p + 1])
     for (std::size_t i = 0; i < n; ++i) {
         for (const auto* list : {&s.transfers[i].deps, &s.transfers[i].after, &s.transfers[i].paced_by}) {
-            for (TransferId d : *list) {
-                auto it = position.find(d);
-                LOOM_ASSERT(it != position.end(), "topological_order: unknown dependency");
-                dependents[it->second].push_back(i);
-                ++waiting[i];
+            for (TransferId d : *list) ++first[position_of(d) + 1];
+        }
+    }
+    for (std::size_t p = 0; p < n; ++p) first[p + 1] += first[p];
+    std::vector<std::size_t> edges(first[n]);
+    {
+        std::vector<std::size_t> next(first.begin(), first.end() - 1);
+        for (std::size_t i = 0; i < n; ++i) {
+            for (const auto* list : {&s.transfers[i].deps, &s.transfers[i].after, &s.transfers[i].paced_by}) {
+                for (TransferId d : *list) {
+                    edges[next[position_of(d)]++] = i;
+                    ++waiting[i];
+                }
             }
         }
     }
+    std::vector<std::pair<TransferId, std::size_t>>().swap(position);
     std::priority_queue<std::size_t, std::vector<std::size_t>, std::greater<>> ready;
     for (std::size_t i = 0; i < n; ++i) {
         if (waiting[i] == 0) ready.push(i);
@@ -432,8 +450,8 @@ std::vector<std::size_t> topological_order(const TransferSet& s) {
         const std::size_t i = ready.top();
         ready.pop();
         order.push_back(i);
-        for (std::size_t j : dependents[i]) {
-            if (--waiting[j] == 0) ready.push(j);
+        for (std::size_t e = first[i]; e < first[i + 1]; ++e) {
+            if (--waiting[edges[e]] == 0) ready.push(edges[e]);
         }
     }
     LOOM_ASSERT(order.size() == n, "topological_order: dependency cycle");

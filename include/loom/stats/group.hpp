@@ -2,6 +2,7 @@
 // averages registered at setup (then updated through the returned references), and values set at the end.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,9 +34,13 @@ public:
     TimeAverage& time_average(const std::string& name);
     // A value computed at the end of a run (a makespan, a ratio, a table as JSON). Setting it again replaces it.
     void set(const std::string& name, Json value);
+    // A value made when the group's JSON is (to_json), by `make` from what it holds: for large values, so that the
+    // document holds their JSON and the group does not hold a second copy (at 10,440 TSPs the chips' port tables
+    // are 1.25M leaves). `make` must not depend on anything that may be gone by then. Setting it again replaces it.
+    void set_deferred(const std::string& name, std::function<Json()> make);
 
     // {name: value}, sorted by name: counters as integers, histograms as Histogram::to_json(unit), time
-    // averages as TimeAverage::to_json(end), set values as given.
+    // averages as TimeAverage::to_json(end), set values as given (deferred ones as made now).
     Json to_json(Time end) const;
 
 private:
@@ -47,6 +52,7 @@ private:
     std::map<std::string, std::pair<std::unique_ptr<Histogram>, std::string>> histograms_;
     std::map<std::string, std::unique_ptr<TimeAverage>> averages_;
     std::map<std::string, Json> values_;
+    std::map<std::string, std::function<Json()>> deferred_;  // values too, made by to_json
 };
 
 }  // namespace loom::stats

@@ -74,7 +74,8 @@ std::unique_ptr<sim::ModelInstance> build(const config::Json& root, sim::Simulat
 // The Program a workload compiles to: sched::compile's Schedule, checked by the static verifier (unless
 // scheduler.verify is off; a broken schedule throws ModelError naming the first problem), plus, with
 // `data_check`, random source values and the destination contents they must produce (make_data_check, seeded
-// with `seed`). `sim`, when given, hears the phases ("compile", "verify") for progress lines.
+// with `seed`). `sim`, when given, hears the phases ("compile", "verify") for progress lines. The Schedule's
+// per-transfer timings (`transfers`) are left empty: only the data check reads them.
 Program workload_program(const workload::TransferSet& transfers, const TspSystem& system,
                          const sched::SchedulerConfig& scheduler, bool data_check = true, std::uint64_t seed = 1,
                          const sim::Simulator* sim = nullptr);

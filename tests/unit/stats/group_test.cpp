@@ -69,3 +69,23 @@ TEST_CASE("Group JSON holds every kind of stat sorted by name") {
     CHECK(j["ratio"] == 0.5);
     CHECK(j["zeta"]["k"] == 1);
 }
+
+TEST_CASE("Group makes a deferred value when its JSON is made, and each set replaces the other") {
+    Group g("sys.a");
+    int made = 0;
+    g.set_deferred("ports", [&made] {
+        ++made;
+        return Json{{"port0", 3}};
+    });
+    CHECK(made == 0);
+    const Json j = g.to_json(loom::Time::zero());
+    CHECK(made == 1);
+    CHECK(j == Json{{"ports", {{"port0", 3}}}});
+    g.set("ports", 7);
+    CHECK(g.to_json(loom::Time::zero()) == Json{{"ports", 7}});
+    CHECK(made == 1);
+    g.set_deferred("ports", [] { return Json(9); });
+    CHECK(g.to_json(loom::Time::zero()) == Json{{"ports", 9}});
+    g.counter("n");
+    CHECK_THROWS_AS(g.set_deferred("n", [] { return Json(1); }), loom::InternalError);
+}
