@@ -30,18 +30,26 @@ struct Receiver : sim::Component {
     std::vector<std::uint32_t> args;
 };
 
+// A simulator with the two ends on one wake channel of the given latency and a line bound to the sender, initialised.
+struct WiredLine {
+    WiredLine(Time latency, std::uint32_t arg) : ch(s.add_channel("wake", 2, latency)) {
+        tx.out.attach(ch, 0);
+        rx.in.attach(ch, 1);
+        line.bind(tx.out, 1, arg);
+        s.init();
+    }
+    sim::Simulator s;
+    Sender& tx = s.add<Sender>("tx");
+    Receiver& rx = s.add<Receiver>("rx");
+    sim::Channel& ch;
+    FlitLink line;
+};
+
 }  // namespace
 
 TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
-    sim::Simulator s;
-    auto& tx = s.add<Sender>("tx");
-    auto& rx = s.add<Receiver>("rx");
-    sim::Channel& ch = s.add_channel("wake", 2, Time::ps(10));
-    tx.out.attach(ch, 0);
-    rx.in.attach(ch, 1);
-    FlitLink line;
-    line.bind(tx.out, 1, 7);
-    s.init();
+    WiredLine w(Time::ps(10), 7);
+    FlitLink& line = w.line;
     line.push(10, 1, Time::ps(10));
     line.push(11, 2, Time::ps(11));
     line.push(11, 3, Time::ps(11));
@@ -55,21 +63,14 @@ TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
     CHECK(line.pop() == 3);
     CHECK(line.empty());
     line.push(40, 4, Time::ps(40));
-    s.run();
-    CHECK(rx.wakes == std::vector<std::int64_t>{10, 40});
-    CHECK(rx.args == std::vector<std::uint32_t>{7, 7});  // the line's own argument names it to the receiver
+    w.s.run();
+    CHECK(w.rx.wakes == std::vector<std::int64_t>{10, 40});
+    CHECK(w.rx.args == std::vector<std::uint32_t>{7, 7});  // the line's own argument names it to the receiver
 }
 
 TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around") {
-    sim::Simulator s;
-    auto& tx = s.add<Sender>("tx");
-    auto& rx = s.add<Receiver>("rx");
-    sim::Channel& ch = s.add_channel("wake", 2, Time::ps(1));
-    tx.out.attach(ch, 0);
-    rx.in.attach(ch, 1);
-    FlitLink line;
-    line.bind(tx.out, 1, 0);
-    s.init();
+    WiredLine w(Time::ps(1), 0);
+    FlitLink& line = w.line;
     const std::int64_t base = (std::int64_t{1} << 32) - 50;
     for (std::uint32_t k = 0; k < 100; ++k) line.push(base + k, k, Time::ps(1 + k));
     std::uint32_t next = 0;
@@ -115,15 +116,8 @@ TEST_CASE("A flit line's record slots keep their contents across growth and are 
 }
 
 TEST_CASE("A flit line's ring grows to its peak in steps of a cache line and wraps at any size") {
-    sim::Simulator s;
-    auto& tx = s.add<Sender>("tx");
-    auto& rx = s.add<Receiver>("rx");
-    sim::Channel& ch = s.add_channel("wake", 2, Time::ps(1));
-    tx.out.attach(ch, 0);
-    rx.in.attach(ch, 1);
-    FlitLink line;
-    line.bind(tx.out, 1, 0);
-    s.init();
+    WiredLine w(Time::ps(1), 0);
+    FlitLink& line = w.line;
     // A window of up to 17 entries slides along for some 300 pushes, so the front wraps round a ring of 24 entries
     // (8, then 16, then 24: doubling would have taken 32) many times, and the ring grows while its front is not
     // at position 0.

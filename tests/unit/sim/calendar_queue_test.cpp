@@ -6,6 +6,7 @@
 #include "loom/base/rng.hpp"
 #include "loom/sim/calendar_queue.hpp"
 #include "loom/sim/heap_queue.hpp"
+#include "queue_check.hpp"
 
 using namespace loom::sim;
 
@@ -14,12 +15,7 @@ namespace {
 // Hold model with PHOLD's delays: pop one, push one 10 ns + Exp(100 ns) later.
 void hold(CalendarQueue& q, HeapQueue& reference, loom::Rng& rng, std::uint64_t& counter, int steps) {
     for (int i = 0; i < steps; ++i) {
-        const Event a = q.top();
-        const Event b = reference.top();
-        REQUIRE(a.time == b.time);
-        REQUIRE(a.key == b.key);
-        q.pop();
-        reference.pop();
+        const Event a = testing::pop_both(q, reference);
         const Event next{a.time + 10'000 + static_cast<std::int64_t>(rng.exponential(100'000.0)), counter++, 0, 0};
         q.push(next);
         reference.push(next);
@@ -145,12 +141,7 @@ TEST_CASE("Pushes into wide current buckets interleave with the loaded events in
     for (int i = 0; i < 64; ++i) push(rng.uniform_int(0, 4'000'000));
     std::int64_t popped = 0;
     while (!reference.empty()) {
-        const Event a = q.top();
-        const Event b = reference.top();
-        REQUIRE(a.time == b.time);
-        REQUIRE(a.key == b.key);
-        q.pop();
-        reference.pop();
+        const Event a = testing::pop_both(q, reference);
         if (const Event* next = q.peek(0)) {
             const Event& top = q.top();
             REQUIRE(next->time == top.time);

@@ -7,6 +7,7 @@
 #include "loom/base/rng.hpp"
 #include "loom/sim/heap_queue.hpp"
 #include "loom/sim/two_level_queue.hpp"
+#include "queue_check.hpp"
 
 using namespace loom::sim;
 
@@ -22,13 +23,7 @@ std::size_t drain_both(TwoLevelQueue& q, HeapQueue& reference) {
     std::size_t n = 0;
     while (!reference.empty()) {
         REQUIRE(q.size() == reference.size());
-        const Event a = q.top();
-        const Event b = reference.top();
-        REQUIRE(a.time == b.time);
-        REQUIRE(a.key == b.key);
-        REQUIRE(a.arg == b.arg);
-        q.pop();
-        reference.pop();
+        testing::pop_both(q, reference);
         ++n;
     }
     CHECK(q.empty());
@@ -85,12 +80,7 @@ TEST_CASE("Pushes at the last and first picosecond of each level while popping k
     push(kWindow - 1);
     push(kWindow);
     for (int step = 0; step < 3000 && !reference.empty(); ++step) {
-        const Event a = q.top();
-        const Event b = reference.top();
-        REQUIRE(a.time == b.time);
-        REQUIRE(a.key == b.key);
-        q.pop();
-        reference.pop();
+        const Event a = testing::pop_both(q, reference);
         if (counter < 6000) {
             const std::int64_t window_end = (a.time / kWindow + 1) * kWindow;
             push(a.time);  // the current time itself: lands in the drained run
@@ -162,12 +152,7 @@ TEST_CASE("The two-level queue tunes its buckets to about one event and stays wi
         reference.push(e);
     }
     for (int i = 0; i < 300'000; ++i) {
-        const Event a = q.top();
-        const Event b = reference.top();
-        REQUIRE(a.time == b.time);
-        REQUIRE(a.key == b.key);
-        q.pop();
-        reference.pop();
+        const Event a = testing::pop_both(q, reference);
         const Event next{a.time + 10'000 + static_cast<std::int64_t>(rng.exponential(100'000.0)), counter++, 0, 0};
         q.push(next);
         reference.push(next);
