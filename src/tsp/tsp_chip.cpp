@@ -650,10 +650,20 @@ void TspChip::consume(InstrState& I, Pending& part) {
             // Vector k lands at max(available, issue), key (that, program index): kept until a read or the end
             // of the run reaches it.
             const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
-            Deferred d;
+            std::uint32_t at;
+            if (!deferred_free_.empty()) {
+                at = deferred_free_.back();
+                deferred_free_.pop_back();
+            } else {
+                at = static_cast<std::uint32_t>(deferred_parts_.size());
+                deferred_parts_.emplace_back();
+            }
+            Deferred& d = deferred_parts_[at];
             d.instr = I.order;
+            d.k = 0;
             d.slot0 = slot0;
-            d.run = part.run;
+            d.train_start = part.run.train_start;
+            d.index0 = part.run.first_index + static_cast<std::uint64_t>(part.run.position - 1);
             d.floor = part.run.floor;
             d.sent = SerialStepper(*ip.timing, part.run.position);
             d.values.assign(static_cast<std::size_t>(m), 0);
@@ -663,7 +673,7 @@ void TspChip::consume(InstrState& I, Pending& part) {
             for (std::int64_t k = 0; k < m; ++k)
                 if (d.values[static_cast<std::size_t>(k)] != 0) memory_.touch(slot0 + k);
             step(d);
-            deferred_.push_back(std::move(d));
+            deferred_.push_back({d.key.time, d.key.order, at});
             std::push_heap(deferred_.begin(), deferred_.end(), std::greater<>());
         }
         if (reduce) vectors_reduced_ += m;
@@ -699,31 +709,48 @@ void TspChip::consume(InstrState& I, Pending& part) {
 void TspChip::step(Deferred& d) {
     const InstrState& I = instrs_[d.instr];
     const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
-    const Time t = ip.view.arrival_after(d.run.train_start + d.sent.value(),
-                                         d.run.first_index + static_cast<std::uint64_t>(d.run.position + d.k - 1),
-                                         d.floor);
+    const Time t = ip.view.arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
     d.sent.next();
     d.floor = t;
     d.key = {std::max(available(t), I.issue), I.order};
 }
 
 void TspChip::apply_deferred(AccessKey before) {
-    while (!deferred_.empty() && deferred_.front().key < before) {
-        std::pop_heap(deferred_.begin(), deferred_.end(), std::greater<>());
-        Deferred& d = deferred_.back();
-        const bool others = deferred_.size() > 1;  // then deferred_.front() is the earliest of the others
+    while (!deferred_.empty() && deferred_.front().key() < before) {
+        // The earliest part is worked on in place at the heap's top; the earliest of the others is the smaller
+        // of the top's two children.
+        const std::size_t n = deferred_.size();
+        Deferred& d = deferred_parts_[deferred_.front().part];
+        AccessKey other{Time::max(), std::numeric_limits<std::uint32_t>::max()};
+        if (n > 1) other = deferred_[1].key();
+        if (n > 2 && deferred_[2].key() < other) other = deferred_[2].key();
         // Its vectors in order while they come before `before` and before every other part's next vector (two
         // parts with equal keys belong to one instruction and write different slots).
         for (;;) {
             memory_.apply(d.slot0 + d.k, d.values[d.k]);
             if (++d.k == d.values.size()) break;
             step(d);
-            if (!(d.key < before) || (others && deferred_.front().key < d.key)) break;
+            if (!(d.key < before) || other < d.key) break;
         }
         if (d.k == d.values.size()) {
+            deferred_free_.push_back(deferred_.front().part);
+            std::pop_heap(deferred_.begin(), deferred_.end(), std::greater<>());
             deferred_.pop_back();
         } else {
-            std::push_heap(deferred_.begin(), deferred_.end(), std::greater<>());
+            // The top's key grew: sift it down.
+            DeferredRef top = deferred_.front();
+            top.time = d.key.time;
+            top.order = d.key.order;
+            std::size_t i = 0;
+            for (;;) {
+                std::size_t c = 2 * i + 1;
+                if (c >= n) break;
+                if (c + 1 < n && deferred_[c + 1].key() < deferred_[c].key()) ++c;
+                if (!(deferred_[c].key() < top.key())) break;
+                deferred_[i] = deferred_[c];
+                i = c;
+            }
+            deferred_[i] = top;
         }
     }
 }
@@ -740,7 +767,9 @@ void TspChip::release_run_state() {
     std::vector<std::uint32_t>().swap(actions_);
     next_action_ = 0;
     std::vector<Emission>().swap(emissions_);
-    std::vector<Deferred>().swap(deferred_);
+    std::vector<DeferredRef>().swap(deferred_);
+    std::vector<Deferred>().swap(deferred_parts_);
+    std::vector<std::uint32_t>().swap(deferred_free_);
     for (InPortState& ip : ins_) {
         std::vector<Claim>().swap(ip.claims);
         ip.cursor = 0;

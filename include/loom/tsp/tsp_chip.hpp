@@ -227,17 +227,26 @@ private:
     };
     // A storing instruction's part whose writes land later than they are known (a train's vectors are known when
     // its first arrives): kept as the part's values and the state that times its vectors, and written into the
-    // memory when a read or the end of the run reaches their keys (8 bytes per vector until it lands).
+    // memory when a read or the end of the run reaches their keys (8 bytes per vector until it lands). Parts sit
+    // in a slab (deferred_parts_, reused with their values' capacity); the heap orders 16-byte handles, so that
+    // stepping between interleaved parts moves no part.
     struct Deferred {
         AccessKey key;  // of vector k
         std::uint32_t instr = 0;
         std::uint32_t k = 0;
         std::int64_t slot0 = 0;  // slot of the part's first vector
-        VectorRun run;
-        Time floor;         // arrival of the vector before k
-        SerialStepper sent; // serialization of vector k's unit in its train
+        Time train_start;        // of the train the part arrives in
+        std::uint64_t index0 = 0;  // link-wide index of the part's first unit
+        Time floor;          // arrival of the vector before k
+        SerialStepper sent;  // serialization of vector k's unit in its train
         std::vector<std::int64_t> values;  // one per vector of the part
-        bool operator>(const Deferred& o) const { return o.key < key; }
+    };
+    struct DeferredRef {  // a heap entry: a part's next key and its slot in deferred_parts_
+        Time time;
+        std::uint32_t order = 0;
+        std::uint32_t part = 0;
+        AccessKey key() const { return {time, order}; }
+        bool operator>(const DeferredRef& o) const { return o.key() < key(); }
     };
     struct Emission {  // vector mode: a Send's next vector, due at its slot
         Time time;
@@ -334,7 +343,9 @@ private:
     sim::Timer stop_timer_;
 
     TimedMemory memory_;
-    std::vector<Deferred> deferred_;  // min-heap by key
+    std::vector<Deferred> deferred_parts_;      // slab (see Deferred)
+    std::vector<std::uint32_t> deferred_free_;  // free slots of deferred_parts_
+    std::vector<DeferredRef> deferred_;         // min-heap by key
     SparseValues arrived_values_;  // the values of the run being accepted
     Pending part_;                 // the part of it being handed to one instruction
     SparseValues scratch_;
