@@ -186,6 +186,25 @@ void TimedMemory::touch(std::int64_t slot64) {
     ++cells_;
 }
 
+void TimedMemory::touch_nonzero(std::int64_t first, const std::vector<std::int64_t>& values) {
+    Page* pp = nullptr;
+    std::uint32_t page = 0;
+    for (std::size_t k = 0; k < values.size(); ++k) {
+        if (values[k] == 0) continue;
+        const std::uint32_t slot = checked_slot(first + static_cast<std::int64_t>(k));
+        // page_for may move the pages, but only when it adds one: pp is looked up again at every new page.
+        if (pp == nullptr || (slot >> kPageBits) != page) {
+            page = slot >> kPageBits;
+            pp = &page_for(slot);
+        }
+        const std::uint32_t i = slot & (kPageSlots - 1);
+        if (bit(pp->cell, i)) continue;
+        set_bit(pp->cell, i, true);
+        pp->value[i] = 0;
+        ++cells_;
+    }
+}
+
 std::int64_t TimedMemory::value_at(const Page& p, std::uint32_t slot, AccessKey key) const {
     const std::uint32_t i = slot & (kPageSlots - 1);
     std::int64_t value = p.value[i];

@@ -670,8 +670,7 @@ void TspChip::consume(InstrState& I, Pending& part) {
             for (const auto& [k, v] : part.values) d.values[k] = v;
             if (reduce)
                 for (const auto& [k, v] : scratch_out_) d.values[k] = add_wrapping(d.values[k], v);
-            for (std::int64_t k = 0; k < m; ++k)
-                if (d.values[static_cast<std::size_t>(k)] != 0) memory_.touch(slot0 + k);
+            memory_.touch_nonzero(slot0, d.values);
             step(d);
             deferred_.push_back({d.key.time, d.key.order, at});
             std::push_heap(deferred_.begin(), deferred_.end(), std::greater<>());

@@ -58,6 +58,8 @@ public:
     // Gives `slot` a cell now (holding its current value) for a non-zero write that such a caller applies later,
     // so that untouched() and cells() count it from the instant it is logged, as write() would.
     void touch(std::int64_t slot);
+    // touch(first + k) for every k with values[k] != 0, finding each page once (a part's values, in slot order).
+    void touch_nonzero(std::int64_t first, const std::vector<std::int64_t>& values);
     // The value of `slot` seen at `key`.
     std::int64_t read(std::int64_t slot, AccessKey key, Time now);
     // The non-zero values of slots [first, first + count) seen at `key`, as offsets from `first`.

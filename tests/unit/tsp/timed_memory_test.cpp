@@ -206,3 +206,30 @@ TEST_CASE("Writes applied in key order by their owner set values without version
     m.write(30, {5_ns, 0}, 7, Time::zero());
     CHECK_THROWS_AS(m.apply(30, 8), std::logic_error);  // the slot has a version: applying would misorder it
 }
+
+TEST_CASE("touch_nonzero gives cells exactly where touch() of each non-zero value would, across pages") {
+    Rng rng(7);
+    for (int round = 0; round < 50; ++round) {
+        TimedMemory a, b;
+        // Some cells before, so that touching an existing cell is exercised.
+        for (int j = 0; j < 5; ++j) {
+            const auto s = static_cast<std::int64_t>(rng.uniform_int(0, 1999));
+            a.init(s, 3);
+            b.init(s, 3);
+        }
+        const auto first = static_cast<std::int64_t>(rng.uniform_int(0, 999));
+        std::vector<std::int64_t> values(static_cast<std::size_t>(rng.uniform_int(0, 700)), 0);
+        for (auto& v : values)
+            if (rng.uniform_int(0, 2) == 0) v = static_cast<std::int64_t>(rng.uniform_int(1, 9));
+        a.touch_nonzero(first, values);
+        for (std::size_t k = 0; k < values.size(); ++k)
+            if (values[k] != 0) b.touch(first + static_cast<std::int64_t>(k));
+        CHECK(a.cells() == b.cells());
+        CHECK(a.final_contents() == b.final_contents());
+        for (std::int64_t s = 0; s < 2000; s += 37) CHECK(a.untouched(s, 37) == b.untouched(s, 37));
+    }
+    TimedMemory m;
+    CHECK_THROWS_AS(m.touch_nonzero(std::int64_t{0x7fffffff}, {0, 5}), std::out_of_range);
+    m.touch_nonzero(std::int64_t{0x7fffffff}, {5, 0});  // a zero past the last slot is not a write
+    CHECK(m.cells() == 1);
+}
