@@ -343,6 +343,12 @@ void Simulator::finish() {
     kernel.counter("components").set(static_cast<std::int64_t>(components_.size()));
 }
 
+void Simulator::release_components() {
+    require(State::Finished, "release_components");
+    // In the destructor's order: the components first, while the channels, contexts and ports still exist.
+    std::vector<std::unique_ptr<Component>>().swap(components_);
+}
+
 std::size_t Simulator::queue_bytes() const {
     switch (kind_) {
         case QueueKind::TwoLevel: return two_level_.peak_bytes();

@@ -659,8 +659,10 @@ void TspChip::consume(InstrState& I, Pending& part) {
                 deferred_parts_.emplace_back();
             }
             Deferred& d = deferred_parts_[at];
-            d.instr = I.order;
+            d.key.order = I.order;
             d.k = 0;
+            d.view = &ip.view;
+            d.issue = I.issue;
             d.slot0 = slot0;
             d.train_start = part.run.train_start;
             d.index0 = part.run.first_index + static_cast<std::uint64_t>(part.run.position - 1);
@@ -706,12 +708,10 @@ void TspChip::consume(InstrState& I, Pending& part) {
 }
 
 void TspChip::step(Deferred& d) {
-    const InstrState& I = instrs_[d.instr];
-    const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
-    const Time t = ip.view.arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
+    const Time t = d.view->arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
     d.sent.next();
     d.floor = t;
-    d.key = {std::max(available(t), I.issue), I.order};
+    d.key.time = std::max(available(t), d.issue);
 }
 
 void TspChip::apply_deferred(AccessKey before) {
@@ -725,12 +725,14 @@ void TspChip::apply_deferred(AccessKey before) {
         if (n > 2 && deferred_[2].key() < other) other = deferred_[2].key();
         // Its vectors in order while they come before `before` and before every other part's next vector (two
         // parts with equal keys belong to one instruction and write different slots).
+        // They are timed first and written after as one run (writes to distinct slots commute).
+        const std::uint32_t k0 = d.k;
         for (;;) {
-            memory_.apply(d.slot0 + d.k, d.values[d.k]);
             if (++d.k == d.values.size()) break;
             step(d);
             if (!(d.key < before) || other < d.key) break;
         }
+        memory_.apply_run(d.slot0 + k0, d.values.data() + k0, d.k - k0);
         if (d.k == d.values.size()) {
             deferred_free_.push_back(deferred_.front().part);
             std::pop_heap(deferred_.begin(), deferred_.end(), std::greater<>());

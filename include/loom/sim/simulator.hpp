@@ -188,6 +188,10 @@ public:
         if (phase_listener_) phase_listener_(phase);
     }
     std::size_t component_count() const { return components_.size(); }
+    // After finish(): destroys the components (as the destructor would, first), keeping the statistics, so that
+    // a front end can build its report without the model's memory beneath it. Nothing may run afterwards; the
+    // model instance that refers to the components must be gone first.
+    void release_components();
     // The component whose event handler, init() or finish() is running (the Context its slot names); nullptr
     // otherwise (building, between runs, the model's own end-of-run work). What sim::Owner checks against.
     const Context* running() const { return running_; }

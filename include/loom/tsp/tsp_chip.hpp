@@ -232,8 +232,9 @@ private:
     // stepping between interleaved parts moves no part.
     struct Deferred {
         AccessKey key;  // of vector k
-        std::uint32_t instr = 0;
         std::uint32_t k = 0;
+        const net::ScheduledLink* view = nullptr;  // the in port's (InPortState::view)
+        Time issue;                                 // the instruction's
         std::int64_t slot0 = 0;  // slot of the part's first vector
         Time train_start;        // of the train the part arrives in
         std::uint64_t index0 = 0;  // link-wide index of the part's first unit
