@@ -175,30 +175,6 @@ void TimedMemory::apply(std::int64_t slot64, std::int64_t value) {
     pp->value[i] = value;
 }
 
-void TimedMemory::apply_run(std::int64_t first, const std::int64_t* values, std::size_t count) {
-    Page* pp = nullptr;  // the page of `page`, or none
-    std::uint32_t page = 0;
-    bool looked = false;
-    for (std::size_t k = 0; k < count; ++k) {
-        const std::uint32_t slot = checked_slot(first + static_cast<std::int64_t>(k));
-        const std::int64_t value = values[k];
-        if (!looked || (slot >> kPageBits) != page) {
-            page = slot >> kPageBits;
-            pp = page_of(slot);
-            looked = true;
-        }
-        const std::uint32_t i = slot & (kPageSlots - 1);
-        if (!pp || !bit(pp->cell, i)) {
-            if (value == 0) continue;
-            pp = &page_for(slot);  // adds at most this page: pp stays valid while the slots are in it
-            set_bit(pp->cell, i, true);
-            ++cells_;
-        }
-        if (bit(pp->unsettled, i)) throw std::logic_error("TimedMemory: apply() on a slot with unsettled versions");
-        pp->value[i] = value;
-    }
-}
-
 void TimedMemory::touch(std::int64_t slot64) {
     const std::uint32_t slot = checked_slot(slot64);
     Page* pp = page_of(slot);

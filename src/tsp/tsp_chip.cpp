@@ -725,14 +725,12 @@ void TspChip::apply_deferred(AccessKey before) {
         if (n > 2 && deferred_[2].key() < other) other = deferred_[2].key();
         // Its vectors in order while they come before `before` and before every other part's next vector (two
         // parts with equal keys belong to one instruction and write different slots).
-        // They are timed first and written after as one run (writes to distinct slots commute).
-        const std::uint32_t k0 = d.k;
         for (;;) {
+            memory_.apply(d.slot0 + d.k, d.values[d.k]);
             if (++d.k == d.values.size()) break;
             step(d);
             if (!(d.key < before) || other < d.key) break;
         }
-        memory_.apply_run(d.slot0 + k0, d.values.data() + k0, d.k - k0);
         if (d.k == d.values.size()) {
             deferred_free_.push_back(deferred_.front().part);
             std::pop_heap(deferred_.begin(), deferred_.end(), std::greater<>());

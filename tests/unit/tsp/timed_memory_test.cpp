@@ -233,27 +233,3 @@ TEST_CASE("touch_nonzero gives cells exactly where touch() of each non-zero valu
     m.touch_nonzero(std::int64_t{0x7fffffff}, {5, 0});  // a zero past the last slot is not a write
     CHECK(m.cells() == 1);
 }
-
-TEST_CASE("apply_run sets what apply() of each value in turn would, across pages and over slots without cells") {
-    Rng rng(11);
-    for (int round = 0; round < 50; ++round) {
-        TimedMemory a, b;
-        for (int j = 0; j < 20; ++j) {
-            const std::int64_t s = rng.uniform_int(0, 1999);
-            a.touch(s);
-            b.touch(s);
-        }
-        const std::int64_t first = rng.uniform_int(0, 999);
-        std::vector<std::int64_t> values(static_cast<std::size_t>(rng.uniform_int(0, 700)), 0);
-        for (auto& v : values)
-            if (rng.uniform_int(0, 2) == 0) v = rng.uniform_int(-9, 9);
-        a.apply_run(first, values.data(), values.size());
-        for (std::size_t k = 0; k < values.size(); ++k) b.apply(first + static_cast<std::int64_t>(k), values[k]);
-        CHECK(a.cells() == b.cells());
-        CHECK(a.final_contents() == b.final_contents());
-    }
-    TimedMemory m;
-    m.write(30, {5_ns, 0}, 7, Time::zero());
-    const std::int64_t v[3] = {1, 2, 3};
-    CHECK_THROWS_AS(m.apply_run(29, v, 3), std::logic_error);  // slot 30 has a version
-}
