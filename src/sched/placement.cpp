@@ -625,9 +625,10 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
 
 // optimistic_completion()'s value for a train that starts at `start` (the fixed point); no less for a later start.
 Time Scheduler::bound_at(const Route& route, std::int64_t n, Time start) const {
-    Time offset;
-    for (const RouteHop& hop : route.hops) offset += net_.fast(hop.channel).one() + net_.fast(hop.channel).latency();
-    const Pace& s = net_.fast(route.hops.back().channel);
+    // The last hop's offset plus its S(1) + latency: every hop's (RouteHop::bound_offset).
+    const RouteHop& last = route.hops.back();
+    const Pace& s = net_.fast_pace[last.pace];
+    const Time offset = last.bound_offset + s.one() + s.latency();
     const Time per_hop =
         timing_.period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
     return start + offset - s.one() + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
@@ -658,14 +659,12 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
                                  bool table_fixed) const {
     for (int round = 0; round < rounds; ++round) {
         Time next = start;
-        Time offset;
         for (const RouteHop& hop : route.hops) {
-            const Pace& s = net_.fast(hop.channel);
-            const Time length = s(n);
+            const Time offset = hop.bound_offset;
+            const Time length = net_.fast_pace[hop.pace](n);
             const Time fit = table_only ? table_fit(hop.channel, start + offset, length)
                                         : first_fit(hop.channel, start + offset, length, -1, table_fixed && round == 0);
             next = std::max(next, fit - offset);
-            offset += s.one() + s.latency();
         }
         if (next == start) break;
         start = next;
@@ -675,12 +674,10 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
 
 bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start, const std::int64_t* inserts) const {
     if (inserts == nullptr) return false;
-    Time offset;
     for (std::size_t h = 0; h < route.hops.size(); ++h) {
         const RouteHop& hop = route.hops[h];
-        const Pace& s = net_.fast(hop.channel);
-        if (!table_.untouched_since(hop.channel, inserts[h], start + offset, start + offset + s(n))) return false;
-        offset += s.one() + s.latency();
+        const Time from = start + hop.bound_offset;
+        if (!table_.untouched_since(hop.channel, inserts[h], from, from + net_.fast_pace[hop.pace](n))) return false;
     }
     return true;
 }
