@@ -85,6 +85,19 @@ Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
     return fit;
 }
 
+std::pair<const Booking*, const Booking*> Scheduler::table_around(topo::ChannelId c, Time s) const {
+    AroundMemo& m = around_memo_[static_cast<std::size_t>(c)];
+    const std::int64_t inserts = table_.inserts(c);
+    if (m.inserts == inserts && m.lo < s && s <= m.hi) return {m.before, m.after};
+    const auto [before, after] = table_.around(c, s);
+    m.inserts = inserts;
+    m.lo = before ? before->start : Time::ps(std::numeric_limits<std::int64_t>::min());
+    m.hi = after ? after->start : Time::max();
+    m.before = before;
+    m.after = after;
+    return {before, after};
+}
+
 Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownRanges& known) {
     constexpr std::int64_t kNone = -2;
     if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases || known.template_pool == kNone) return {};
@@ -218,7 +231,7 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
             }
         }
         if (hneed == Time::zero()) {
-            const auto [tb, ta] = table_.around(c, hp.start);
+            const auto [tb, ta] = table_around(c, hp.start);
             if (tb && (!before || tb->start > before->start)) before = tb;
             if (ta && (!after || ta->start < after->start)) after = ta;
             if (before) {

@@ -254,6 +254,9 @@ private:
     // while the channel has had no new booking (table_.inserts(c)); fixed points and search steps ask again from
     // points in there (the confirming round of a fixed point, need() and the skip after it).
     Time table_fit(topo::ChannelId c, Time from, Time length) const;
+    // table_.around(c, s), remembering the last answer per channel: the pair holds for every s in
+    // (before's start, after's start] while the channel has had no new booking (its bookings do not move until then).
+    std::pair<const Booking*, const Booking*> table_around(topo::ChannelId c, Time s) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
     bool overlay_uses_nonminimal() const;
@@ -288,6 +291,14 @@ private:
         Time fit;
     };
     mutable std::vector<FitMemo> fit_memo_;  // by channel: table_fit()'s last answer
+    struct AroundMemo {
+        std::int64_t inserts = -1;  // table_.inserts(channel) when found
+        Time lo;                    // the answer holds for s in (lo, hi]
+        Time hi;
+        const Booking* before = nullptr;
+        const Booking* after = nullptr;
+    };
+    mutable std::vector<AroundMemo> around_memo_;  // by channel: table_around()'s last answer
 
     bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
     std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
