@@ -506,15 +506,18 @@ std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets,
 
 void Scheduler::forget(std::int32_t changed) {
     const Route& route = candidates_[static_cast<std::size_t>(changed)];
+    // The changed route's channels marked (a lookup per hop of each candidate, not a scan of the route's hops).
+    if (channel_mark_.empty()) channel_mark_.resize(static_cast<std::size_t>(topo_.num_channels()), 0);
+    for (const RouteHop& b : route.hops) channel_mark_[static_cast<std::size_t>(b.channel)] = 1;
     for (std::size_t r = 0; r < candidates_.size(); ++r) {
         bool shares = false;
-        for (const RouteHop& a : candidates_[r].hops) {
-            for (const RouteHop& b : route.hops) shares = shares || a.channel == b.channel;
-        }
+        for (const RouteHop& a : candidates_[r].hops)
+            shares = shares || channel_mark_[static_cast<std::size_t>(a.channel)] != 0;
         if (!shares) continue;
         if (r < place_memo_.size()) place_memo_[r].valid = false;
         if (r < bound_memo_.size()) bound_memo_[r].valid = false;
     }
+    for (const RouteHop& b : route.hops) channel_mark_[static_cast<std::size_t>(b.channel)] = 0;
 }
 
 std::int64_t Scheduler::route_stamp(const Route& route) const {

@@ -176,6 +176,7 @@ void Scheduler::release_search_state() {
     drop(template_hops_);
     drop(fit_memo_);
     drop(around_memo_);
+    drop(channel_mark_);
     drop(place_memo_);
     drop(bound_memo_);
     drop(fresh_);
