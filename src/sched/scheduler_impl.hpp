@@ -240,7 +240,7 @@ private:
         Time value;
     };
     void forget(std::int32_t r);  // the overlay changed on route r's channels
-    mutable std::vector<std::uint8_t> channel_mark_;  // forget(): by channel, 1 on the changed route (else 0)
+    std::vector<std::uint8_t> channel_mark_;  // forget(): by channel, 1 on the changed route (else 0)
     // The bookings the table has had on the route's channels (a sum of counts that only grow: unchanged exactly
     // while none of those channels got a booking, and then the table answers the route's searches as before).
     std::int64_t route_stamp(const Route& route) const;
