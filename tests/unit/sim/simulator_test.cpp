@@ -344,3 +344,35 @@ TEST_CASE("construction_order is the identity unless shuffled, then a seeded per
     CHECK(p == plain.construction_order(100, "g"));  // a permutation
     CHECK(shuffled.construction_order(0, "g").empty());
 }
+
+namespace {
+// Counts its own destruction and writes one statistic at finish.
+class Counted : public Component {
+public:
+    Counted(Context& ctx, int* destroyed) : Component(ctx), destroyed_(destroyed) {}
+    ~Counted() override { ++*destroyed_; }
+    void finish() override { ctx().sim().stats().group("counted." + ctx().path()).counter("finished").set(1); }
+
+private:
+    int* destroyed_;
+};
+}  // namespace
+
+TEST_CASE("release_components destroys the components after finish and keeps their statistics") {
+    int destroyed = 0;
+    Simulator sim;
+    sim.add<Counted>("a", &destroyed);
+    sim.add<Counted>("b", &destroyed);
+    CHECK_THROWS_AS(sim.release_components(), InternalError);  // not before finish
+    sim.init();
+    sim.run();
+    sim.finish();
+    CHECK(destroyed == 0);
+    sim.release_components();
+    CHECK(destroyed == 2);
+    CHECK(sim.component_count() == 0);
+    const auto json = sim.stats().to_json(sim.now());
+    CHECK(json.at("counted.a").at("finished") == 1);
+    CHECK(json.at("counted.b").at("finished") == 1);
+    CHECK(json.at("kernel").at("components") == 2);
+}
