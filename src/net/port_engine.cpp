@@ -1,6 +1,7 @@
 #include "loom/net/port_engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include <fmt/format.h>
@@ -71,6 +72,8 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
         unit_limit_ = ps_per_unit_ == 0 ? -1 : std::numeric_limits<std::int64_t>::max() / ps_per_unit_;
     }
     keep_info_ = !plain_ || deliveries_read_;
+    if (unit_bytes_ > 0 && std::has_single_bit(static_cast<std::uint64_t>(unit_bytes_)))
+        unit_shift_ = std::countr_zero(static_cast<std::uint64_t>(unit_bytes_));
 }
 
 void PortEngine::set_deliveries_read(bool read) {
@@ -96,10 +99,12 @@ std::int64_t PortEngine::units_of(std::int64_t bytes) const {
     const std::int64_t unit = unit_bytes_;
     const std::int64_t b = bytes + overhead_bytes_;
     if (b <= unit) return 1;  // most packets of most links: no division
+    if (unit_shift_ >= 0) return (b + unit - 1) >> unit_shift_;  // byte units (Ananta's links): b itself
     return (b + unit - 1) / unit;
 }
 
-std::uint32_t PortEngine::acquire() {
+// Inlined into acquire() and send().
+inline std::uint32_t PortEngine::take_slot() {
     // The oldest slot on the wire first, once its packet has arrived (strictly past: an arrival at `now` may not
     // have been handled yet); then a slot given back by a drop; else a new one. A slot grows the port's storage
     // only when nothing is free and nothing has arrived. Which handle a packet gets changes nothing else: events
@@ -118,6 +123,7 @@ std::uint32_t PortEngine::acquire() {
     if (keep_info_) info_.emplace_back();
     return slot_count_++;
 }
+
 
 bool PortEngine::down_at(Time t) const {
     if (forced_down_) return true;
@@ -152,7 +158,8 @@ void PortEngine::refuse(DropReason reason) {
     drops_.add(reason);
 }
 
-SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+// submit()'s body, inlined into submit() and send().
+inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
     ++sent_;
     if (keep_info_) info_[handle].seq = next_seq_;
     ++next_seq_;
@@ -181,6 +188,17 @@ SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uin
     ++waiting_;
     arm_wake();
     return SendResult::Queued;
+}
+
+std::uint32_t PortEngine::acquire() { return take_slot(); }
+
+SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+    return offer(handle, bytes, queue);
+}
+
+PortEngine::Sending PortEngine::send(std::int64_t bytes, std::uint32_t queue) {
+    const std::uint32_t h = take_slot();
+    return Sending{h, offer(h, bytes, queue)};
 }
 
 SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {

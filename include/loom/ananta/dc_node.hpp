@@ -87,7 +87,7 @@ public:
     // (default: the shared one) and the queue data packets take on it (`data_queue`).
     std::uint32_t add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config = nullptr,
                            std::uint32_t data_queue = 0);
-    IpOut& out(std::uint32_t i) { return *outs_[i]; }
+    IpOut& out(std::uint32_t i) { return *outs_[i].port; }
     IpIn& in(std::uint32_t i) { return *ins_[i]; }
     std::size_t ports() const { return outs_.size(); }
     const Tally& tally() const { return tally_; }
@@ -123,9 +123,13 @@ protected:
 private:
     void arrival(const IpIn::PacketType& p);
 
-    std::vector<std::unique_ptr<IpOut>> outs_;
+    // An output port with the queue its data packets take: one lookup per send.
+    struct Out {
+        std::unique_ptr<IpOut> port;
+        std::uint32_t data_queue = 0;
+    };
+    std::vector<Out> outs_;
     std::vector<std::unique_ptr<IpIn>> ins_;
-    std::vector<std::uint32_t> data_queue_;
     std::uint32_t index_;
     bool frozen_ = false;
 };

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -49,10 +50,17 @@ public:
     }
     // The same with the size given apart (a NoHeader packet).
     SendResult send(const PacketType& packet, std::int64_t bytes, std::uint32_t queue) {
-        const std::uint32_t h = engine_.acquire();
-        if (h >= slots_.size()) slots_.resize(std::size_t{h} + 1);
-        slots_[h].packet = packet;
-        return engine_.submit(h, bytes, queue);
+        const PortEngine::Sending s = engine_.send(bytes, queue);
+        std::memcpy(static_cast<void*>(&slot(s.handle).packet), &packet, sizeof(PacketType));
+        return s.result;
+    }
+    // A NoHeader packet given as its payload (no Packet built around it by the caller): one copy, into the slot.
+    SendResult send(const Payload& payload, std::int64_t bytes, std::uint32_t queue)
+        requires std::is_same_v<Header, NoHeader>
+    {
+        const PortEngine::Sending s = engine_.send(bytes, queue);
+        std::memcpy(static_cast<void*>(&slot(s.handle).packet.payload), &payload, sizeof(Payload));
+        return s.result;
     }
     // Counts a packet the owner refused here (MTU, no route, overload) as sent and dropped for `reason`.
     void refuse(DropReason reason) { engine_.refuse(reason); }
@@ -70,6 +78,13 @@ private:
     struct alignas(kSlotAlign) Slot {
         PacketType packet;
     };
+
+    // Slot `h`, grown into when new. The copy in is a memcpy: a member-wise copy of a padded payload is one
+    // load and store per field.
+    Slot& slot(std::uint32_t h) {
+        if (h >= slots_.size()) [[unlikely]] slots_.resize(std::size_t{h} + 1);
+        return slots_[h];
+    }
 
     // The slots first: their vector shares a cache line with the engine's hot fields.
     std::vector<Slot> slots_;

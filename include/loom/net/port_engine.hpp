@@ -64,6 +64,14 @@ public:
     std::uint32_t acquire();
     // Offers the packet in slot `handle` of `bytes` bytes to queue `queue` (ignored by a queueless port).
     SendResult submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
+    // acquire() and submit() in one call: the handle taken and what happened. The caller fills the slot after
+    // the call (nothing reads a slot before its arrival, which is later than now; a dropped slot is free, and
+    // writing it is harmless).
+    struct Sending {
+        std::uint32_t handle;
+        SendResult result;
+    };
+    Sending send(std::int64_t bytes, std::uint32_t queue);
     // Counts a packet the owner refused at this port (MTU, no route) as sent and dropped for `reason`.
     void refuse(DropReason reason);
     std::uint32_t slots() const { return slot_count_; }
@@ -151,6 +159,8 @@ private:
         std::uint64_t next_index = 0; // units sent
     };
 
+    std::uint32_t take_slot();
+    SendResult offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
     // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
     SendResult transmit(std::uint32_t handle, std::int64_t bytes);
     SendResult transmit_plain(std::uint32_t handle, std::int64_t bytes);
@@ -175,6 +185,7 @@ private:
     std::uint64_t next_seq_ = 0;
     std::uint64_t sent_ = 0, delivered_ = 0;
     std::uint32_t slot_count_ = 0;
+    int unit_shift_ = -1;           // log2(unit_bytes_) when a power of two (a shift, not a division); else -1
     bool plain_;                    // queued, no faults, no jitter, no bit errors: train_ instead of tx_
     bool keep_info_ = true;         // info_ is written (the receiver reads it, or the fault draws need seq)
     bool deliveries_read_ = true;
