@@ -54,7 +54,10 @@ DcShared::DcShared(const DcConfig& c) : config(c) {
 }
 
 DcNode::DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index)
-    : sim::Component(ctx), shared_(shared), index_(index) {}
+    : sim::Component(ctx),
+      shared_(shared),
+      mtu_(static_cast<std::uint32_t>(shared.config.network.mtu)),
+      index_(index) {}
 
 std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config,
                               std::uint32_t data_queue) {
@@ -72,10 +75,10 @@ void DcNode::arrival(const IpIn::PacketType& p) {
     on_packet(p.payload);
 }
 
-void DcNode::send(std::uint32_t port, const IpPacket& p, bool control) {
+void DcNode::send_checked(std::uint32_t port, const IpPacket& p, bool control) {
     if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Sent, 0, index_, port});
     const Out& o = outs_[port];
-    if (check_mtu(p, static_cast<std::uint32_t>(shared_.config.network.mtu)) != MtuVerdict::Fits) {
+    if (check_mtu(p, mtu_) != MtuVerdict::Fits) {
         o.port->refuse(shared_.net_reason(DropReason::Mtu));
         return;
     }

@@ -158,50 +158,8 @@ void PortEngine::refuse(DropReason reason) {
     drops_.add(reason);
 }
 
-// submit()'s body, inlined into submit() and send().
-inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
-    ++sent_;
-    if (keep_info_) info_[handle].seq = next_seq_;
-    ++next_seq_;
-    if (queueless_) {
-        if (tx_.free_at().count() > ctx_->now_ps()) {
-            drop(handle, DropReason::Collision);
-            return SendResult::Collision;
-        }
-        return transmit(handle, bytes);
-    }
-    if (waiting_ == 0 && free_at().count() <= ctx_->now_ps()) return transmit(handle, bytes);
-    if (down_at(ctx_->now())) {
-        drop(handle, DropReason::LinkDown);
-        return SendResult::Dropped;
-    }
-    LOOM_ASSERT(queue < queues_.size(), "output port queue index out of range");
-    Queue& q = queues_[queue];
-    const QueueConfig& limits = config_.queues[queue];
-    if ((limits.max_packets > 0 && static_cast<std::int64_t>(q.items.size()) >= limits.max_packets) ||
-        (limits.max_bytes.count() > 0 && q.bytes + bytes > limits.max_bytes.count())) {
-        drop(handle, DropReason::QueueFull);
-        return SendResult::Dropped;
-    }
-    q.items.push_back({handle, bytes});
-    q.bytes += bytes;
-    ++waiting_;
-    arm_wake();
-    return SendResult::Queued;
-}
-
-std::uint32_t PortEngine::acquire() { return take_slot(); }
-
-SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
-    return offer(handle, bytes, queue);
-}
-
-PortEngine::Sending PortEngine::send(std::int64_t bytes, std::uint32_t queue) {
-    const std::uint32_t h = take_slot();
-    return Sending{h, offer(h, bytes, queue)};
-}
-
-SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {
+// Inlined into send() (the hot path of every Ananta hop) and transmit().
+inline SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {
     // Transmitter::send's arithmetic for a link with no jitter and no bit errors: only the train's last unit
     // matters, its FEC outcome is clean, and no fault applies.
     const std::int64_t now = ctx_->now_ps();
@@ -237,6 +195,51 @@ SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) 
     in_flight_.push_back({arrival, handle});
     return SendResult::Sent;
 }
+
+// submit()'s body, inlined into submit() and send().
+inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+    ++sent_;
+    if (keep_info_) info_[handle].seq = next_seq_;
+    ++next_seq_;
+    if (queueless_) {
+        if (tx_.free_at().count() > ctx_->now_ps()) {
+            drop(handle, DropReason::Collision);
+            return SendResult::Collision;
+        }
+        return transmit(handle, bytes);
+    }
+    if (waiting_ == 0 && free_at().count() <= ctx_->now_ps())
+        return plain_ ? transmit_plain(handle, bytes) : transmit(handle, bytes);
+    if (down_at(ctx_->now())) {
+        drop(handle, DropReason::LinkDown);
+        return SendResult::Dropped;
+    }
+    LOOM_ASSERT(queue < queues_.size(), "output port queue index out of range");
+    Queue& q = queues_[queue];
+    const QueueConfig& limits = config_.queues[queue];
+    if ((limits.max_packets > 0 && static_cast<std::int64_t>(q.items.size()) >= limits.max_packets) ||
+        (limits.max_bytes.count() > 0 && q.bytes + bytes > limits.max_bytes.count())) {
+        drop(handle, DropReason::QueueFull);
+        return SendResult::Dropped;
+    }
+    q.items.push_back({handle, bytes});
+    q.bytes += bytes;
+    ++waiting_;
+    arm_wake();
+    return SendResult::Queued;
+}
+
+std::uint32_t PortEngine::acquire() { return take_slot(); }
+
+SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+    return offer(handle, bytes, queue);
+}
+
+PortEngine::Sending PortEngine::send(std::int64_t bytes, std::uint32_t queue) {
+    const std::uint32_t h = take_slot();
+    return Sending{h, offer(h, bytes, queue)};
+}
+
 
 SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
     if (plain_) return transmit_plain(handle, bytes);

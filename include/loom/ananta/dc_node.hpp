@@ -106,7 +106,12 @@ protected:
     virtual void on_packet(const IpPacket& p) = 0;
     // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU. `control`:
     // through queue 0 (the control queue where a port has one) instead of the port's data queue.
-    void send(std::uint32_t port, const IpPacket& p, bool control = false);
+    void send(std::uint32_t port, const IpPacket& p, bool control = false) {
+        if (traced(p) || check_mtu(p, mtu_) != MtuVerdict::Fits) [[unlikely]]
+            return send_checked(port, p, control);
+        const Out& o = outs_[port];
+        o.port->send(p, p.size_bytes, control ? 0 : o.data_queue);
+    }
     void drop(const IpPacket& p, net::DropReason r);
     void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
     void consumed(const IpPacket& p);
@@ -122,6 +127,8 @@ protected:
 
 private:
     void arrival(const IpIn::PacketType& p);
+    // send()'s rare cases, out of line: the traced connection's hop record, the MTU refusal.
+    void send_checked(std::uint32_t port, const IpPacket& p, bool control);
 
     // An output port with the queue its data packets take: one lookup per send.
     struct Out {
@@ -130,6 +137,7 @@ private:
     };
     std::vector<Out> outs_;
     std::vector<std::unique_ptr<IpIn>> ins_;
+    std::uint32_t mtu_;  // shared_.config.network.mtu
     std::uint32_t index_;
     bool frozen_ = false;
 };
