@@ -114,6 +114,11 @@ inline std::uint32_t PortEngine::take_slot() {
         in_flight_.pop_front();
         return h;
     }
+    return take_spare();
+}
+
+// take_slot()'s rare cases, out of line.
+[[gnu::noinline]] std::uint32_t PortEngine::take_spare() {
     if (!free_.empty()) {
         const std::uint32_t h = free_.back();
         free_.pop_back();
@@ -159,7 +164,7 @@ void PortEngine::refuse(DropReason reason) {
 }
 
 // Inlined into send() (the hot path of every Ananta hop) and transmit().
-inline SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {
+[[gnu::always_inline]] inline SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {
     // Transmitter::send's arithmetic for a link with no jitter and no bit errors: only the train's last unit
     // matters, its FEC outcome is clean, and no fault applies.
     const std::int64_t now = ctx_->now_ps();
@@ -196,11 +201,18 @@ inline SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t 
     return SendResult::Sent;
 }
 
-// submit()'s body, inlined into submit() and send().
+// submit()'s body, inlined into submit() and send(): a plain port with its link free and nothing queued sends
+// at once; every other case is offer_general().
 inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
     ++sent_;
     if (keep_info_) info_[handle].seq = next_seq_;
     ++next_seq_;
+    if (plain_ && waiting_ == 0 && train_.busy_until <= ctx_->now_ps()) return transmit_plain(handle, bytes);
+    return offer_general(handle, bytes, queue);
+}
+
+[[gnu::noinline]] SendResult PortEngine::offer_general(std::uint32_t handle, std::int64_t bytes,
+                                                       std::uint32_t queue) {
     if (queueless_) {
         if (tx_.free_at().count() > ctx_->now_ps()) {
             drop(handle, DropReason::Collision);

@@ -159,8 +159,11 @@ private:
         std::uint64_t next_index = 0; // units sent
     };
 
+    // acquire()'s and submit()'s bodies (inlined into them and send()) and their rare cases.
     std::uint32_t take_slot();
+    std::uint32_t take_spare();
     SendResult offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
+    SendResult offer_general(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
     // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
     SendResult transmit(std::uint32_t handle, std::int64_t bytes);
     SendResult transmit_plain(std::uint32_t handle, std::int64_t bytes);
