@@ -84,9 +84,12 @@ void PortEngine::set_deliveries_read(bool read) {
 
 void PortEngine::InFlightRing::grow() {
     // Not published: 16 entries to start with (a port has a few packets on the wire at once), doubling.
-    std::vector<InFlight> bigger(items.empty() ? 16 : items.size() * 2);
-    for (std::size_t i = 0; i < count; ++i) bigger[i] = items[(head + i) & (items.size() - 1)];
-    items = std::move(bigger);
+    LOOM_ASSERT(capacity <= (std::numeric_limits<std::uint32_t>::max() >> 1), "output port in-flight ring full");
+    const std::uint32_t bigger = capacity == 0 ? 16 : capacity * 2;
+    auto fresh = std::make_unique<InFlight[]>(bigger);
+    for (std::uint32_t i = 0; i < count; ++i) fresh[i] = items[(head + i) & (capacity - 1)];
+    items = std::move(fresh);
+    capacity = bigger;
     head = 0;
 }
 
@@ -159,7 +162,6 @@ void PortEngine::drop(std::uint32_t handle, DropReason reason) {
 
 void PortEngine::refuse(DropReason reason) {
     ++sent_;
-    ++next_seq_;
     drops_.add(reason);
 }
 
@@ -204,9 +206,8 @@ void PortEngine::refuse(DropReason reason) {
 // submit()'s body, inlined into submit() and send(): a plain port with its link free and nothing queued sends
 // at once; every other case is offer_general().
 inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+    if (keep_info_) info_[handle].seq = sent_;
     ++sent_;
-    if (keep_info_) info_[handle].seq = next_seq_;
-    ++next_seq_;
     if (plain_ && waiting_ == 0 && train_.busy_until <= ctx_->now_ps()) return transmit_plain(handle, bytes);
     return offer_general(handle, bytes, queue);
 }

@@ -33,7 +33,7 @@ class InputPort;
 // `Header` NoHeader: the payload is the whole per-hop record and send() is given its size; a packet of a
 // power-of-two size up to 64 bytes then has a slot aligned to that size (one cache line per hop, not two).
 template <class Payload, class Header = PacketHeader>
-class OutputPort {
+class alignas(64) OutputPort {
     static_assert(std::is_trivially_copyable_v<Payload>, "port payloads are plain data");
 
 public:
@@ -86,7 +86,8 @@ private:
         return slots_[h];
     }
 
-    // The slots first: their vector shares a cache line with the engine's hot fields.
+    // The slots first: their vector shares the port's first cache line with the engine's hottest fields (the
+    // port is aligned to a 64-byte line: its send path touches four).
     std::vector<Slot> slots_;
     PortEngine engine_;
 };
