@@ -293,11 +293,13 @@ private:
 };
 
 // The flow hash routers use for ECMP: the wire addresses (outer header when encapsulated), ports and protocol.
-inline std::uint64_t wire_hash(const IpPacket& p, std::uint64_t seed) {
+// `base`: tuple_hash_base of the seed.
+inline std::uint64_t wire_hash_from(const IpPacket& p, std::uint64_t base) {
     FiveTuple t = p.inner;
     t.src = p.wire_src();
     t.dst = p.wire_dst();
-    return tuple_hash(t, seed);
+    return tuple_hash_from(t, base);
 }
+inline std::uint64_t wire_hash(const IpPacket& p, std::uint64_t seed) { return wire_hash_from(p, tuple_hash_base(seed)); }
 
 }  // namespace loom::ananta
