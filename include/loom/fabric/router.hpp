@@ -135,6 +135,8 @@ private:
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
     std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
+    void send_noisy(std::int32_t port, std::int32_t out_port, std::int64_t cycle, std::int64_t& arrive,
+                    std::int64_t& credit_at);
     void sa_add(std::int32_t port, std::int32_t vc);
     void sa_remove(std::int32_t port, std::int32_t vc);
     std::int32_t cand_first(const Vc& x) const { return x.out_port * vcs_ + class_vcs_[x.cls].first; }
@@ -160,6 +162,7 @@ private:
     std::int64_t speedup_milli_;  // internal speed-up in thousandths (rounds of cycle c: see FabricConfig)
     bool sw_inline_;              // separable input-first switch allocation, one iteration: done in place
     bool va_inline_;              // the same for VC allocation, with at most 64 input VCs
+    bool noisy_ = false;          // the channels have noise (noise_ below)
     // The VCs of class c on a port: [first, end) = [vc_first(c), vc_first(c + 1)); entry `classes` is every VC
     // (ejection takes any).
     struct VcRange {
