@@ -44,11 +44,10 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
       vcs_(net.config.vcs),
       first_terminal_(net.pattern.first_terminal(vertex)),
       body_wait_(static_cast<std::uint32_t>(net.config.routing_cycles + net.config.vc_alloc_cycles)),
-      routing_cycles_(net.config.routing_cycles),
-      vc_alloc_cycles_(net.config.vc_alloc_cycles),
-      traversal_cycles_(net.config.sw_alloc_cycles + net.config.st_cycles),
-      credit_delay_(net.config.credit_delay_cycles),
-      depth_(static_cast<std::uint32_t>(net.config.vc_buffer_flits)),
+      routing_cycles_(static_cast<std::int32_t>(net.config.routing_cycles)),
+      vc_alloc_cycles_(static_cast<std::int32_t>(net.config.vc_alloc_cycles)),
+      traversal_cycles_(static_cast<std::int32_t>(net.config.sw_alloc_cycles + net.config.st_cycles)),
+      credit_delay_(static_cast<std::int32_t>(net.config.credit_delay_cycles)),
       speedup_milli_(net.config.speedup_milli()),
       sw_inline_(net.config.allocate_in_place && net.config.sw_allocator == AllocatorKind::SeparableInputFirst &&
                  net.config.alloc_iterations == 1),
@@ -101,6 +100,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         wired_ |= bit64(q);
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
+    depth_ = static_cast<std::uint32_t>(net.config.vc_buffer_flits);
     if (net.config.noisy_links()) {
         // Each channel's draws come from (seed, router path, port): the same flits see the same noise whatever
         // the construction order or partitioning. The credits this router returns beside its flits on the same
@@ -235,6 +235,8 @@ void Router::on_credit_wake(std::int32_t port) {
     if (x.size != 1) return;  // the front flit is older
     if (x.state == VcState::Idle) {
         LOOM_DEBUG_ASSERT(Flit::is_head(arg), "body flit into an idle VC");
+        // route() reads the packet's record later in this tick (R = 0) or a few cycles on: start fetching it.
+        in_[port].flits->prefetch_record(Flit::packet_of(arg));
         x.state = VcState::Routing;
         x.ready = c + routing_cycles_;
         va_list_.push_back(iv);

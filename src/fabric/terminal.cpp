@@ -315,7 +315,10 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     // The packet's record stays in the ejection line's storage (ours to read from the head's arrival on) until
     // its tail is in.
     std::uint32_t& handle = arriving_[Flit::vc_of(arg)];
-    if (Flit::is_head(arg)) handle = Flit::packet_of(arg);
+    if (Flit::is_head(arg)) {
+        handle = Flit::packet_of(arg);
+        ejection_->prefetch_record(handle);  // read at the tail
+    }
     if (!Flit::is_tail(arg)) return;
     const FabricRecord& packet = ejection_->record(handle);
 
