@@ -460,13 +460,13 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
 
 // The noise of the flit's channel and of the credit's (the input's channel); terminal channels are clean. Each
 // draws from its own stream, so computing both before either push changes no draw.
-[[gnu::noinline, gnu::cold]] void Router::send_noisy(std::int32_t port, std::int32_t out_port, std::int64_t cycle,
-                                                     std::int64_t& arrive, std::int64_t& credit_at) {
+[[gnu::noinline, gnu::cold]] Router::Arrivals Router::send_noisy(std::int32_t port, std::int32_t out_port,
+                                                                 std::int64_t cycle) {
     net::LinkNoise* flit_noise =
         out_port < network_ports_ ? &noise_[2 * static_cast<std::size_t>(out_port)] : nullptr;
     net::LinkNoise* credit_noise = port < network_ports_ ? &noise_[2 * static_cast<std::size_t>(port) + 1] : nullptr;
-    arrive = out_[out_port].link.send(cycle + traversal_cycles_, counters_.flit_noise, flit_noise);
-    credit_at = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise);
+    const std::int64_t arrive = out_[out_port].link.send(cycle + traversal_cycles_, counters_.flit_noise, flit_noise);
+    return {arrive, out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise)};
 }
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
@@ -482,13 +482,14 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     }
     // The flit's arrival on its output channel, and its credit's on the input's channel (the credits ride beside
     // the flits this router sends back on it); the noisy case out of line, so a clean run tests one flag.
-    std::int64_t arrive = 0, credit_at = 0;
+    Arrivals at;  // returned by value: out-parameters would keep both in memory on the clean path
     if (noisy_) [[unlikely]] {
-        send_noisy(port, out_port, cycle, arrive, credit_at);
+        at = send_noisy(port, out_port, cycle);
     } else {
-        arrive = out.link.send(cycle + traversal_cycles_, counters_.flit_noise);
-        credit_at = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise);
+        at.flit = out.link.send(cycle + traversal_cycles_, counters_.flit_noise);
+        at.credit = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise);
     }
+    const std::int64_t arrive = at.flit, credit_at = at.credit;
     const std::int64_t now = ctx().now_ps();
     out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
     out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),

@@ -135,8 +135,11 @@ private:
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
     std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
-    void send_noisy(std::int32_t port, std::int32_t out_port, std::int64_t cycle, std::int64_t& arrive,
-                    std::int64_t& credit_at);
+    // Arrival cycles of a forwarded flit and of its credit.
+    struct Arrivals {
+        std::int64_t flit = 0, credit = 0;
+    };
+    Arrivals send_noisy(std::int32_t port, std::int32_t out_port, std::int64_t cycle);
     void sa_add(std::int32_t port, std::int32_t vc);
     void sa_remove(std::int32_t port, std::int32_t vc);
     std::int32_t cand_first(const Vc& x) const { return x.out_port * vcs_ + class_vcs_[x.cls].first; }
