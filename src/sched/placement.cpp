@@ -85,6 +85,19 @@ Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
     return fit;
 }
 
+std::pair<const Booking*, const Booking*> Scheduler::table_around(topo::ChannelId c, Time s) const {
+    AroundMemo& m = around_memo_[static_cast<std::size_t>(c)];
+    const std::int64_t inserts = table_.inserts(c);
+    if (m.inserts == inserts && m.lo < s && s <= m.hi) return {m.before, m.after};
+    const auto [before, after] = table_.around(c, s);
+    m.inserts = inserts;
+    m.lo = before ? before->start : Time::ps(std::numeric_limits<std::int64_t>::min());
+    m.hi = after ? after->start : Time::max();
+    m.before = before;
+    m.after = after;
+    return {before, after};
+}
+
 Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownRanges& known) {
     constexpr std::int64_t kNone = -2;
     if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases || known.template_pool == kNone) return {};
@@ -218,7 +231,7 @@ Time Scheduler::need(const Route& route, const Plan& plan, std::int32_t exclude,
             }
         }
         if (hneed == Time::zero()) {
-            const auto [tb, ta] = table_.around(c, hp.start);
+            const auto [tb, ta] = table_around(c, hp.start);
             if (tb && (!before || tb->start > before->start)) before = tb;
             if (ta && (!after || ta->start < after->start)) after = ta;
             if (before) {
@@ -493,15 +506,18 @@ std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets,
 
 void Scheduler::forget(std::int32_t changed) {
     const Route& route = candidates_[static_cast<std::size_t>(changed)];
+    // The changed route's channels marked (a lookup per hop of each candidate, not a scan of the route's hops).
+    if (channel_mark_.empty()) channel_mark_.resize(static_cast<std::size_t>(topo_.num_channels()), 0);
+    for (const RouteHop& b : route.hops) channel_mark_[static_cast<std::size_t>(b.channel)] = 1;
     for (std::size_t r = 0; r < candidates_.size(); ++r) {
         bool shares = false;
-        for (const RouteHop& a : candidates_[r].hops) {
-            for (const RouteHop& b : route.hops) shares = shares || a.channel == b.channel;
-        }
+        for (const RouteHop& a : candidates_[r].hops)
+            shares = shares || channel_mark_[static_cast<std::size_t>(a.channel)] != 0;
         if (!shares) continue;
         if (r < place_memo_.size()) place_memo_[r].valid = false;
         if (r < bound_memo_.size()) bound_memo_[r].valid = false;
     }
+    for (const RouteHop& b : route.hops) channel_mark_[static_cast<std::size_t>(b.channel)] = 0;
 }
 
 std::int64_t Scheduler::route_stamp(const Route& route) const {
@@ -625,9 +641,10 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
 
 // optimistic_completion()'s value for a train that starts at `start` (the fixed point); no less for a later start.
 Time Scheduler::bound_at(const Route& route, std::int64_t n, Time start) const {
-    Time offset;
-    for (const RouteHop& hop : route.hops) offset += net_.fast(hop.channel).one() + net_.fast(hop.channel).latency();
-    const Pace& s = net_.fast(route.hops.back().channel);
+    // The last hop's offset plus its S(1) + latency: every hop's (RouteHop::bound_offset).
+    const RouteHop& last = route.hops.back();
+    const Pace& s = net_.fast_pace[last.pace];
+    const Time offset = last.bound_offset + s.one() + s.latency();
     const Time per_hop =
         timing_.period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
     return start + offset - s.one() + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
@@ -658,14 +675,12 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
                                  bool table_fixed) const {
     for (int round = 0; round < rounds; ++round) {
         Time next = start;
-        Time offset;
         for (const RouteHop& hop : route.hops) {
-            const Pace& s = net_.fast(hop.channel);
-            const Time length = s(n);
+            const Time offset = hop.bound_offset;
+            const Time length = net_.fast_pace[hop.pace](n);
             const Time fit = table_only ? table_fit(hop.channel, start + offset, length)
                                         : first_fit(hop.channel, start + offset, length, -1, table_fixed && round == 0);
             next = std::max(next, fit - offset);
-            offset += s.one() + s.latency();
         }
         if (next == start) break;
         start = next;
@@ -675,12 +690,10 @@ Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start,
 
 bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start, const std::int64_t* inserts) const {
     if (inserts == nullptr) return false;
-    Time offset;
     for (std::size_t h = 0; h < route.hops.size(); ++h) {
         const RouteHop& hop = route.hops[h];
-        const Pace& s = net_.fast(hop.channel);
-        if (!table_.untouched_since(hop.channel, inserts[h], start + offset, start + offset + s(n))) return false;
-        offset += s.one() + s.latency();
+        const Time from = start + hop.bound_offset;
+        if (!table_.untouched_since(hop.channel, inserts[h], from, from + net_.fast_pace[hop.pace](n))) return false;
     }
     return true;
 }

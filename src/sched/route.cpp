@@ -81,6 +81,13 @@ void finish_route(const Network& net, Route& r) {
         }
     }
     std::vector<Time> latency(n);
+    Time bound_offset;
+    for (RouteHop& hop : r.hops) {
+        hop.pace = static_cast<std::uint8_t>(topo::index_of(t.channel(hop.channel).link_class));
+        hop.bound_offset = bound_offset;
+        const Pace& s = net.fast_pace[hop.pace];
+        bound_offset += s.one() + s.latency();
+    }
     r.leaf_latency.clear();
     r.max_train = std::numeric_limits<std::int64_t>::max();
     for (std::size_t h = 0; h < n; ++h) {

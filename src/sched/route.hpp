@@ -27,8 +27,13 @@ struct RouteHop {
     std::int32_t parent = -1;  // the hop that brings the train to this hop's sender; -1: the route's source sends
     topo::VertexId to = 0;
     bool leaf = false;         // the consumer at `to` is a Receive (a destination or a staging point)
+    std::uint8_t pace = 0;     // the channel's link class: its serialization is Network::fast_pace[pace]
     PortMask out_ports = 0;    // !leaf: the ports the Forward at `to` sends on
     std::int32_t kind = 0;     // HopTiming kind
+    // The route bounds' offset of this hop from the train's start (Scheduler::completion_bound): S(1) + latency of
+    // every hop before it in `hops`. Kept here, beside what a search reads anyway, as every bound of the route asks
+    // for it (worked out per call, it read each earlier hop's channel record).
+    Time bound_offset;
 };
 
 struct Route {

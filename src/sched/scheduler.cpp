@@ -41,7 +41,8 @@ Scheduler::Scheduler(const topo::FrozenTopology& t, const topo::LinkClassTiming&
       timing_(chip.clock(), chip.forward_cycles, chip.crossing_cycles, chip.fifo_depth, jitter_),
       net_{t, paces(links), timing_, cfg.max_train_vectors},
       table_(min_gaps()),
-      fit_memo_(static_cast<std::size_t>(t.num_channels())) {
+      fit_memo_(static_cast<std::size_t>(t.num_channels())),
+      around_memo_(static_cast<std::size_t>(t.num_channels())) {
     for (topo::LinkClass c : topo::kAllLinkClasses) {
         if (t.link_count(c) > 0)
             links.timing(c).validate(fmt::format("/links/{}", topo::link_class_name(c)));
@@ -174,6 +175,8 @@ void Scheduler::release_search_state() {
     drop(known_hint_);
     drop(template_hops_);
     drop(fit_memo_);
+    drop(around_memo_);
+    drop(channel_mark_);
     drop(place_memo_);
     drop(bound_memo_);
     drop(fresh_);

@@ -240,6 +240,7 @@ private:
         Time value;
     };
     void forget(std::int32_t r);  // the overlay changed on route r's channels
+    std::vector<std::uint8_t> channel_mark_;  // forget(): by channel, 1 on the changed route (else 0)
     // The bookings the table has had on the route's channels (a sum of counts that only grow: unchanged exactly
     // while none of those channels got a booking, and then the table answers the route's searches as before).
     std::int64_t route_stamp(const Route& route) const;
@@ -254,6 +255,9 @@ private:
     // while the channel has had no new booking (table_.inserts(c)); fixed points and search steps ask again from
     // points in there (the confirming round of a fixed point, need() and the skip after it).
     Time table_fit(topo::ChannelId c, Time from, Time length) const;
+    // table_.around(c, s), remembering the last answer per channel: the pair holds for every s in
+    // (before's start, after's start] while the channel has had no new booking (its bookings do not move until then).
+    std::pair<const Booking*, const Booking*> table_around(topo::ChannelId c, Time s) const;
     std::int64_t staging_taken(topo::VertexId v) const;
     Time overlay_completion() const;
     bool overlay_uses_nonminimal() const;
@@ -288,6 +292,14 @@ private:
         Time fit;
     };
     mutable std::vector<FitMemo> fit_memo_;  // by channel: table_fit()'s last answer
+    struct AroundMemo {
+        std::int64_t inserts = -1;  // table_.inserts(channel) when found
+        Time lo;                    // the answer holds for s in (lo, hi]
+        Time hi;
+        const Booking* before = nullptr;
+        const Booking* after = nullptr;
+    };
+    mutable std::vector<AroundMemo> around_memo_;  // by channel: table_around()'s last answer
 
     bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
     std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)

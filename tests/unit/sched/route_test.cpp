@@ -154,7 +154,7 @@ bool same_routes(const std::vector<Route>& a, const std::vector<Route>& b) {
             const auto& x = a[i].hops[h];
             const auto& y = b[i].hops[h];
             if (x.channel != y.channel || x.parent != y.parent || x.to != y.to || x.leaf != y.leaf ||
-                x.out_ports != y.out_ports || x.kind != y.kind)
+                x.out_ports != y.out_ports || x.kind != y.kind || x.pace != y.pace || x.bound_offset != y.bound_offset)
                 return false;
         }
     }
@@ -179,4 +179,27 @@ TEST_CASE("Point-to-point candidates asked again come from the cache and equal t
     CHECK(same_routes(three, loom::sched::detail::point_to_point_routes(fresh.net, 0, 13, cfg)));
     cfg.max_paths = 8;
     CHECK(same_routes(loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg), first));
+}
+
+TEST_CASE("A hop's route-bound offset is S(1) + latency of every hop before it, also in the halves of a split") {
+    Machine m(fx::system264());
+    SchedulerConfig cfg;
+    auto routes = loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg);
+    const Route& path = routes.back();  // a detour: several hops, link classes mixed
+    REQUIRE(path.hops.size() >= 3);
+    const auto check = [&m](const Route& r) {
+        loom::Time offset;
+        for (const auto& hop : r.hops) {
+            CHECK(hop.pace == loom::topo::index_of(m.t.channel(hop.channel).link_class));
+            CHECK(hop.bound_offset == offset);
+            offset += m.net.fast(hop.channel).one() + m.net.fast(hop.channel).latency();
+        }
+        CHECK(r.hops.front().bound_offset == loom::Time::zero());
+    };
+    check(path);
+    const auto [first, second] = loom::sched::detail::split_route(m.net, path, 1);
+    check(first);
+    check(second);
+    CHECK(second.hops.front().bound_offset == loom::Time::zero());
+    CHECK(path.hops.back().bound_offset > loom::Time::zero());
 }
