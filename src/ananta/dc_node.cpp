@@ -54,12 +54,16 @@ DcShared::DcShared(const DcConfig& c) : config(c) {
 }
 
 DcNode::DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index)
-    : sim::Component(ctx), shared_(shared), index_(index) {}
+    : sim::Component(ctx),
+      shared_(shared),
+      mtu_(static_cast<std::uint32_t>(shared.config.network.mtu)),
+      index_(index) {}
 
 std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config,
                               std::uint32_t data_queue) {
-    outs_.push_back(std::make_unique<IpOut>(ctx(), name, timing, config ? *config : shared_.port, 0, &shared_.reasons));
-    data_queue_.push_back(data_queue);
+    outs_.push_back(Out{std::make_unique<IpOut>(ctx(), name, timing, config ? *config : shared_.port, 0,
+                                                &shared_.reasons),
+                        data_queue});
     ins_.push_back(std::make_unique<IpIn>(ctx(), name + "_in", this, sim::handler<&DcNode::arrival>));
     return static_cast<std::uint32_t>(outs_.size() - 1);
 }
@@ -71,14 +75,14 @@ void DcNode::arrival(const IpIn::PacketType& p) {
     on_packet(p.payload);
 }
 
-void DcNode::send(std::uint32_t port, const IpPacket& p, bool control) {
+void DcNode::send_checked(std::uint32_t port, const IpPacket& p, bool control) {
     if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Sent, 0, index_, port});
-    IpOut& o = *outs_[port];
-    if (check_mtu(p, static_cast<std::uint32_t>(shared_.config.network.mtu)) != MtuVerdict::Fits) {
-        o.refuse(shared_.net_reason(DropReason::Mtu));
+    const Out& o = outs_[port];
+    if (check_mtu(p, mtu_) != MtuVerdict::Fits) {
+        o.port->refuse(shared_.net_reason(DropReason::Mtu));
         return;
     }
-    o.send(IpOut::PacketType{{}, p}, p.size_bytes, control ? 0 : data_queue_[port]);
+    o.port->send(p, p.size_bytes, control ? 0 : o.data_queue);
 }
 
 void DcNode::drop(const IpPacket& p, net::DropReason r) {

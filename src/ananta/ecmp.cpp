@@ -1,6 +1,7 @@
 #include "loom/ananta/ecmp.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "loom/base/assert.hpp"
 #include "loom/base/rng.hpp"
@@ -14,11 +15,14 @@ NextHop ModuloEcmp::select(std::uint64_t flow_hash) const {
 
 ResilientEcmp::ResilientEcmp(std::uint32_t buckets) : bucket_count_(buckets) {
     LOOM_ASSERT(buckets > 0, "resilient ECMP needs at least one bucket");
+    pow2_ = std::has_single_bit(buckets);
 }
 
 NextHop ResilientEcmp::select(std::uint64_t flow_hash) const {
     LOOM_DEBUG_ASSERT(!buckets_.empty(), "ECMP select with no next hop");
-    return buckets_[static_cast<std::size_t>(flow_hash % bucket_count_)];
+    // hash mod B: a mask when B is a power of two (the default 256).
+    const std::uint64_t b = pow2_ ? flow_hash & (bucket_count_ - 1) : flow_hash % bucket_count_;
+    return buckets_[static_cast<std::size_t>(b)];
 }
 
 void ResilientEcmp::set_next_hops(std::span<const NextHop> hops) {

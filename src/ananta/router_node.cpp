@@ -14,6 +14,7 @@ RouterNode::RouterNode(sim::Context& ctx, const DcShared& shared, std::uint32_t 
       tier_(tier),
       number_(number),
       seed_(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) + static_cast<std::uint64_t>(tier)),
+      hash_base_(tuple_hash_base(seed_)),
       up_(make_ecmp(shared.config.params.ecmp)),
       vip_(make_ecmp(shared.config.params.ecmp)) {}
 
@@ -37,7 +38,7 @@ double RouterNode::set_vip_ports(std::vector<NextHop> ports) {
 std::int64_t RouterNode::route(const IpPacket& p) const {
     const addr::Decoded d = addr::decode(p.wire_dst());
     // The flow hash only where a choice among next hops is made (the hops down to a known port need none).
-    const auto h = [&] { return wire_hash(p, seed_); };
+    const auto h = [&] { return wire_hash_from(p, hash_base_); };
     auto at = [](const std::vector<std::int64_t>& v, std::uint32_t k) -> std::int64_t {
         return k < v.size() ? v[k] : -1;
     };

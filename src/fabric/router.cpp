@@ -44,11 +44,10 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
       vcs_(net.config.vcs),
       first_terminal_(net.pattern.first_terminal(vertex)),
       body_wait_(static_cast<std::uint32_t>(net.config.routing_cycles + net.config.vc_alloc_cycles)),
-      routing_cycles_(net.config.routing_cycles),
-      vc_alloc_cycles_(net.config.vc_alloc_cycles),
-      traversal_cycles_(net.config.sw_alloc_cycles + net.config.st_cycles),
-      credit_delay_(net.config.credit_delay_cycles),
-      depth_(static_cast<std::uint32_t>(net.config.vc_buffer_flits)),
+      routing_cycles_(static_cast<std::int32_t>(net.config.routing_cycles)),
+      vc_alloc_cycles_(static_cast<std::int32_t>(net.config.vc_alloc_cycles)),
+      traversal_cycles_(static_cast<std::int32_t>(net.config.sw_alloc_cycles + net.config.st_cycles)),
+      credit_delay_(static_cast<std::int32_t>(net.config.credit_delay_cycles)),
       speedup_milli_(net.config.speedup_milli()),
       sw_inline_(net.config.allocate_in_place && net.config.sw_allocator == AllocatorKind::SeparableInputFirst &&
                  net.config.alloc_iterations == 1),
@@ -101,10 +100,12 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         wired_ |= bit64(q);
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
+    depth_ = static_cast<std::uint32_t>(net.config.vc_buffer_flits);
     if (net.config.noisy_links()) {
         // Each channel's draws come from (seed, router path, port): the same flits see the same noise whatever
         // the construction order or partitioning. The credits this router returns beside its flits on the same
         // channel draw from their own stream.
+        noisy_ = true;
         noise_.resize(2 * static_cast<std::size_t>(network_ports_));
         for (std::int32_t q = 0; q < network_ports_; ++q) {
             if (!wired(q)) continue;
@@ -234,6 +235,8 @@ void Router::on_credit_wake(std::int32_t port) {
     if (x.size != 1) return;  // the front flit is older
     if (x.state == VcState::Idle) {
         LOOM_DEBUG_ASSERT(Flit::is_head(arg), "body flit into an idle VC");
+        // route() reads the packet's record later in this tick (R = 0) or a few cycles on: start fetching it.
+        in_[port].flits->prefetch_record(Flit::packet_of(arg));
         x.state = VcState::Routing;
         x.ready = c + routing_cycles_;
         va_list_.push_back(iv);
@@ -455,6 +458,17 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
     return granted;
 }
 
+// The noise of the flit's channel and of the credit's (the input's channel); terminal channels are clean. Each
+// draws from its own stream, so computing both before either push changes no draw.
+[[gnu::noinline, gnu::cold]] Router::Arrivals Router::send_noisy(std::int32_t port, std::int32_t out_port,
+                                                                 std::int64_t cycle) {
+    net::LinkNoise* flit_noise =
+        out_port < network_ports_ ? &noise_[2 * static_cast<std::size_t>(out_port)] : nullptr;
+    net::LinkNoise* credit_noise = port < network_ports_ ? &noise_[2 * static_cast<std::size_t>(port) + 1] : nullptr;
+    const std::int64_t arrive = out_[out_port].link.send(cycle + traversal_cycles_, counters_.flit_noise, flit_noise);
+    return {arrive, out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise)};
+}
+
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
     const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);  // a head names its record's new slot
@@ -466,18 +480,18 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         --credits_[ov];
         ++used_[out_port];
     }
-    // The noise of the flit's channel and of the credit's (the input's channel: its credits ride beside the
-    // flits this router sends back on it); terminal channels are clean.
-    net::LinkNoise* flit_noise = nullptr;
-    net::LinkNoise* credit_noise = nullptr;
-    if (!noise_.empty()) [[unlikely]] {
-        if (out_port < network_ports_) flit_noise = &noise_[2 * static_cast<std::size_t>(out_port)];
-        if (port < network_ports_) credit_noise = &noise_[2 * static_cast<std::size_t>(port) + 1];
+    // The flit's arrival on its output channel, and its credit's on the input's channel (the credits ride beside
+    // the flits this router sends back on it); the noisy case out of line, so a clean run tests one flag.
+    Arrivals at;  // returned by value: out-parameters would keep both in memory on the clean path
+    if (noisy_) [[unlikely]] {
+        at = send_noisy(port, out_port, cycle);
+    } else {
+        at.flit = out.link.send(cycle + traversal_cycles_, counters_.flit_noise);
+        at.credit = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise);
     }
+    const std::int64_t arrive = at.flit, credit_at = at.credit;
     const std::int64_t now = ctx().now_ps();
-    const std::int64_t arrive = out.link.send(cycle + traversal_cycles_, counters_.flit_noise, flit_noise);
     out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
-    const std::int64_t credit_at = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise);
     out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),
                                   Time::ps(net_.clock.edge(credit_at).count() - now));
     ++counters_.channel_flits[out_kind_[out_port]];  // the other per-flit counters: switch_allocate, once a round

@@ -25,8 +25,6 @@ Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
       tick_(ctx, this, sim::handler<&Terminal::on_tick>, sim::Phase::Clock),
       trace_(std::move(trace)),
       measure_(ctx, "measure", this, sim::handler<&Terminal::on_measure>) {
-    credits_.assign(static_cast<std::size_t>(net.config.vcs), 0);
-    arriving_.resize(static_cast<std::size_t>(net.config.vcs));
     if (net.traffic.pattern == workload::TrafficPatternKind::Trace) measure_start_ = 0;  // every packet is marked
     if (net.traffic.pattern != workload::TrafficPatternKind::Trace && net.traffic.rate > 0) {
         bernoulli_ = true;
@@ -117,7 +115,7 @@ std::int64_t Terminal::next_ejection(std::int64_t c) const {
 }
 
 void Terminal::init() {
-    std::fill(credits_.begin(), credits_.end(), net_.config.vc_buffer_flits);
+    std::fill_n(credits_.begin(), net_.config.vcs, net_.config.vc_buffer_flits);
     if (net_.transfers != nullptr) {
         const TransferBook& book = *net_.transfers;
         for (std::int32_t t : book.from(net_.pattern.router_of(id_)))
@@ -317,7 +315,10 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     // The packet's record stays in the ejection line's storage (ours to read from the head's arrival on) until
     // its tail is in.
     std::uint32_t& handle = arriving_[Flit::vc_of(arg)];
-    if (Flit::is_head(arg)) handle = Flit::packet_of(arg);
+    if (Flit::is_head(arg)) {
+        handle = Flit::packet_of(arg);
+        ejection_->prefetch_record(handle);  // read at the tail
+    }
     if (!Flit::is_tail(arg)) return;
     const FabricRecord& packet = ejection_->record(handle);
 

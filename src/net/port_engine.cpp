@@ -1,6 +1,7 @@
 #include "loom/net/port_engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include <fmt/format.h>
@@ -71,6 +72,8 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
         unit_limit_ = ps_per_unit_ == 0 ? -1 : std::numeric_limits<std::int64_t>::max() / ps_per_unit_;
     }
     keep_info_ = !plain_ || deliveries_read_;
+    if (unit_bytes_ > 0 && std::has_single_bit(static_cast<std::uint64_t>(unit_bytes_)))
+        unit_shift_ = std::countr_zero(static_cast<std::uint64_t>(unit_bytes_));
 }
 
 void PortEngine::set_deliveries_read(bool read) {
@@ -81,9 +84,12 @@ void PortEngine::set_deliveries_read(bool read) {
 
 void PortEngine::InFlightRing::grow() {
     // Not published: 16 entries to start with (a port has a few packets on the wire at once), doubling.
-    std::vector<InFlight> bigger(items.empty() ? 16 : items.size() * 2);
-    for (std::size_t i = 0; i < count; ++i) bigger[i] = items[(head + i) & (items.size() - 1)];
-    items = std::move(bigger);
+    LOOM_ASSERT(capacity <= (std::numeric_limits<std::uint32_t>::max() >> 1), "output port in-flight ring full");
+    const std::uint32_t bigger = capacity == 0 ? 16 : capacity * 2;
+    auto fresh = std::make_unique<InFlight[]>(bigger);
+    for (std::uint32_t i = 0; i < count; ++i) fresh[i] = items[(head + i) & (capacity - 1)];
+    items = std::move(fresh);
+    capacity = bigger;
     head = 0;
 }
 
@@ -96,10 +102,12 @@ std::int64_t PortEngine::units_of(std::int64_t bytes) const {
     const std::int64_t unit = unit_bytes_;
     const std::int64_t b = bytes + overhead_bytes_;
     if (b <= unit) return 1;  // most packets of most links: no division
+    if (unit_shift_ >= 0) return (b + unit - 1) >> unit_shift_;  // byte units (Ananta's links): b itself
     return (b + unit - 1) / unit;
 }
 
-std::uint32_t PortEngine::acquire() {
+// Inlined into acquire() and send().
+inline std::uint32_t PortEngine::take_slot() {
     // The oldest slot on the wire first, once its packet has arrived (strictly past: an arrival at `now` may not
     // have been handled yet); then a slot given back by a drop; else a new one. A slot grows the port's storage
     // only when nothing is free and nothing has arrived. Which handle a packet gets changes nothing else: events
@@ -109,6 +117,11 @@ std::uint32_t PortEngine::acquire() {
         in_flight_.pop_front();
         return h;
     }
+    return take_spare();
+}
+
+// take_slot()'s rare cases, out of line.
+[[gnu::noinline]] std::uint32_t PortEngine::take_spare() {
     if (!free_.empty()) {
         const std::uint32_t h = free_.back();
         free_.pop_back();
@@ -118,6 +131,7 @@ std::uint32_t PortEngine::acquire() {
     if (keep_info_) info_.emplace_back();
     return slot_count_++;
 }
+
 
 bool PortEngine::down_at(Time t) const {
     if (forced_down_) return true;
@@ -148,42 +162,11 @@ void PortEngine::drop(std::uint32_t handle, DropReason reason) {
 
 void PortEngine::refuse(DropReason reason) {
     ++sent_;
-    ++next_seq_;
     drops_.add(reason);
 }
 
-SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
-    ++sent_;
-    if (keep_info_) info_[handle].seq = next_seq_;
-    ++next_seq_;
-    if (queueless_) {
-        if (tx_.free_at().count() > ctx_->now_ps()) {
-            drop(handle, DropReason::Collision);
-            return SendResult::Collision;
-        }
-        return transmit(handle, bytes);
-    }
-    if (waiting_ == 0 && free_at().count() <= ctx_->now_ps()) return transmit(handle, bytes);
-    if (down_at(ctx_->now())) {
-        drop(handle, DropReason::LinkDown);
-        return SendResult::Dropped;
-    }
-    LOOM_ASSERT(queue < queues_.size(), "output port queue index out of range");
-    Queue& q = queues_[queue];
-    const QueueConfig& limits = config_.queues[queue];
-    if ((limits.max_packets > 0 && static_cast<std::int64_t>(q.items.size()) >= limits.max_packets) ||
-        (limits.max_bytes.count() > 0 && q.bytes + bytes > limits.max_bytes.count())) {
-        drop(handle, DropReason::QueueFull);
-        return SendResult::Dropped;
-    }
-    q.items.push_back({handle, bytes});
-    q.bytes += bytes;
-    ++waiting_;
-    arm_wake();
-    return SendResult::Queued;
-}
-
-SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {
+// Inlined into send() (the hot path of every Ananta hop) and transmit().
+[[gnu::always_inline]] inline SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) {
     // Transmitter::send's arithmetic for a link with no jitter and no bit errors: only the train's last unit
     // matters, its FEC outcome is clean, and no fault applies.
     const std::int64_t now = ctx_->now_ps();
@@ -219,6 +202,57 @@ SendResult PortEngine::transmit_plain(std::uint32_t handle, std::int64_t bytes) 
     in_flight_.push_back({arrival, handle});
     return SendResult::Sent;
 }
+
+// submit()'s body, inlined into submit() and send(): a plain port with its link free and nothing queued sends
+// at once; every other case is offer_general().
+inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+    if (keep_info_) info_[handle].seq = sent_;
+    ++sent_;
+    if (plain_ && waiting_ == 0 && train_.busy_until <= ctx_->now_ps()) return transmit_plain(handle, bytes);
+    return offer_general(handle, bytes, queue);
+}
+
+[[gnu::noinline]] SendResult PortEngine::offer_general(std::uint32_t handle, std::int64_t bytes,
+                                                       std::uint32_t queue) {
+    if (queueless_) {
+        if (tx_.free_at().count() > ctx_->now_ps()) {
+            drop(handle, DropReason::Collision);
+            return SendResult::Collision;
+        }
+        return transmit(handle, bytes);
+    }
+    if (waiting_ == 0 && free_at().count() <= ctx_->now_ps())
+        return plain_ ? transmit_plain(handle, bytes) : transmit(handle, bytes);
+    if (down_at(ctx_->now())) {
+        drop(handle, DropReason::LinkDown);
+        return SendResult::Dropped;
+    }
+    LOOM_ASSERT(queue < queues_.size(), "output port queue index out of range");
+    Queue& q = queues_[queue];
+    const QueueConfig& limits = config_.queues[queue];
+    if ((limits.max_packets > 0 && static_cast<std::int64_t>(q.items.size()) >= limits.max_packets) ||
+        (limits.max_bytes.count() > 0 && q.bytes + bytes > limits.max_bytes.count())) {
+        drop(handle, DropReason::QueueFull);
+        return SendResult::Dropped;
+    }
+    q.items.push_back({handle, bytes});
+    q.bytes += bytes;
+    ++waiting_;
+    arm_wake();
+    return SendResult::Queued;
+}
+
+std::uint32_t PortEngine::acquire() { return take_slot(); }
+
+SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
+    return offer(handle, bytes, queue);
+}
+
+PortEngine::Sending PortEngine::send(std::int64_t bytes, std::uint32_t queue) {
+    const std::uint32_t h = take_slot();
+    return Sending{h, offer(h, bytes, queue)};
+}
+
 
 SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
     if (plain_) return transmit_plain(handle, bytes);

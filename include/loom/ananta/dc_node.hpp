@@ -87,7 +87,7 @@ public:
     // (default: the shared one) and the queue data packets take on it (`data_queue`).
     std::uint32_t add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config = nullptr,
                            std::uint32_t data_queue = 0);
-    IpOut& out(std::uint32_t i) { return *outs_[i]; }
+    IpOut& out(std::uint32_t i) { return *outs_[i].port; }
     IpIn& in(std::uint32_t i) { return *ins_[i]; }
     std::size_t ports() const { return outs_.size(); }
     const Tally& tally() const { return tally_; }
@@ -106,7 +106,12 @@ protected:
     virtual void on_packet(const IpPacket& p) = 0;
     // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU. `control`:
     // through queue 0 (the control queue where a port has one) instead of the port's data queue.
-    void send(std::uint32_t port, const IpPacket& p, bool control = false);
+    void send(std::uint32_t port, const IpPacket& p, bool control = false) {
+        if (traced(p) || check_mtu(p, mtu_) != MtuVerdict::Fits) [[unlikely]]
+            return send_checked(port, p, control);
+        const Out& o = outs_[port];
+        o.port->send(p, p.size_bytes, control ? 0 : o.data_queue);
+    }
     void drop(const IpPacket& p, net::DropReason r);
     void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
     void consumed(const IpPacket& p);
@@ -122,10 +127,17 @@ protected:
 
 private:
     void arrival(const IpIn::PacketType& p);
+    // send()'s rare cases, out of line: the traced connection's hop record, the MTU refusal.
+    void send_checked(std::uint32_t port, const IpPacket& p, bool control);
 
-    std::vector<std::unique_ptr<IpOut>> outs_;
+    // An output port with the queue its data packets take: one lookup per send.
+    struct Out {
+        std::unique_ptr<IpOut> port;
+        std::uint32_t data_queue = 0;
+    };
+    std::vector<Out> outs_;
     std::vector<std::unique_ptr<IpIn>> ins_;
-    std::vector<std::uint32_t> data_queue_;
+    std::uint32_t mtu_;  // shared_.config.network.mtu
     std::uint32_t index_;
     bool frozen_ = false;
 };
@@ -281,11 +293,13 @@ private:
 };
 
 // The flow hash routers use for ECMP: the wire addresses (outer header when encapsulated), ports and protocol.
-inline std::uint64_t wire_hash(const IpPacket& p, std::uint64_t seed) {
+// `base`: tuple_hash_base of the seed.
+inline std::uint64_t wire_hash_from(const IpPacket& p, std::uint64_t base) {
     FiveTuple t = p.inner;
     t.src = p.wire_src();
     t.dst = p.wire_dst();
-    return tuple_hash(t, seed);
+    return tuple_hash_from(t, base);
 }
+inline std::uint64_t wire_hash(const IpPacket& p, std::uint64_t seed) { return wire_hash_from(p, tuple_hash_base(seed)); }
 
 }  // namespace loom::ananta

@@ -58,6 +58,7 @@ public:
 
 private:
     std::uint32_t bucket_count_;
+    bool pow2_ = false;  // bucket_count_ is a power of two: a mask, not a division
     std::vector<NextHop> hops_;     // sorted, unique
     std::vector<NextHop> buckets_;  // empty until the first non-empty set
 };

@@ -49,12 +49,17 @@ struct FiveTuple {
 
 // A 64-bit hash of a tuple under `seed`: the same tuple and seed give the same value in every process and on
 // every component (Muxes rely on it to pick the same DIP). Not symmetric in the two directions.
-constexpr std::uint64_t tuple_hash(const FiveTuple& t, std::uint64_t seed) {
-    std::uint64_t h = mix64(seed ^ 0x5bd1e9955bd1e995ULL);
-    h = mix64(h ^ t.src);
+// tuple_hash's first step, which depends on the seed alone: a caller hashing many tuples under one seed keeps it
+// (tuple_hash_from) instead of mixing the seed again for each.
+constexpr std::uint64_t tuple_hash_base(std::uint64_t seed) { return mix64(seed ^ 0x5bd1e9955bd1e995ULL); }
+constexpr std::uint64_t tuple_hash_from(const FiveTuple& t, std::uint64_t base) {
+    std::uint64_t h = mix64(base ^ t.src);
     h = mix64(h ^ (static_cast<std::uint64_t>(t.dst) << 8) ^ static_cast<std::uint64_t>(t.proto));
     h = mix64(h ^ (static_cast<std::uint64_t>(t.src_port) << 16) ^ t.dst_port);
     return h;
+}
+constexpr std::uint64_t tuple_hash(const FiveTuple& t, std::uint64_t seed) {
+    return tuple_hash_from(t, tuple_hash_base(seed));
 }
 
 // For unordered containers keyed by tuple (lookups only: never iterate them to produce output).

@@ -57,6 +57,7 @@ private:
     Tier tier_;
     std::uint32_t number_;  // rack for a ToR
     std::uint64_t seed_;
+    std::uint64_t hash_base_;  // tuple_hash_base(seed_): the flow hash's seed step, once
     std::vector<std::int64_t> down_;      // by rack slot (ToR), rack (spine) or client node (border)
     std::vector<std::int64_t> mux_port_;  // ToR: by Mux number
     std::unique_ptr<EcmpSelector> up_;

@@ -135,6 +135,11 @@ private:
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
     std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
+    // Arrival cycles of a forwarded flit and of its credit.
+    struct Arrivals {
+        std::int64_t flit = 0, credit = 0;
+    };
+    Arrivals send_noisy(std::int32_t port, std::int32_t out_port, std::int64_t cycle);
     void sa_add(std::int32_t port, std::int32_t vc);
     void sa_remove(std::int32_t port, std::int32_t vc);
     std::int32_t cand_first(const Vc& x) const { return x.out_port * vcs_ + class_vcs_[x.cls].first; }
@@ -155,11 +160,12 @@ private:
     std::int32_t vcs_;
     std::int32_t first_terminal_;
     std::uint32_t body_wait_;  // R + V: cycles a body flit waits in the buffer before switch allocation
-    std::int64_t routing_cycles_, vc_alloc_cycles_, traversal_cycles_, credit_delay_;
-    std::uint32_t depth_;
+    // Pipeline stages in cycles (each at most 10^6, a config bound; 32 bits keep the hot members in fewer lines).
+    std::int32_t routing_cycles_, vc_alloc_cycles_, traversal_cycles_, credit_delay_;
     std::int64_t speedup_milli_;  // internal speed-up in thousandths (rounds of cycle c: see FabricConfig)
     bool sw_inline_;              // separable input-first switch allocation, one iteration: done in place
     bool va_inline_;              // the same for VC allocation, with at most 64 input VCs
+    bool noisy_ = false;          // the channels have noise (noise_ below)
     // The VCs of class c on a port: [first, end) = [vc_first(c), vc_first(c + 1)); entry `classes` is every VC
     // (ejection takes any).
     struct VcRange {
@@ -195,17 +201,20 @@ private:
     std::uint64_t sa_ports_ = 0;          // input ports with a nonzero sa_vcs_
     std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
-    std::uint64_t wired_ = 0;             // ports with lines
     std::vector<std::int32_t> va_list_;   // input VCs Routing or waiting for VC allocation
     sim::ChannelPort wake_;
     sim::Timer tick_;
     std::int64_t next_tick_ = kNever;
     std::int64_t ticks_ = 0;
     std::int32_t peak_vc_flits_ = 0;
+    FabricCounters counters_;  // the router's part first (FabricCounters)
+
+    // Cold members after the counters, so that what a tick touches stays in as few cache lines as possible.
+    std::uint64_t wired_ = 0;  // ports with lines
+    std::uint32_t depth_;      // flits an input VC's buffer holds (init's credits)
     // Noisy channels (FabricConfig::noisy_links): per network port the noise of its output's flits, then of the
     // credits returned beside them; empty when the channels are clean.
     std::vector<net::LinkNoise> noise_;
-    FabricCounters counters_;  // the router's part first (FabricCounters)
 
     std::unique_ptr<std::byte, BlockFree> block_;  // owns the arrays above
     // The allocators of the kinds not done in place (nullptr otherwise).

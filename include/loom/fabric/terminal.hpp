@@ -2,6 +2,7 @@
 // queue, sends their flits to its router under credit flow control, and ejects the flits addressed to it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -133,8 +134,11 @@ private:
     FabricCounters counters_;
     // The measurement window as the monitor announced it (trace traffic: every packet, from the start).
     std::int64_t measure_start_ = INT64_MAX, measure_end_ = INT64_MAX;
+    // Per VC: the handle of the packet arriving on the ejection line (in the object, beside what ejecting touches,
+    // not in an allocation of its own: a cache line more per ejected flit otherwise).
+    std::array<std::uint32_t, Flit::kMaxVcs> arriving_{};
+    std::array<std::int32_t, Flit::kMaxVcs> credits_{};  // per VC of the router's input (the same reason)
 
-    std::vector<std::int32_t> credits_;
     // The source queue: queue_[queue_head_ ..] (a vector, not a deque: a deque's first block is 512 bytes per
     // terminal, most of the memory of 16,512 idle terminals).
     std::vector<Pending> queue_;
@@ -143,7 +147,6 @@ private:
     bool sending_ = false;       // a packet is being sent: its record is current_
     std::uint32_t current_handle_ = 0;  // its handle in the injection line's record slots (from its head on)
     std::uint64_t packets_opened_ = 0;  // packets this terminal made (their ids: terminal id << 40 | this count)
-    std::vector<std::uint32_t> arriving_;  // per VC: the handle of the packet arriving on the ejection line
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;
     std::int32_t current_flits_ = 0;

@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <type_traits>
 #include <vector>
@@ -32,7 +33,7 @@ class InputPort;
 // `Header` NoHeader: the payload is the whole per-hop record and send() is given its size; a packet of a
 // power-of-two size up to 64 bytes then has a slot aligned to that size (one cache line per hop, not two).
 template <class Payload, class Header = PacketHeader>
-class OutputPort {
+class alignas(64) OutputPort {
     static_assert(std::is_trivially_copyable_v<Payload>, "port payloads are plain data");
 
 public:
@@ -49,10 +50,17 @@ public:
     }
     // The same with the size given apart (a NoHeader packet).
     SendResult send(const PacketType& packet, std::int64_t bytes, std::uint32_t queue) {
-        const std::uint32_t h = engine_.acquire();
-        if (h >= slots_.size()) slots_.resize(std::size_t{h} + 1);
-        slots_[h].packet = packet;
-        return engine_.submit(h, bytes, queue);
+        const PortEngine::Sending s = engine_.send(bytes, queue);
+        std::memcpy(static_cast<void*>(&slot(s.handle).packet), &packet, sizeof(PacketType));
+        return s.result;
+    }
+    // A NoHeader packet given as its payload (no Packet built around it by the caller): one copy, into the slot.
+    SendResult send(const Payload& payload, std::int64_t bytes, std::uint32_t queue)
+        requires std::is_same_v<Header, NoHeader>
+    {
+        const PortEngine::Sending s = engine_.send(bytes, queue);
+        std::memcpy(static_cast<void*>(&slot(s.handle).packet.payload), &payload, sizeof(Payload));
+        return s.result;
     }
     // Counts a packet the owner refused here (MTU, no route, overload) as sent and dropped for `reason`.
     void refuse(DropReason reason) { engine_.refuse(reason); }
@@ -71,7 +79,15 @@ private:
         PacketType packet;
     };
 
-    // The slots first: their vector shares a cache line with the engine's hot fields.
+    // Slot `h`, grown into when new. The copy in is a memcpy: a member-wise copy of a padded payload is one
+    // load and store per field.
+    Slot& slot(std::uint32_t h) {
+        if (h >= slots_.size()) [[unlikely]] slots_.resize(std::size_t{h} + 1);
+        return slots_[h];
+    }
+
+    // The slots first: their vector shares the port's first cache line with the engine's hottest fields (the
+    // port is aligned to a 64-byte line: its send path touches four).
     std::vector<Slot> slots_;
     PortEngine engine_;
 };

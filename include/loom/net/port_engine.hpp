@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -64,6 +65,14 @@ public:
     std::uint32_t acquire();
     // Offers the packet in slot `handle` of `bytes` bytes to queue `queue` (ignored by a queueless port).
     SendResult submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
+    // acquire() and submit() in one call: the handle taken and what happened. The caller fills the slot after
+    // the call (nothing reads a slot before its arrival, which is later than now; a dropped slot is free, and
+    // writing it is harmless).
+    struct Sending {
+        std::uint32_t handle;
+        SendResult result;
+    };
+    Sending send(std::int64_t bytes, std::uint32_t queue);
     // Counts a packet the owner refused at this port (MTU, no route) as sent and dropped for `reason`.
     void refuse(DropReason reason);
     std::uint32_t slots() const { return slot_count_; }
@@ -122,19 +131,20 @@ private:
         std::uint32_t handle;
     };
     // Slots on the wire in order of sending, a ring of power-of-two capacity: acquire() reuses the front once it
-    // has arrived (arrivals are nearly in order, so a FIFO reclaims slots promptly).
+    // has arrived (arrivals are nearly in order, so a FIFO reclaims slots promptly). 24 bytes, in the port's first
+    // line.
     struct InFlightRing {
-        std::vector<InFlight> items;
-        std::size_t head = 0, count = 0;
+        std::unique_ptr<InFlight[]> items;
+        std::uint32_t capacity = 0, head = 0, count = 0;
         bool empty() const { return count == 0; }
         const InFlight& front() const { return items[head]; }
         void pop_front() {
-            head = (head + 1) & (items.size() - 1);
+            head = (head + 1) & (capacity - 1);
             --count;
         }
         void push_back(const InFlight& f) {
-            if (count == items.size()) grow();
-            items[(head + count) & (items.size() - 1)] = f;
+            if (count == capacity) grow();
+            items[(head + count) & (capacity - 1)] = f;
             ++count;
         }
         void grow();
@@ -151,6 +161,11 @@ private:
         std::uint64_t next_index = 0; // units sent
     };
 
+    // acquire()'s and submit()'s bodies (inlined into them and send()) and their rare cases.
+    std::uint32_t take_slot();
+    std::uint32_t take_spare();
+    SendResult offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
+    SendResult offer_general(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
     // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
     SendResult transmit(std::uint32_t handle, std::int64_t bytes);
     SendResult transmit_plain(std::uint32_t handle, std::int64_t bytes);
@@ -163,18 +178,21 @@ private:
     void arm_wake();
     bool down_during(Time from, Time to) const;
 
-    // Hot: what a send on an idle plain port touches, first.
+    // Hot: what a send on an idle plain port touches, first: with OutputPort's slot vector before them, four
+    // cache lines of an OutputPort (it is aligned to a line), the wire's hot fields included.
     sim::Context* ctx_;
+    InFlightRing in_flight_;
+    std::uint64_t sent_ = 0;         // also the next packet's seq
     Train train_;
+    std::int64_t latency_ps_;        // the link's fixed latency
     std::int64_t ps_per_unit_ = 0;   // exact serialization ps per unit, when the rate divides a unit's bits
     std::int64_t unit_limit_ = -1;   // largest train (units) ps_per_unit_ serves without overflow; -1: none
-    std::int64_t latency_ps_;        // the link's fixed latency
     std::int64_t unit_bytes_;        // payload bytes per unit
     std::int64_t overhead_bytes_;    // config_.packet_overhead
     std::uint64_t waiting_ = 0;      // packets in all queues
-    std::uint64_t next_seq_ = 0;
-    std::uint64_t sent_ = 0, delivered_ = 0;
+    std::uint64_t delivered_ = 0;
     std::uint32_t slot_count_ = 0;
+    int unit_shift_ = -1;           // log2(unit_bytes_) when a power of two (a shift, not a division); else -1
     bool plain_;                    // queued, no faults, no jitter, no bit errors: train_ instead of tx_
     bool keep_info_ = true;         // info_ is written (the receiver reads it, or the fault draws need seq)
     bool deliveries_read_ = true;
@@ -182,10 +200,9 @@ private:
     bool scheduled_down_ = false;  // config_.faults.down is not empty
     bool faulty_ = false;          // some fault (loss, delay, duplicates, reordering, down times) is configured
     bool queueless_;
-    std::vector<std::uint32_t> free_;
-    InFlightRing in_flight_;
-    std::vector<Delivery> info_;  // by handle, while keep_info_
     sim::OutPort wire_;
+    std::vector<std::uint32_t> free_;
+    std::vector<Delivery> info_;  // by handle, while keep_info_
     // Warm: queues, the general transmitter.
     std::vector<Queue> queues_;
     Transmitter tx_;

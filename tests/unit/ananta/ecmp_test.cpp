@@ -113,3 +113,19 @@ TEST_CASE("A router reports the share of flows moved by a next-hop change") {
     CHECK(change_next_hops(r, hops(4, 2), 100'000, 3) == Approx(0.25).margin(0.01));
     CHECK(r.size() == 3);
 }
+
+TEST_CASE("Resilient ECMP picks bucket hash mod B whether B is a power of two (masked) or not (divided)") {
+    for (const std::uint32_t buckets : {1U, 2U, 100U, 256U, 840U, 1024U}) {
+        ResilientEcmp e(buckets);
+        e.set_next_hops(hops(7));
+        const std::vector<NextHop>& table = e.buckets();
+        REQUIRE(table.size() == buckets);
+        // Hashes spread over all 64 bits, with the high bits set (a mask that dropped them or a 32-bit modulo
+        // would disagree with hash mod B).
+        std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+        for (int i = 0; i < 2000; ++i) {
+            h = h * 6364136223846793005ULL + 1442695040888963407ULL;  // unsigned: wraps, no UB
+            CHECK(e.select(h) == table[static_cast<std::size_t>(h % buckets)]);
+        }
+    }
+}
