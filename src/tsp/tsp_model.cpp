@@ -7,6 +7,7 @@
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -36,6 +37,31 @@ void return_free_memory() {
 #if defined(__GLIBC__)
     malloc_trim(0);
 #endif
+}
+
+// Times per transfer id, sorted by id with one entry per id: flat, 16 bytes an entry, where a std::map node costs
+// about 64 with the allocator's header (over a million transfers at 10,440 TSPs, at the end-of-run peak).
+using TransferTimes = std::vector<std::pair<std::uint32_t, Time>>;
+
+// Sorts `v` by id and folds entries of one id into one with `pick(kept, other)`.
+template <class Pick>
+void sort_and_fold(TransferTimes& v, Pick pick) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        if (out > 0 && v[out - 1].first == v[i].first)
+            v[out - 1].second = pick(v[out - 1].second, v[i].second);
+        else
+            v[out++] = v[i];
+    }
+    v.resize(out);
+}
+
+// The time of transfer `id` in `v` (sorted by sort_and_fold), or nullptr.
+const Time* find_time(const TransferTimes& v, std::uint32_t id) {
+    const auto it =
+        std::lower_bound(v.begin(), v.end(), id, [](const auto& e, std::uint32_t k) { return e.first < k; });
+    return it != v.end() && it->first == id ? &it->second : nullptr;
 }
 
 const char* fec_name(net::FecOutcome f) {
@@ -135,6 +161,7 @@ void TspModel::finish() {
     // Nothing reads the chips' instructions, memory or predictions any more: their memory goes back before the
     // statistics are built.
     for (TspChip* c : chips_) c->release_run_state();
+    return_free_memory();
     write_stats(complete);
     if (!complete && errors.empty()) {
         // Cut short (end_time): a partial makespan would pass for a result, so the run fails and says how much is
@@ -198,46 +225,52 @@ void TspModel::write_stats(bool complete) {
     g.set("makespan_cycles", system_->chip().clock().edge_at_or_after(last_delivery));
 
     // Per transfer: from the issue of its first Send to its last vector's arrival at a final destination.
-    std::map<std::uint32_t, Time> first_send;
-    const ClockDomain clock = system_->chip().clock();
-    for (const sched::TspProgram& p : program_.schedule.programs) {
-        for (const sched::Instruction& ins : p.instructions) {
-            if (ins.op != sched::Op::Send) continue;
-            const Time issue = sched::issue_time(clock, ins);
-            auto [it, fresh] = first_send.try_emplace(ins.transfer, issue);
-            if (!fresh) it->second = std::min(it->second, issue);
+    // Both tables are freed before the chips' statistics are written (the end of the run is the command's peak).
+    {
+        const ClockDomain clock = system_->chip().clock();
+        std::size_t sends = 0;
+        for (const sched::TspProgram& p : program_.schedule.programs)
+            for (const sched::Instruction& ins : p.instructions) sends += ins.op == sched::Op::Send ? 1 : 0;
+        TransferTimes first_send;
+        first_send.reserve(sends);
+        for (const sched::TspProgram& p : program_.schedule.programs)
+            for (const sched::Instruction& ins : p.instructions)
+                if (ins.op == sched::Op::Send) first_send.emplace_back(ins.transfer, sched::issue_time(clock, ins));
+        sort_and_fold(first_send, [](Time a, Time b) { return std::min(a, b); });
+        std::size_t delivered = 0;
+        for (const TspChip* c : chips_) delivered += c->deliveries().size();
+        TransferTimes done;
+        done.reserve(delivered);
+        for (TspChip* c : chips_) {
+            for (const auto& [id, t_done] : c->deliveries()) done.emplace_back(id, t_done);
+            c->release_merged();  // latency and deliveries are merged above
         }
-    }
-    std::map<std::uint32_t, Time> done;
-    for (const TspChip* c : chips_)
-        for (const auto& [id, t_done] : c->deliveries()) done[id] = std::max(done[id], t_done);
-    for (TspChip* c : chips_) c->release_merged();  // latency and deliveries are merged above
-    return_free_memory();
-    // Time in network: from the first Send's issue. Latency: from the instant the transfer may start,
-    // max(earliest, dependencies complete + compute_before) (paced_by, an order of the schedule only, left out),
-    // as the dynamic network's comparison measures it; a hand-written program has no such instant.
-    stats::Histogram network_time;
-    for (const auto& [id, t_done] : done) {
-        const auto it = first_send.find(id);
-        if (it != first_send.end()) network_time.record((t_done - it->second).count());
-    }
-    stats::Histogram transfer_latency = network_time;
-    if (!program_.readiness.empty()) {
-        transfer_latency = stats::Histogram();
-        for (const Program::Readiness& r : program_.readiness) {
-            const auto it = done.find(r.transfer);
-            if (it == done.end()) continue;
-            Time ready = r.earliest;
-            for (std::uint32_t d : r.deps) {
-                const auto dd = done.find(d);
-                if (dd != done.end()) ready = std::max(ready, dd->second + r.compute_before);
+        sort_and_fold(done, [](Time a, Time b) { return std::max(a, b); });
+        return_free_memory();
+        // Time in network: from the first Send's issue. Latency: from the instant the transfer may start,
+        // max(earliest, dependencies complete + compute_before) (paced_by, an order of the schedule only, left out),
+        // as the dynamic network's comparison measures it; a hand-written program has no such instant.
+        stats::Histogram network_time;
+        for (const auto& [id, t_done] : done) {
+            if (const Time* issued = find_time(first_send, id)) network_time.record((t_done - *issued).count());
+        }
+        stats::Histogram transfer_latency = network_time;
+        if (!program_.readiness.empty()) {
+            transfer_latency = stats::Histogram();
+            for (const Program::Readiness& r : program_.readiness) {
+                const Time* finished = find_time(done, r.transfer);
+                if (finished == nullptr) continue;
+                Time ready = r.earliest;
+                for (std::uint32_t d : r.deps) {
+                    if (const Time* dep = find_time(done, d)) ready = std::max(ready, *dep + r.compute_before);
+                }
+                transfer_latency.record((*finished - ready).count());
             }
-            transfer_latency.record((it->second - ready).count());
         }
+        g.counter("transfers").set(static_cast<std::int64_t>(first_send.size()));
+        g.set("transfer_latency", transfer_latency.to_json("ps"));
+        g.set("transfer_network_time", network_time.to_json("ps"));
     }
-    g.counter("transfers").set(static_cast<std::int64_t>(first_send.size()));
-    g.set("transfer_latency", transfer_latency.to_json("ps"));
-    g.set("transfer_network_time", network_time.to_json("ps"));
 
     // Bandwidth per TSP over the makespan: payload bytes leaving and arriving on its links (forwarded vectors
     // count at every TSP they pass), mean over active TSPs and the largest.
