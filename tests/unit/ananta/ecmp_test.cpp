@@ -129,3 +129,20 @@ TEST_CASE("Resilient ECMP picks bucket hash mod B whether B is a power of two (m
         }
     }
 }
+
+TEST_CASE("Modulo ECMP picks hops[hash mod n] for power-of-two n (masked) and others (divided), clones included") {
+    for (const std::size_t n : {1U, 2U, 3U, 4U, 7U, 8U, 16U}) {
+        std::vector<NextHop> set;
+        for (std::size_t i = 0; i < n; ++i) set.push_back(static_cast<NextHop>(30 + 7 * i));
+        ModuloEcmp e;
+        e.set_next_hops(set);
+        REQUIRE(e.size() == n);
+        const std::unique_ptr<EcmpSelector> copy = e.clone();
+        e.set_next_hops(hops(5));  // the clone keeps its own table
+        std::uint64_t h = 0x243f6a8885a308d3ULL;
+        for (int i = 0; i < 2000; ++i) {
+            h = h * 6364136223846793005ULL + 1442695040888963407ULL;
+            CHECK(copy->select(h) == set[static_cast<std::size_t>(h % n)]);
+        }
+    }
+}
