@@ -184,8 +184,8 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         flits.bind_receiver(b.ctx());  // the records it carries are the receiver's from their heads' arrival on
         a.attach_output(ch.src_port, flits, &credits);
         b.attach_input(ch.dst_port, flits, credits);
-        flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
-        credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
+        flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port), model->ring_pool_);
+        credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port), model->ring_pool_);
     }
     // The monitor sums every router's and terminal's counts at its sample boundaries; it opens the measurement
     // window and hears of the marked packets ejected after it by messages (Monitor).
@@ -217,9 +217,9 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         term.attach(injection, credits, ejection);
         r.attach_input(q, injection, credits);
         r.attach_output(q, ejection, nullptr);
-        injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q));
-        credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake);
-        ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake);
+        injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q), model->ring_pool_);
+        credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake, model->ring_pool_);
+        ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake, model->ring_pool_);
     }
     return model;
 }
