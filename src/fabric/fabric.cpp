@@ -170,8 +170,10 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     sim::Channel& wakes = sim.add_channel("fabric.wake", static_cast<std::uint32_t>(routers) +
                                                              static_cast<std::uint32_t>(n.pattern.terminals()),
                                           n.clock.min_span(Cycles(shortest)));
-    for (std::size_t v = 0; v < routers; ++v)
+    for (std::size_t v = 0; v < routers; ++v) {
         model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
+        model->routers_[v]->use_pool(model->ring_pool_);
+    }
     auto terminal_endpoint = [&](std::int32_t id) { return static_cast<std::uint32_t>(routers) + static_cast<std::uint32_t>(id); };
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id)
         model->terminals_[static_cast<std::size_t>(id)]->wake_port().attach(wakes, terminal_endpoint(id));
