@@ -266,8 +266,8 @@ void Router::drain(std::int64_t c) {
     }
 }
 
-// Routing a head flit also moves its packet's record, once updated, from the slots of the line it came in on
-// (this router's to read, update and release from the head's arrival on) into the slots of the line it will
+// Routing a head flit also moves its packet's record, once updated, from the line it came in on
+// (this router's to read, update and release from the head's arrival on) into a chunk of the line it will
 // leave on, while the record's line is in cache; the head's entry in the buffer names the new slot, which the
 // receiver reads once the head has arrived there.
 void Router::route(std::int32_t iv) {
@@ -294,8 +294,7 @@ void Router::route(std::int32_t iv) {
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
-    std::uint32_t handle = 0;
-    out_[port].flits->push_record(handle) = packet;
+    const std::uint32_t handle = out_[port].flits->push_record(packet);
     from.release_record(Flit::packet_of(arg));
     entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }

@@ -292,11 +292,8 @@ void Terminal::pump(std::int64_t cycle) {
         const bool tail = ++current_sent_ == current_flits_;
         if (head) {
             current_.injected_cycle = depart;
-            FabricRecord& r = injection_->push_record(current_handle_);
-            r.id = current_id_;
-            r.src = static_cast<std::uint32_t>(id_);
-            r.dst = current_dst_;
-            r.payload = current_;
+            current_handle_ =
+                injection_->push_record(FabricRecord{current_id_, static_cast<std::uint32_t>(id_), current_dst_, current_});
         }
         injection_->push(depart + latency_,
                          Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "loom/base/assert.hpp"
@@ -83,8 +84,15 @@ public:
             give(c);
         }
     }
-    // Chunks allocated (the most the lines held at once, rounded up to a slab).
-    std::size_t chunks() const { return slabs_.size() * kSlabChunks; }
+    // A chunk's handle (below 2^26, Flit::kMaxPackets: a head flit names its packet's record by it) and back.
+    static std::uint32_t handle_of(const Chunk* c) {
+        const auto a = reinterpret_cast<std::uintptr_t>(c);
+        const auto* slab = reinterpret_cast<const Chunk*>(a & ~std::uintptr_t{kSlabBytes - 1});
+        return static_cast<std::uint32_t>(slab->entry[0] << kSlabBits) | static_cast<std::uint32_t>(c - slab);
+    }
+    Chunk* at(std::uint32_t handle) const { return slabs_[handle >> kSlabBits] + (handle & (kSlabChunks - 1)); }
+    // Chunks that can be handed out (the most the lines held at once, rounded up to a slab).
+    std::size_t chunks() const { return slabs_.size() * (kSlabChunks - 1); }
     // Chunks free now (walks the free list: for checks and tests).
     std::size_t free_chunks() const {
         std::size_t n = 0;
@@ -93,7 +101,11 @@ public:
     }
 
 private:
-    static constexpr std::size_t kSlabChunks = 1024;  // 64 KiB per allocation: few allocations, little left over
+    // 64 KiB per allocation, aligned to its size: few allocations, little left over. Its first chunk holds the
+    // slab's number (handle_of), the others are handed out.
+    static constexpr std::uint32_t kSlabBits = 10;
+    static constexpr std::size_t kSlabChunks = std::size_t{1} << kSlabBits;
+    static constexpr std::size_t kSlabBytes = kSlabChunks * 64;
     [[gnu::noinline, gnu::cold]] void refill();
     Chunk* free_ = nullptr;
     std::vector<Chunk*> slabs_;
@@ -112,13 +124,13 @@ private:
 // entry arrives at least one latency after its push, which is the lookahead).
 // Entries keep the arrival cycle modulo 2^32 (8 bytes each): an entry is never in flight for 2^31 cycles. The ring
 // is a chain of RingPool chunks holding what is in flight now; a line that empties gives its last chunk back.
-// Records: the line is the storage of the packet records it carries (DESIGN principle 5): the sender fills a
-// slot (push_record) and names it in the head flit's packet field; the receiver reads and updates the record
-// there from the head's arrival on and releases the slot when it is done with it (the head leaves the router,
-// or the tail reaches the terminal). Slots are reused most recently released first; a free slot holds the next
-// free one's index in its `id`, so pushing and releasing touch no line but the header and the slot.
+// Records: the line holds the packet records it carries (DESIGN principle 5), each in a pool chunk: the sender
+// stores it (push_record) and names the chunk's handle in the head flit's packet field; the receiver reads and
+// updates the record there from the head's arrival on and gives the chunk back when it is done with it (the head
+// leaves the router, or the tail reaches the terminal). A record written at a hop takes the chunk freed last, which
+// is in the cache (per-line record slots were written cold).
 // One cache line: the sender's push and the receiver's pop touch the header and one ring chunk (and the pool's
-// free list when a chunk is taken or given back), a head flit one record slot more.
+// free list when a chunk is taken or given back), a head flit one record chunk more.
 class alignas(64) FlitLink {
 public:
     FlitLink() = default;
@@ -126,8 +138,8 @@ public:
     FlitLink& operator=(const FlitLink&) = delete;
 
     FlitLink(FlitLink&&) = delete;
-    // The ring's chunks go back with the pool (the pool outlives its lines, or both end together).
-    ~FlitLink() { delete[] slots_; }
+    // The ring's chunks and the records go back with the pool (it outlives its lines, or both end together).
+    ~FlitLink() = default;
 
     // The sender's endpoint on the wake channel, the receiver's endpoint index (below 2^24) and the argument it is
     // woken with (below 256: a port's line, at most 64 ports), and the pool the ring's chunks come from.
@@ -182,65 +194,45 @@ public:
     // The receiving component: in a debug build, record()/release_record() from any other component's handler
     // throw InternalError naming both (sim::Owner).
     void bind_receiver(const sim::Context& receiver) { receiver_.bind(receiver); }
-    // A free record slot for the sender to fill in place; its handle in `handle` (below Flit::kMaxPackets).
-    [[gnu::always_inline]] FabricRecord& push_record(std::uint32_t& handle) {
-        if (free_ == kNoSlot) [[unlikely]] grow_slots();
-        handle = free_;
-        FabricRecord& r = slots_[handle];
-        free_ = static_cast<std::uint32_t>(r.id);
-        return r;
+    // Stores the record of a packet whose head the sender pushes next, in a chunk of the pool; returns its handle
+    // (below Flit::kMaxPackets), which the head flit names.
+    [[gnu::always_inline]] std::uint32_t push_record(const FabricRecord& r) {
+        RingPool::Chunk* c = pool_->take();
+        new (c) FabricRecord(r);
+        return RingPool::handle_of(c);
     }
     // The record of `handle` (the receiver's).
     FabricRecord& record(std::uint32_t handle) {
         receiver_.check("a line's packet records");
-        LOOM_DEBUG_ASSERT(handle < slot_count_, "a line's record read at an invalid handle");
-        return slots_[handle];
+        LOOM_DEBUG_ASSERT(handle < Flit::kMaxPackets, "a line's record read at an invalid handle");
+        return *std::launder(reinterpret_cast<FabricRecord*>(pool_->at(handle)));
     }
     // Asks the cache for the record of `handle` ahead of reading it (no access: no owner check).
-    void prefetch_record(std::uint32_t handle) const { __builtin_prefetch(slots_ + handle); }
+    void prefetch_record(std::uint32_t handle) const { __builtin_prefetch(pool_->at(handle)); }
+    // The receiver is done with the record: its chunk goes back to the pool.
     void release_record(std::uint32_t handle) {
         receiver_.check("a line's packet records");
-        LOOM_DEBUG_ASSERT(handle < slot_count_, "a line's record released at an invalid handle");
-        slots_[handle].id = free_;
-        free_ = handle;
+        pool_->give(pool_->at(handle));
     }
-    // Record slots allocated (pushed at some time; a line holds as many records at once at most).
-    std::uint32_t record_slots() const { return slot_count_; }
 
 private:
-    static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
     static std::int64_t arrival_of(std::uint64_t e, std::int64_t now) {
         return now + static_cast<std::int32_t>(static_cast<std::uint32_t>(e) - static_cast<std::uint32_t>(now));
     }
     static bool at_end(const std::uint64_t* p) { return RingPool::at_end(p); }
     static RingPool::Chunk* chunk_of(const std::uint64_t* p) { return RingPool::chunk_of(p); }
-    // Adds one record slot, free (a line holds a few records at once: 2-15 on the 16,512-terminal network; growing
-    // one at a time keeps each line at its peak, and hands out the same handles as growing several would).
-    [[gnu::noinline, gnu::cold]] void grow_slots() {
-        const std::uint32_t cap = slot_count_ + 1;
-        LOOM_ASSERT(cap <= Flit::kMaxPackets, "more packets on a line than a flit can name");
-        auto* bigger = new FabricRecord[cap];
-        for (std::uint32_t k = 0; k < slot_count_; ++k) bigger[k] = slots_[k];
-        bigger[slot_count_].id = free_;
-        delete[] slots_;
-        slots_ = bigger;
-        free_ = slot_count_;
-        slot_count_ = cap;
-    }
-
     // The ring: entries payload << 32 | arrival mod 2^32 from front_ (the oldest) to back_ (one past the newest),
     // in chunks linked oldest to newest; both nullptr when the line is empty.
     std::uint64_t* front_ = nullptr;
     std::uint64_t* back_ = nullptr;
     RingPool* pool_ = nullptr;
-    FabricRecord* slots_ = nullptr;  // owned: the records (flit lines), free ones chained through `id`
     sim::ChannelPort* wake_ = nullptr;
     std::uint32_t size_ = 0;
     std::uint32_t wake_to_ = 0;  // the receiver's endpoint << 8 | the argument it is woken with
-    std::uint32_t free_ = kNoSlot;  // first free record slot
-    std::uint32_t slot_count_ = 0;
     sim::Owner receiver_;
 };
-static_assert(sizeof(FlitLink) == 64, "a line's header is one cache line");
+static_assert(sizeof(FlitLink) <= 64, "a line's header is one cache line");
+static_assert(sizeof(FabricRecord) == sizeof(RingPool::Chunk) && alignof(FabricRecord) == alignof(RingPool::Chunk),
+              "a packet's record fills a pool chunk");
 
 }  // namespace loom::fabric

@@ -84,18 +84,19 @@ TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around"
     CHECK(line.empty());
 }
 
-TEST_CASE("A flit line's record slots keep their contents across growth and are reused most recently released first") {
-    FlitLink line;  // unbound receiver: checked by nobody (the builder's use)
+TEST_CASE("A flit line keeps its packet records in pool chunks, reused most recently released first") {
+    WiredLine w(Time::ps(1), 0);  // the receiver unbound: checked by nobody (the builder's use)
+    FlitLink& line = w.line;
     std::vector<std::uint32_t> handles;
-    for (std::uint32_t k = 0; k < 9; ++k) {  // a slot is added whenever none is free
-        std::uint32_t h = 99;
-        fabric::FabricRecord& r = line.push_record(h);
+    for (std::uint32_t k = 0; k < 9; ++k) {
+        fabric::FabricRecord r;
         r.id = 1000 + k;
         r.dst = k;
         r.payload.flits = static_cast<std::int32_t>(k + 1);
-        handles.push_back(h);
+        handles.push_back(line.push_record(r));
+        REQUIRE(handles.back() < fabric::Flit::kMaxPackets);
     }
-    CHECK(line.record_slots() == 9);  // the most held at once, not a power of two
+    CHECK(w.pool.chunks() - w.pool.free_chunks() == 9);  // one chunk a record
     for (std::uint32_t k = 0; k < 9; ++k) {
         CHECK(std::count(handles.begin(), handles.end(), handles[k]) == 1);  // distinct
         const fabric::FabricRecord& r = line.record(handles[k]);
@@ -105,15 +106,36 @@ TEST_CASE("A flit line's record slots keep their contents across growth and are 
     }
     line.release_record(handles[2]);
     line.release_record(handles[6]);
-    std::uint32_t h = 0;
-    line.push_record(h).id = 7;
-    CHECK(h == handles[6]);  // the slot released last
-    line.push_record(h).id = 8;
-    CHECK(h == handles[2]);
+    fabric::FabricRecord r;
+    r.id = 7;
+    CHECK(line.push_record(r) == handles[6]);  // the chunk released last
+    r.id = 8;
+    CHECK(line.push_record(r) == handles[2]);
     CHECK(line.record(handles[5]).id == 1005);  // the others untouched
-    for (std::uint32_t k = 0; k < 8; ++k) line.push_record(h);  // none free: 8 more slots
-    CHECK(line.record_slots() == 17);
-    CHECK(line.record(handles[8]).id == 1008);
+    CHECK(line.record(handles[6]).id == 7);
+    // Records and ring entries share the pool: pushes between them leave both intact.
+    line.push(5, 42, Time::ps(5));
+    CHECK(line.record(handles[2]).id == 8);
+    CHECK(line.pop() == 42);
+    for (std::uint32_t h : handles) line.release_record(h);
+    CHECK(w.pool.free_chunks() == w.pool.chunks());
+}
+
+TEST_CASE("Pool handles name chunks across slabs") {
+    fabric::RingPool pool;
+    std::vector<fabric::RingPool::Chunk*> taken;
+    for (std::uint32_t k = 0; k < 3000; ++k) taken.push_back(pool.take());  // three slabs
+    CHECK(pool.chunks() >= 3000);
+    std::vector<std::uint32_t> seen;
+    for (fabric::RingPool::Chunk* c : taken) {
+        const std::uint32_t h = fabric::RingPool::handle_of(c);
+        REQUIRE(pool.at(h) == c);
+        seen.push_back(h);
+    }
+    std::sort(seen.begin(), seen.end());
+    CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+    for (fabric::RingPool::Chunk* c : taken) pool.give(c);
+    CHECK(pool.free_chunks() == pool.chunks());
 }
 
 TEST_CASE("A flit line's ring holds the chunks of what is in flight and gives them back as it drains") {
