@@ -174,6 +174,7 @@ void Scheduler::release_search_state() {
     drop(known_);
     drop(known_hint_);
     drop(template_hops_);
+    drop(template_spans_);
     drop(fit_memo_);
     drop(around_memo_);
     drop(channel_mark_);
