@@ -80,11 +80,14 @@ private:
     using BlockPos = ChunkedSequence<Block>::Pos;
     using BookingPos = ChunkedSequence<Booking>::Pos;
     // Per channel, where the last searches of its blocks and of its bookings ended: the next starts there (a hint
-    // only, never changes an answer). Blocks: several fingers per channel, each (time asked, position found), as
-    // searches for trains of different lengths work at different places of a channel.
+    // only, never changes an answer). Blocks: several fingers per channel, as searches for trains of different
+    // lengths work at different places of a channel; each holds the position found and the times [lo, hi) it
+    // answers (from the end of the block before to the end of the block found), an interval emptied when the channel
+    // gets a booking (the position stays, as a hint).
     static constexpr std::size_t kFingers = 4;
     struct Finger {
-        Time at;
+        Time lo;
+        Time hi;
         BlockPos pos;
     };
     mutable std::vector<std::array<Finger, kFingers>> block_fingers_;
