@@ -562,8 +562,9 @@ bool Scheduler::meets_ordering(const Route& route, const Plan& plan) const {
 }
 
 void Scheduler::forget_all() {
-    place_memo_.clear();
-    bound_memo_.clear();
+    // Marked invalid rather than cleared: their plans' buffers are kept for the next transfer.
+    for (PlaceMemo& m : place_memo_) m.valid = false;
+    for (BoundMemo& m : bound_memo_) m.valid = false;
 }
 
 // Appends c vectors to the train the route already carries, keeping its Send cycle.
@@ -823,7 +824,8 @@ bool Scheduler::overlay_uses_nonminimal() const {
 
 Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready) {
     forget_all();  // the overlay starts anew
-    std::vector<std::int32_t> last(candidates_.size(), -1);
+    std::vector<std::int32_t>& last = last_train_;
+    last.assign(candidates_.size(), -1);
     const auto k = static_cast<std::int64_t>(allowed.size());
     std::int64_t remaining = total;
     Option best;  // per piece; its plans' buffers kept from piece to piece
@@ -889,14 +891,15 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     // Strictly after the last write of every `after` transfer: a Reduce reads its operands at issue.
     min_consume_cycle_ =
         consume_after_[i] > Time::zero() ? timing_.clock().edge_at_or_after(consume_after_[i]) + 1 : 0;
-    candidates_.clear();
     shape_of_.clear();
     splits_.clear();
     overlay_ = Overlay{};
     stage_ = x.dsts.size() == 1;
     pair_ = kNoPair;
     if (x.dsts.size() == 1) {
-        candidates_ = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
+        // Copied into the routes of the last transfer: their buffers are reused (no allocation per transfer).
+        const std::vector<Route>& routes = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
+        candidates_.assign(routes.begin(), routes.end());
         if (candidates_.empty())
             throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
                                          topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
@@ -911,8 +914,10 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
         pair_ = pair;
         pair_routes_ = candidates_.size();
         duration_lb_[i] = transfer_duration_bound(net_, x, n, candidates_);
-        std::vector<std::int32_t> all;
-        std::vector<std::int32_t> minimal;
+        std::vector<std::int32_t>& all = all_routes_;
+        std::vector<std::int32_t>& minimal = minimal_routes_;
+        all.clear();
+        minimal.clear();
         for (std::size_t r = 0; r < candidates_.size(); ++r) {
             all.push_back(static_cast<std::int32_t>(r));
             if (candidates_[r].minimal) minimal.push_back(static_cast<std::int32_t>(r));

@@ -181,6 +181,9 @@ void Scheduler::release_search_state() {
     drop(place_memo_);
     drop(bound_memo_);
     drop(fresh_);
+    drop(all_routes_);
+    drop(minimal_routes_);
+    drop(last_train_);
     scratch_ = Option{};
     drop(pair_route_ids_);
     drop(staging_used_);

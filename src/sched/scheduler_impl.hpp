@@ -327,6 +327,11 @@ private:
         bool exact = false;
     };
     std::vector<FreshRoute> fresh_;
+    // Scratch kept from transfer to transfer (no allocation per transfer): plan_transfer()'s lists of candidate
+    // routes (all, minimal ones), and greedy()'s last train by route.
+    std::vector<std::int32_t> all_routes_;
+    std::vector<std::int32_t> minimal_routes_;
+    std::vector<std::int32_t> last_train_;
     Option scratch_;  // scratch(): an option being tried by consider_extension() or consider_new()
     Option& scratch();
 
