@@ -828,7 +828,7 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
     last.assign(candidates_.size(), -1);
     const auto k = static_cast<std::int64_t>(allowed.size());
     std::int64_t remaining = total;
-    Option best;  // per piece; its plans' buffers kept from piece to piece
+    Option& best = greedy_best_;  // per piece; its plans' buffers kept from piece to piece (and transfer to transfer)
     while (remaining > 0) {
         std::int64_t c = k == 1 ? remaining : std::max<std::int64_t>(cfg_.min_chunk_vectors, ceil_div(remaining, k));
         c = std::min(c, remaining);
@@ -893,7 +893,10 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
         consume_after_[i] > Time::zero() ? timing_.clock().edge_at_or_after(consume_after_[i]) + 1 : 0;
     shape_of_.clear();
     splits_.clear();
-    overlay_ = Overlay{};
+    // Emptied, its vectors' buffers kept.
+    overlay_.trains.clear();
+    overlay_.entries.clear();
+    overlay_.staging.clear();
     stage_ = x.dsts.size() == 1;
     pair_ = kNoPair;
     if (x.dsts.size() == 1) {

@@ -184,6 +184,10 @@ void Scheduler::release_search_state() {
     drop(all_routes_);
     drop(minimal_routes_);
     drop(last_train_);
+    greedy_best_ = Option{};
+    drop(commit_order_);
+    drop(commit_used_);
+    drop(commit_routes_seen_);
     scratch_ = Option{};
     drop(pair_route_ids_);
     drop(staging_used_);

@@ -328,10 +328,15 @@ private:
     };
     std::vector<FreshRoute> fresh_;
     // Scratch kept from transfer to transfer (no allocation per transfer): plan_transfer()'s lists of candidate
-    // routes (all, minimal ones), and greedy()'s last train by route.
+    // routes (all, minimal ones), greedy()'s last train by route and best option, and commit()'s order of trains,
+    // used route by candidate and routes seen.
     std::vector<std::int32_t> all_routes_;
     std::vector<std::int32_t> minimal_routes_;
     std::vector<std::int32_t> last_train_;
+    Option greedy_best_;
+    std::vector<std::int32_t> commit_order_;
+    std::vector<std::int32_t> commit_used_;
+    std::vector<std::int32_t> commit_routes_seen_;
     Option scratch_;  // scratch(): an option being tried by consider_extension() or consider_new()
     Option& scratch();
 
