@@ -72,7 +72,7 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
     return true;
 }
 
-Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
+inline Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
     FitMemo& m = fit_memo_[static_cast<std::size_t>(c)];
     const std::int64_t inserts = table_.inserts(c);
     if (m.inserts == inserts && m.length == length && m.from <= from && from <= m.fit) return m.fit;
