@@ -149,6 +149,9 @@ public:
         return v;
     }
     std::size_t chunks() const { return chunks_.size(); }
+    // Chunk c's elements, in order (never empty), and its last element: for searches that walk a chunk directly.
+    const std::vector<T>& chunk(std::size_t c) const { return chunks_[c]; }
+    const T& chunk_back(std::size_t c) const { return backs_[c]; }
 
 private:
     // The first chunk whose last element is past (then the answer lies in it), or the chunk count.

@@ -15,7 +15,8 @@ void Scheduler::commit(std::size_t i, Time ready) {
     // half's vectors. Every tree of a fan-out carries the whole tensor, so each tree numbers its trains from 0.
     const bool fanout = x.dsts.size() > 1;
     auto group = [&](const Train& t) { return fanout ? t.route : 0; };
-    std::vector<std::int32_t> order;
+    std::vector<std::int32_t>& order = commit_order_;
+    order.clear();
     for (std::size_t t = 0; t < overlay_.trains.size(); ++t) {
         if (!overlay_.trains[t].staged_second) order.push_back(static_cast<std::int32_t>(t));
     }
@@ -24,7 +25,8 @@ void Scheduler::commit(std::size_t i, Time ready) {
         const Train& tb = overlay_.trains[static_cast<std::size_t>(b)];
         return std::make_tuple(group(ta), ta.plan.m0, ta.route, a) < std::make_tuple(group(tb), tb.plan.m0, tb.route, b);
     });
-    std::vector<std::int32_t> used(candidates_.size(), -1);
+    std::vector<std::int32_t>& used = commit_used_;
+    used.assign(candidates_.size(), -1);
     auto route_id = [&](std::int32_t r) {
         auto& u = used[static_cast<std::size_t>(r)];
         if (u < 0) {
@@ -45,7 +47,8 @@ void Scheduler::commit(std::size_t i, Time ready) {
     tt.ready = ready;
     tt.first_issue = Time::max();
     tt.vectors = static_cast<std::uint32_t>(x.vectors(unit_));
-    std::vector<std::int32_t> routes_seen;
+    std::vector<std::int32_t>& routes_seen = commit_routes_seen_;
+    routes_seen.clear();
     auto emit = [&](const Train& t, std::int64_t first_vector, std::int64_t send_address, std::int64_t receive_address) {
         CommittedTrain ct;
         ct.transfer = static_cast<std::uint32_t>(i);

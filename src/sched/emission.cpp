@@ -23,15 +23,22 @@ Schedule Scheduler::build() {
     std::vector<std::vector<Keyed, HugePageAllocator<Keyed>>> per_tsp(static_cast<std::size_t>(topo_.num_vertices()));
     std::vector<std::size_t> per_tsp_count(per_tsp.size(), 0);
     std::size_t hop_count = 0;
+    // Reservations go straight into their channel's range: channel c's at [channel_from[c], channel_from[c + 1]).
+    const auto channels = static_cast<std::size_t>(topo_.num_channels());
+    std::vector<std::size_t> channel_from(channels + 1, 0);
     committed_.for_each([&](const CommittedTrain& ct) {
         const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
         hop_count += route.hops.size();
+        for (const RouteHop& hop : route.hops) ++channel_from[static_cast<std::size_t>(hop.channel) + 1];
         ++per_tsp_count[static_cast<std::size_t>(route.src)];
         for (const RouteHop& hop : route.hops) ++per_tsp_count[static_cast<std::size_t>(hop.to)];
     });
     for (std::size_t v = 0; v < per_tsp.size(); ++v) per_tsp[v].reserve(per_tsp_count[v]);
+    for (std::size_t c = 0; c < channels; ++c) channel_from[c + 1] += channel_from[c];
+    std::vector<std::size_t> channel_next(channel_from.begin(), channel_from.end() - 1);
     s.reservations.reserve(hop_count);
     advise_huge_pages(s.reservations.data(), s.reservations.capacity() * sizeof(Reservation));
+    s.reservations.resize(hop_count);
     s.predicted.reserve(hop_count);
     advise_huge_pages(s.predicted.data(), s.predicted.capacity() * sizeof(PredictedRun));
     std::size_t hop_offset = 0;  // ct's first hop in committed_hops_
@@ -56,8 +63,8 @@ Schedule Scheduler::build() {
             const Serializer& ser = net_.channel(hop.channel);
             const topo::Channel& ch = topo_.channel(hop.channel);
             const Time start = clock.edge(k_from);
-            s.reservations.push_back(
-                {static_cast<std::uint32_t>(hop.channel), start, start + ser(ct.n), x.id, fv, count});
+            s.reservations[channel_next[static_cast<std::size_t>(hop.channel)]++] =
+                Reservation{static_cast<std::uint32_t>(hop.channel), start, start + ser(ct.n), x.id, fv, count};
             const bool final_destination = hop.leaf && !ct.staged_first;
             s.predicted.push_back({x.id, static_cast<std::uint32_t>(hop.to), static_cast<std::uint32_t>(hop.channel), fv,
                                    count, 0, start, final_destination});
@@ -96,20 +103,32 @@ Schedule Scheduler::build() {
         s.programs.push_back(std::move(p));
         std::vector<Keyed, HugePageAllocator<Keyed>>().swap(list);
     }
-    std::sort(s.reservations.begin(), s.reservations.end(), [](const Reservation& a, const Reservation& b) {
-        return std::tie(a.channel, a.start) < std::tie(b.channel, b.start);
-    });
-    std::sort(s.predicted.begin(), s.predicted.end(), [](const PredictedRun& a, const PredictedRun& b) {
+    // Reservations by (channel, start): no two share both (bookings on a channel never overlap), so the order is
+    // the one sorted order whatever the method. Each was written into its channel's range above; each range is
+    // sorted by start alone (a channel's bookings stay in cache where one sort of the whole array went to memory).
+    for (std::size_t c = 0; c < channels; ++c) {
+        std::sort(s.reservations.begin() + static_cast<std::ptrdiff_t>(channel_from[c]),
+                  s.reservations.begin() + static_cast<std::ptrdiff_t>(channel_from[c + 1]),
+                  [](const Reservation& a, const Reservation& b) { return a.start < b.start; });
+    }
+    // Predicted runs by (transfer, first vector, train start, channel): unique too (a channel's trains never
+    // overlap). Trains are committed transfer by transfer, in the order of their first vector, with their hops in
+    // order of their start, so the runs usually come sorted already: then there is nothing to do.
+    const auto run_order = [](const PredictedRun& a, const PredictedRun& b) {
         return std::tie(a.transfer, a.first_vector, a.train_start, a.channel) <
                std::tie(b.transfer, b.first_vector, b.train_start, b.channel);
-    });
+    };
+    if (!std::is_sorted(s.predicted.begin(), s.predicted.end(), run_order))
+        std::sort(s.predicted.begin(), s.predicted.end(), run_order);
 
     set_lower_bound(net_, set_, unit_, duration_lb_, s);
     std::vector<Time>().swap(duration_lb_);
 
     s.transfers = std::move(timings_);
-    std::sort(s.transfers.begin(), s.transfers.end(),
-              [](const TransferTiming& a, const TransferTiming& b) { return a.transfer < b.transfer; });
+    // Transfer ids are unique: already sorted (transfers in id order, as without dependencies), nothing to do.
+    const auto by_id = [](const TransferTiming& a, const TransferTiming& b) { return a.transfer < b.transfer; };
+    if (!std::is_sorted(s.transfers.begin(), s.transfers.end(), by_id))
+        std::sort(s.transfers.begin(), s.transfers.end(), by_id);
     return s;
 }
 

@@ -24,8 +24,8 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 // hop_offsets() does (any Send cycle >= 0 would do).
 constexpr std::int64_t kTemplateBase = 1024;
 // Templates are kept only for clocks of at most this many phases (9 at 900 MHz; up to 4096 in general, when one
-// shape's plans would take hundreds of KiB), and at most this many hops in all (8 MiB; a node's 100,000 random
-// transfers use about 40,000), so that they stay small on large systems.
+// shape's plans would take hundreds of KiB), and at most this many hops in all (3 MiB at 12 bytes a hop; a node's
+// 100,000 random transfers use about 40,000), so that they stay small on large systems.
 constexpr std::int64_t kTemplateMaxPhases = 64;
 constexpr std::size_t kTemplatePoolHops = std::size_t{1} << 18;
 
@@ -72,7 +72,7 @@ bool Scheduler::evaluate(const Route& route, std::int64_t n, std::int64_t m0, Pl
     return true;
 }
 
-Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
+inline Time Scheduler::table_fit(topo::ChannelId c, Time from, Time length) const {
     FitMemo& m = fit_memo_[static_cast<std::size_t>(c)];
     const std::int64_t inserts = table_.inserts(c);
     if (m.inserts == inserts && m.length == length && m.from <= from && from <= m.fit) return m.fit;
@@ -107,9 +107,12 @@ Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownR
     if (known.template_pool != template_pool_) {
         if (template_hops_.size() + phases * hops > kTemplatePoolHops) {
             template_hops_.clear();
+            template_spans_.clear();
             ++template_pool_;
         }
         const std::size_t at = template_hops_.size();
+        const std::size_t span_at = template_spans_.size();
+        template_spans_.resize(span_at + hops);  // filled from the first phase
         Plan plan;
         bool fits32 = true;
         const auto rel = [&fits32](std::int64_t v) {
@@ -122,29 +125,42 @@ Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownR
             const bool fits = evaluate(route, n, m, plan);
             LOOM_ASSERT(fits, "templates are made only where every phase fits the FIFOs");
             const Time t0 = timing_.edge(m + chip_.issue_cycles);
-            for (const HopPlan& hp : plan.hops) {
-                template_hops_.push_back(TemplateHop{rel(hp.k_from - m), rel(hp.k_out - m), rel(hp.cycle - m),
-                                                     rel((hp.start - t0).count()), rel((hp.end - t0).count()),
-                                                     rel((hp.first_arrival - t0).count()),
-                                                     rel((hp.last_arrival - t0).count()),
-                                                     rel((hp.last_leave - t0).count())});
+            for (std::size_t h = 0; h < hops; ++h) {
+                const HopPlan& hp = plan.hops[h];
+                const bool leaf = route.hops[h].leaf;
+                const TemplateSpan span{rel((hp.end - hp.start).count()), rel((hp.first_arrival - hp.start).count()),
+                                        rel((hp.last_arrival - hp.start).count())};
+                TemplateSpan& first = template_spans_[span_at + h];
+                if (p == 0) first = span;
+                LOOM_ASSERT(span.length == first.length && span.first_arrival == first.first_arrival &&
+                                span.last_arrival == first.last_arrival,
+                            "a hop's length and arrivals from its start are the same at every phase");
+                LOOM_ASSERT(leaf || hp.cycle == hp.k_out - chip_.forward_cycles, "a Forward issues before its train");
+                LOOM_ASSERT(route.hops[h].parent >= 0 || hp.k_from == m + chip_.issue_cycles,
+                            "the first hop starts at the Send edge");
+                template_hops_.push_back(TemplateHop{rel((leaf ? hp.cycle : hp.k_out) - m),
+                                                     rel((hp.start - t0).count()), rel((hp.last_leave - t0).count())});
             }
         }
         if (!fits32) {
             template_hops_.resize(at);
+            template_spans_.resize(span_at);
             known.template_pool = kNone;
             return {};
         }
         known.template_pool = template_pool_;
         known.template_at = static_cast<std::uint32_t>(at);
+        known.template_span_at = static_cast<std::uint32_t>(span_at);
     }
     const TemplateHop* first = template_hops_.data() + known.template_at;
+    const TemplateSpan* spans = template_spans_.data() + known.template_span_at;
     // A search reads a few phases, one per step, after table searches of its own: ask for all of them now (a hint
     // only; the pool is read from all over, once per step, and misses the cache otherwise).
     const auto* bytes = reinterpret_cast<const char*>(first);
     constexpr std::size_t kLine = 64;  // cache line (bytes)
     for (std::size_t b = 0; b < phases * hops * sizeof(TemplateHop); b += kLine) __builtin_prefetch(bytes + b);
-    return Templates{first};
+    __builtin_prefetch(spans);
+    return Templates{first, spans};
 }
 
 bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted) {
@@ -153,6 +169,7 @@ bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan&
     if (shifted == nullptr || shifted->hops == nullptr || !timing_.split(m0, periods, phase))
         return evaluate(route, n, m0, plan);
     const std::size_t hops = route.hops.size();
+    const TemplateSpan* span = shifted->spans;
     const TemplateHop* t = shifted->hops + static_cast<std::size_t>(phase) * hops;
     // The train's start: the template's moved by whole periods (the same value as edge() of the Send edge).
     const Time t0 = timing_.edge(m0 + chip_.issue_cycles);
@@ -163,20 +180,22 @@ bool Scheduler::timed(const Route& route, std::int64_t n, std::int64_t m0, Plan&
     plan.write_done = Time::zero();
     for (std::size_t h = 0; h < hops; ++h) {
         const TemplateHop& a = t[h];
+        const RouteHop& hop = route.hops[h];
         HopPlan& b = plan.hops[h];
-        b.k_from = m0 + a.k_from;
-        b.cycle = m0 + a.cycle;
+        b.k_from = hop.parent < 0 ? m0 + chip_.issue_cycles : plan.hops[static_cast<std::size_t>(hop.parent)].k_out;
         b.start = t0 + Time::ps(a.start);
-        b.end = t0 + Time::ps(a.end);
-        b.first_arrival = t0 + Time::ps(a.first_arrival);
-        b.last_arrival = t0 + Time::ps(a.last_arrival);
+        b.end = b.start + Time::ps(span[h].length);
+        b.first_arrival = b.start + Time::ps(span[h].first_arrival);
+        b.last_arrival = b.start + Time::ps(span[h].last_arrival);
         b.last_leave = t0 + Time::ps(a.last_leave);
-        if (route.hops[h].leaf) {
+        if (hop.leaf) {
             b.k_out = 0;
+            b.cycle = m0 + a.k;
             plan.completion = std::max(plan.completion, b.last_arrival);
             plan.write_done = std::max(plan.write_done, b.last_leave);
         } else {
-            b.k_out = m0 + a.k_out;
+            b.k_out = m0 + a.k;
+            b.cycle = b.k_out - chip_.forward_cycles;
         }
     }
     return true;
@@ -297,7 +316,7 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
         }
     }
     hint = list.size();
-    list.push_back(KnownRanges{n, {}, {}, {}, {}, -1, 0});
+    list.push_back(KnownRanges{n, {}, {}, {}, {}, -1, 0, 0});
     return list.back();
 }
 
@@ -549,8 +568,9 @@ bool Scheduler::meets_ordering(const Route& route, const Plan& plan) const {
 }
 
 void Scheduler::forget_all() {
-    place_memo_.clear();
-    bound_memo_.clear();
+    // Marked invalid rather than cleared: their plans' buffers are kept for the next transfer.
+    for (PlaceMemo& m : place_memo_) m.valid = false;
+    for (BoundMemo& m : bound_memo_) m.valid = false;
 }
 
 // Appends c vectors to the train the route already carries, keeping its Send cycle.
@@ -810,10 +830,11 @@ bool Scheduler::overlay_uses_nonminimal() const {
 
 Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready) {
     forget_all();  // the overlay starts anew
-    std::vector<std::int32_t> last(candidates_.size(), -1);
+    std::vector<std::int32_t>& last = last_train_;
+    last.assign(candidates_.size(), -1);
     const auto k = static_cast<std::int64_t>(allowed.size());
     std::int64_t remaining = total;
-    Option best;  // per piece; its plans' buffers kept from piece to piece
+    Option& best = greedy_best_;  // per piece; its plans' buffers kept from piece to piece (and transfer to transfer)
     while (remaining > 0) {
         std::int64_t c = k == 1 ? remaining : std::max<std::int64_t>(cfg_.min_chunk_vectors, ceil_div(remaining, k));
         c = std::min(c, remaining);
@@ -876,14 +897,18 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     // Strictly after the last write of every `after` transfer: a Reduce reads its operands at issue.
     min_consume_cycle_ =
         consume_after_[i] > Time::zero() ? timing_.clock().edge_at_or_after(consume_after_[i]) + 1 : 0;
-    candidates_.clear();
     shape_of_.clear();
     splits_.clear();
-    overlay_ = Overlay{};
+    // Emptied, its vectors' buffers kept.
+    overlay_.trains.clear();
+    overlay_.entries.clear();
+    overlay_.staging.clear();
     stage_ = x.dsts.size() == 1;
     pair_ = kNoPair;
     if (x.dsts.size() == 1) {
-        candidates_ = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
+        // Copied into the routes of the last transfer: their buffers are reused (no allocation per transfer).
+        const std::vector<Route>& routes = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
+        candidates_.assign(routes.begin(), routes.end());
         if (candidates_.empty())
             throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
                                          topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
@@ -898,8 +923,10 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
         pair_ = pair;
         pair_routes_ = candidates_.size();
         duration_lb_[i] = transfer_duration_bound(net_, x, n, candidates_);
-        std::vector<std::int32_t> all;
-        std::vector<std::int32_t> minimal;
+        std::vector<std::int32_t>& all = all_routes_;
+        std::vector<std::int32_t>& minimal = minimal_routes_;
+        all.clear();
+        minimal.clear();
         for (std::size_t r = 0; r < candidates_.size(); ++r) {
             all.push_back(static_cast<std::int32_t>(r));
             if (candidates_[r].minimal) minimal.push_back(static_cast<std::int32_t>(r));

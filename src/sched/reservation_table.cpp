@@ -12,6 +12,7 @@ ReservationTable::ReservationTable(std::vector<Time> min_gap)
     : min_gap_(std::move(min_gap)),
       bookings_(min_gap_.size()),
       blocks_(min_gap_.size()),
+      last_end_(min_gap_.size(), Time::ps(std::numeric_limits<std::int64_t>::min())),
       inserts_(min_gap_.size(), 0),
       log_(min_gap_.size()),
       block_fingers_(min_gap_.size()),
@@ -21,22 +22,66 @@ ReservationTable::ReservationTable(std::vector<Time> min_gap)
 ReservationTable::BlockPos ReservationTable::first_block_ending_after(std::int32_t c, Time s) const {
     const auto ci = static_cast<std::size_t>(c);
     auto& fingers = block_fingers_[ci];
-    // Start from the finger nearest s in time; move it to the answer, or, when the answer is in another chunk, the
-    // oldest finger.
+    // A finger that answers s already: no search (about half the searches).
+    for (const Finger& f : fingers) {
+        if (f.lo <= s && s < f.hi) return f.pos;
+    }
+    const auto& blocks = blocks_[ci];
+    // Else start from the finger nearest s in time; move it to the answer, or, when the answer is in another chunk,
+    // the oldest finger.
     std::size_t best = 0;
     std::int64_t best_d = std::numeric_limits<std::int64_t>::max();
     for (std::size_t f = 0; f < kFingers; ++f) {
-        const std::int64_t d = std::abs(fingers[f].at.count() - s.count());
+        const std::int64_t d = std::abs(fingers[f].lo.count() - s.count());
         const bool closer = d < best_d;
         best = closer ? f : best;
         best_d = closer ? d : best_d;
     }
-    const BlockPos p = blocks_[ci].first_past([s](const Block& b) { return b.end > s; }, fingers[best].pos);
-    if (p.chunk != fingers[best].pos.chunk) {
+    const BlockPos hint = fingers[best].pos;
+    BlockPos p = blocks.end();
+    bool found = false;
+    if (hint.chunk < blocks.chunks()) {
+        // Most answers lie within a few blocks of the finger, in its chunk: step there one block at a time (at most
+        // kSteps; further, or into another chunk, the chunked search gallops).
+        constexpr std::size_t kSteps = 8;
+        const auto& chunk = blocks.chunk(hint.chunk);
+        const Block* b = chunk.data();
+        const std::size_t n = chunk.size();
+        std::size_t i = std::min(hint.i, n - 1);
+        if (b[i].end > s) {
+            const std::size_t stop = i > kSteps ? i - kSteps : 0;
+            while (i > stop && b[i - 1].end > s) --i;
+            // b[i] is the answer unless a block before it (in this chunk, or the one before) also ends after s.
+            found = i > 0 ? b[i - 1].end <= s : hint.chunk == 0 || blocks.chunk_back(hint.chunk - 1).end <= s;
+        } else {
+            const std::size_t stop = std::min(n, i + 1 + kSteps);
+            ++i;
+            while (i < stop && b[i].end <= s) ++i;
+            found = i < n && b[i].end > s;
+        }
+        if (found) p = BlockPos{hint.chunk, i};
+    }
+    if (!found) p = blocks.first_past([s](const Block& b) { return b.end > s; }, hint);
+    if (p.chunk != hint.chunk) {
         best = next_finger_[ci];
         next_finger_[ci] = static_cast<std::uint8_t>((best + 1) % kFingers);
     }
-    fingers[best] = Finger{s, p};
+    // The times with this answer: from the end of the block before (or the least Time) to the end of this one (or
+    // the greatest).
+    const Time least = Time::ps(std::numeric_limits<std::int64_t>::min());
+    Time lo = least;
+    Time hi = Time::max();
+    if (!blocks.at_end(p)) {
+        hi = blocks[p].end;
+        if (p.i > 0) {
+            lo = blocks.chunk(p.chunk)[p.i - 1].end;
+        } else if (p.chunk > 0) {
+            lo = blocks.chunk_back(p.chunk - 1).end;
+        }
+    } else if (!blocks.empty()) {
+        lo = blocks.back().end;
+    }
+    fingers[best] = Finger{lo, hi, p};
     return p;
 }
 
@@ -55,13 +100,22 @@ std::optional<Time> ReservationTable::conflict_end(std::int32_t c, Time s, Time 
     return std::nullopt;
 }
 
-Time ReservationTable::first_fit(std::int32_t c, Time s, Time length) const {
+// first_fit() where s is before the last block's end: from the first block ending after s, skip blocks while the next
+// starts too soon (a chunk at a time, walking its array).
+Time ReservationTable::first_fit_inside(std::int32_t c, Time s, Time length) const {
     const auto& blocks = blocks_[static_cast<std::size_t>(c)];
-    // List scheduling asks mostly about times past everything booked: answer those without a search.
-    if (blocks.empty() || s >= blocks.back().end) return s;
-    for (BlockPos p = first_block_ending_after(c, s); !blocks.at_end(p) && blocks[p].start < s + length;
-         p = blocks.next(p)) {
-        s = std::max(s, blocks[p].end);
+    const BlockPos p = first_block_ending_after(c, s);
+    std::size_t i = p.i;
+    for (std::size_t k = p.chunk; k < blocks.chunks(); ++k, i = 0) {
+        const auto& chunk = blocks.chunk(k);
+        const Block* b = chunk.data();
+        const std::size_t n = chunk.size();
+        // Every block from the first ending after s on ends after the s reached so far (blocks are disjoint and
+        // sorted), so s moves to its end.
+        for (; i < n; ++i) {
+            if (b[i].start >= s + length) return s;
+            s = b[i].end;
+        }
     }
     return s;
 }
@@ -107,7 +161,8 @@ void ReservationTable::insert(std::int32_t c, const Booking& b) {
     }
     ++inserts_[ci];
 
-    // Merge with every block closer than the minimum gap on either side.
+    // Merge with every block closer than the minimum gap on either side. The fingers' answers may change.
+    for (Finger& f : block_fingers_[ci]) f.hi = f.lo;
     auto& blocks = blocks_[ci];
     const Time gap = min_gap_[ci];
     Block merged{b.start, b.end};
@@ -124,11 +179,12 @@ void ReservationTable::insert(std::int32_t c, const Booking& b) {
     }
     if (merging == 0) {
         blocks.insert(first, merged);
-        return;
+    } else {
+        blocks.set(first, merged);
+        BlockPos p = blocks.next(first);
+        for (std::size_t k = 1; k < merging; ++k) p = blocks.erase(p);
     }
-    blocks.set(first, merged);
-    BlockPos p = blocks.next(first);
-    for (std::size_t k = 1; k < merging; ++k) p = blocks.erase(p);
+    last_end_[ci] = blocks.back().end;
 }
 
 bool ReservationTable::untouched_since(std::int32_t c, std::int64_t since, Time s, Time e) const {

@@ -38,7 +38,10 @@ public:
     // starts at or after s could start); nullopt if [s, e) is free. Requires e - s >= min_gap[c].
     std::optional<Time> conflict_end(std::int32_t c, Time s, Time e) const;
     // The earliest t >= s at which [t, t + length) overlaps no block of channel c. Requires length >= min_gap[c].
-    Time first_fit(std::int32_t c, Time s, Time length) const;
+    // List scheduling asks mostly about times past everything booked: those are answered here, without a search.
+    Time first_fit(std::int32_t c, Time s, Time length) const {
+        return s >= last_end_[static_cast<std::size_t>(c)] ? s : first_fit_inside(c, s, length);
+    }
     // The last booking that starts before s, and the first that starts at or after s.
     const Booking* before(std::int32_t c, Time s) const;
     const Booking* after(std::int32_t c, Time s) const;
@@ -66,6 +69,8 @@ private:
     std::vector<Time> min_gap_;
     std::vector<ChunkedSequence<Booking>> bookings_;
     std::vector<ChunkedSequence<Block>> blocks_;
+    // By channel, the end of its last block (the least Time when it has none): first_fit()'s answer from there on.
+    std::vector<Time> last_end_;
     std::int64_t size_ = 0;
     std::vector<std::int64_t> inserts_;  // by channel
     // By channel, its last kLog bookings in the order they came, as (start, end): booking k (0-based) of channel c
@@ -75,17 +80,21 @@ private:
     using BlockPos = ChunkedSequence<Block>::Pos;
     using BookingPos = ChunkedSequence<Booking>::Pos;
     // Per channel, where the last searches of its blocks and of its bookings ended: the next starts there (a hint
-    // only, never changes an answer). Blocks: several fingers per channel, each (time asked, position found), as
-    // searches for trains of different lengths work at different places of a channel.
+    // only, never changes an answer). Blocks: several fingers per channel, as searches for trains of different
+    // lengths work at different places of a channel; each holds the position found and the times [lo, hi) it
+    // answers (from the end of the block before to the end of the block found), an interval emptied when the channel
+    // gets a booking (the position stays, as a hint).
     static constexpr std::size_t kFingers = 4;
     struct Finger {
-        Time at;
+        Time lo;
+        Time hi;
         BlockPos pos;
     };
     mutable std::vector<std::array<Finger, kFingers>> block_fingers_;
     mutable std::vector<std::uint8_t> next_finger_;
     mutable std::vector<BookingPos> booking_hint_;
     BlockPos first_block_ending_after(std::int32_t c, Time s) const;
+    Time first_fit_inside(std::int32_t c, Time s, Time length) const;
     BookingPos first_booking_from(std::int32_t c, Time s) const;
 };
 

@@ -155,8 +155,8 @@ std::vector<Route> find_point_to_point_routes(const Network& net, topo::VertexId
 
 }  // namespace
 
-std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
-                                         const SchedulerConfig& cfg) {
+const std::vector<Route>& point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
+                                                const SchedulerConfig& cfg) {
     RouteCache& cache = net.routes();
     const std::array<std::int32_t, 3> key{cfg.max_paths, cfg.allow_nonminimal ? 1 : 0,
                                           static_cast<std::int32_t>(cfg.nonminimal_via)};
@@ -168,9 +168,7 @@ std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src,
                                static_cast<std::uint32_t>(dst);
     const auto it = cache.pairs.find(pair);
     if (it != cache.pairs.end()) return it->second;
-    std::vector<Route> routes = find_point_to_point_routes(net, src, dst, cfg);
-    cache.pairs.emplace(pair, routes);
-    return routes;
+    return cache.pairs.emplace(pair, find_point_to_point_routes(net, src, dst, cfg)).first->second;
 }
 
 std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const std::vector<topo::VertexId>& dsts,

@@ -96,9 +96,10 @@ void finish_route(const Network& net, Route& r);
 Route path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal);
 
 // Candidate routes of a point-to-point transfer: minimal paths (at most max_paths), then non-minimal ones up to
-// max_paths in all when allowed.
-std::vector<Route> point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
-                                         const SchedulerConfig& cfg);
+// max_paths in all when allowed. The routes kept in net's RouteCache: valid until the cache is cleared (a call with
+// other SchedulerConfig fields), so copy them (a caller that copies into vectors it keeps allocates nothing).
+const std::vector<Route>& point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
+                                                const SchedulerConfig& cfg);
 
 // Fan-out: one tree from src that reaches every destination, each channel once, cut into routes so that every
 // destination is a leaf (a TSP cannot both receive a train and forward it: rule 4 gives each vector to one

@@ -192,20 +192,29 @@ private:
         // templates(): template_pool_ when they were made (-2: they do not fit TemplateHop), and where
         std::int64_t template_pool = -1;
         std::uint32_t template_at = 0;
+        std::uint32_t template_span_at = 0;
     };
     const HopOffsets& hop_offsets(const Route& route, std::int64_t n, KnownRanges& known);
     // A new train of one shape and length timed at Send cycles base + p for every phase p of the core clock
     // (base: kTemplateBase periods). Hop timing depends on the Send cycle's phase only (for Send cycles >= 0, see
     // hop_offsets()), so the train timed at any Send cycle m >= 0 is the one of m's phase moved by whole periods:
     // every edge index by a multiple of den, every time by the same multiple of num ps (timed()).
-    // One hop of a template, relative to its train's Send cycle (edge indices) and start (times), in 32 bits: half a
-    // HopPlan, as the templates of a node's shapes are read once per search step from all over the pool.
+    // One hop of a template at one phase, relative to its train's Send cycle (edge index) and start (times), in 32
+    // bits: the consumer's edge index (a leaf's issue cycle, else the onward train's start k_out, its issue cycle
+    // forward_cycles before), the hop's start and its last vector's FIFO leave. What else a HopPlan holds is the
+    // same at every phase or follows from these: k_from is the parent's k_out (the Send edge for the first hop), and
+    // end, first_arrival and last_arrival are the start plus S(n), S(1) + latency and S(n) + latency (TemplateSpan,
+    // once per hop). 12 bytes a hop and phase where whole HopPlans in 32 bits took 32: the templates of a node's
+    // shapes are read once per search step from all over the pool, and miss the cache.
     struct TemplateHop {
-        std::int32_t k_from, k_out, cycle;
-        std::int32_t start, end, first_arrival, last_arrival, last_leave;
+        std::int32_t k, start, last_leave;
+    };
+    struct TemplateSpan {
+        std::int32_t length, first_arrival, last_arrival;  // from the hop's start
     };
     struct Templates {
-        const TemplateHop* hops = nullptr;  // [phase * hops + h]
+        const TemplateHop* hops = nullptr;    // [phase * hops + h]
+        const TemplateSpan* spans = nullptr;  // [h]
     };
     // The templates of candidate route r's shape and length n (its offsets usable), or none (hops == nullptr) when
     // the clock has too many phases to keep them or a value does not fit 32 bits. Kept in a pool of bounded size
@@ -214,6 +223,7 @@ private:
     // evaluate(), from the templates when given and m0 >= 0 (then it cannot overflow a FIFO).
     bool timed(const Route& route, std::int64_t n, std::int64_t m0, Plan& plan, const Templates* shifted);
     std::vector<TemplateHop> template_hops_;
+    std::vector<TemplateSpan> template_spans_;  // emptied with template_hops_
     std::int64_t template_pool_ = 0;  // how many times the pool was emptied
     std::int64_t skip_busy(const Route& route, const HopOffsets& offsets, std::int64_t m, std::int32_t exclude,
                            bool table_only, Time cutoff = Time::max()) const;
@@ -260,7 +270,9 @@ private:
     // interval of that length is free from a start in [a, fit), so first_fit(x) = fit for every x in [a, fit]. Valid
     // while the channel has had no new booking (table_.inserts(c)); fixed points and search steps ask again from
     // points in there (the confirming round of a fixed point, need() and the skip after it).
-    Time table_fit(topo::ChannelId c, Time from, Time length) const;
+    // Inlined into its callers in placement.cpp (search steps and fixed points call it per hop, 3.6 M times at
+    // 10,000 node transfers: a call's own overhead was about a third of its instructions).
+    [[gnu::always_inline]] inline Time table_fit(topo::ChannelId c, Time from, Time length) const;
     // table_.around(c, s), remembering the last answer per channel: the pair holds for every s in
     // (before's start, after's start] while the channel has had no new booking (its bookings do not move until then).
     std::pair<const Booking*, const Booking*> table_around(topo::ChannelId c, Time s) const;
@@ -323,6 +335,16 @@ private:
         bool exact = false;
     };
     std::vector<FreshRoute> fresh_;
+    // Scratch kept from transfer to transfer (no allocation per transfer): plan_transfer()'s lists of candidate
+    // routes (all, minimal ones), greedy()'s last train by route and best option, and commit()'s order of trains,
+    // used route by candidate and routes seen.
+    std::vector<std::int32_t> all_routes_;
+    std::vector<std::int32_t> minimal_routes_;
+    std::vector<std::int32_t> last_train_;
+    Option greedy_best_;
+    std::vector<std::int32_t> commit_order_;
+    std::vector<std::int32_t> commit_used_;
+    std::vector<std::int32_t> commit_routes_seen_;
     Option scratch_;  // scratch(): an option being tried by consider_extension() or consider_new()
     Option& scratch();
 

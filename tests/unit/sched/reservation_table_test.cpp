@@ -183,6 +183,43 @@ TEST_CASE("Random tables answer every query as the bookings worked through one b
     }
 }
 
+TEST_CASE("Queries between bookings answer as the bookings so far do (the block fingers follow every insert)") {
+    // The table remembers, per channel, which times its last block searches answered: a booking that lands there
+    // (new block, or merging blocks) must change those answers. Ask the same times again after every insert.
+    std::mt19937_64 rng(29);
+    for (int round = 0; round < 40; ++round) {
+        const std::int64_t gap = std::uniform_int_distribution<std::int64_t>(1, 8)(rng);
+        ReservationTable table({Time::ps(gap)});
+        Reference ref{gap, {}};
+        const std::int64_t span = round % 2 == 0 ? 400 : 3000;
+        std::vector<std::int64_t> asked;  // times asked so far, asked again after each insert
+        for (int i = 0; i < 150; ++i) {
+            const std::int64_t s = std::uniform_int_distribution<std::int64_t>(0, span - 10)(rng);
+            const std::int64_t e = s + std::uniform_int_distribution<std::int64_t>(gap, gap + 12)(rng);
+            bool free = true;
+            for (const auto& [bs, be] : ref.bookings) free = free && (e <= bs || s >= be);
+            if (free) {
+                table.insert(0, booking(s, e));
+                ref.bookings.emplace_back(s, e);
+                std::sort(ref.bookings.begin(), ref.bookings.end());
+            }
+            // Near the new booking's edges (where blocks merged), and a few asked before.
+            for (const std::int64_t t : {s - gap - 1, s - 1, s, e - 1, e, e + gap}) asked.push_back(t);
+            std::shuffle(asked.begin(), asked.end(), rng);
+            if (asked.size() > 24) asked.resize(24);
+            for (const std::int64_t t : asked) {
+                INFO("round " << round << " insert " << i << " time " << t << " gap " << gap);
+                for (const std::int64_t length : {gap, gap + 3, gap + 15}) {
+                    REQUIRE(table.first_fit(0, Time::ps(t), Time::ps(length)).count() == ref.first_fit(t, length));
+                    const auto c = table.conflict_end(0, Time::ps(t), Time::ps(t + length));
+                    REQUIRE((c ? std::optional<std::int64_t>(c->count()) : std::nullopt) ==
+                            ref.conflict_end(t, t + length));
+                }
+            }
+        }
+    }
+}
+
 TEST_CASE("An interval free before some bookings and untouched by them is free after them") {
     std::mt19937_64 rng(23);
     std::int64_t kept = 0;  // intervals the log vouched for (the test must exercise that side)
