@@ -75,6 +75,16 @@ public:
         run_.pop_front();
         --size_;
     }
+    // For the kernel's run loop, which reads the current window in place: the least event (loading the next
+    // window when the current one is exhausted), nullptr when the queue is empty. The event stays where it is
+    // until the next push or pop: a push may move the current window's events.
+    const Event* front() {
+        if (run_.exhausted()) [[unlikely]] {
+            if (size_ == 0) return nullptr;
+            advance();
+        }
+        return &run_.front();
+    }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     void clear();
