@@ -265,12 +265,12 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
         if (e == nullptr) [[unlikely]] return LoopExit::Empty;
         if (e->time > end) [[unlikely]] return LoopExit::PastEnd;
         queue.pop();
-        if (const Event* next = queue.peek(0)) {
-            const Slot& s = slots_[next->target];
+        if (const std::size_t ahead = queue.in_window(); ahead != 0) {  // e[1], e[2]: the next events
+            const Slot& s = slots_[e[1].target];
             __builtin_prefetch(s.obj);
             __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
             __builtin_prefetch(s.hint);
-            if (const Event* after = queue.peek(1)) __builtin_prefetch(&slots_[after->target]);
+            if (ahead > 1) __builtin_prefetch(&slots_[e[2].target]);
         }
         now_ = e->time;
         ++events_;

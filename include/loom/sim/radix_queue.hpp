@@ -85,6 +85,8 @@ public:
         }
         return &run_.front();
     }
+    // How many events follow front() in place (front()[1], front()[2], ...) before the next window.
+    std::size_t in_window() const { return run_.remaining(); }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     void clear();
