@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "loom/ananta/rate_math.hpp"
 #include "loom/base/assert.hpp"
 #include "loom/base/rng.hpp"
 
@@ -27,10 +28,7 @@ std::uint32_t CoreModel::core_of(std::uint64_t flow_hash) const {
 Time CoreModel::service_time(std::uint32_t bytes) const {
     Time t = packet_time_;
     if (limits_.bandwidth.bits_per_s() > 0) {
-        __extension__ using I128 = __int128;
-        const I128 num = static_cast<I128>(bytes) * 8 * kPsPerS;
-        const I128 rate = limits_.bandwidth.bits_per_s();
-        t = std::max(t, Time::ps(static_cast<std::int64_t>((num + rate - 1) / rate)));
+        t = std::max(t, Time::ps(ceil_product_div(bytes, 8, kPsPerS, limits_.bandwidth.bits_per_s())));
     }
     return t;
 }

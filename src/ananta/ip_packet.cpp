@@ -18,16 +18,6 @@ void IpPacket::decapsulate() {
     size_bytes -= kIpHeaderBytes;
 }
 
-bool IpPacket::decrement_ttl() {
-    std::uint8_t& t = depth > 0 ? outer[depth - 1].ttl : ttl;
-    if (t <= 1) {
-        t = 0;
-        return false;
-    }
-    --t;
-    return true;
-}
-
 IpPacket make_packet(const FiveTuple& tuple, std::uint32_t payload, std::uint8_t tcp_flags) {
     IpPacket p;
     p.inner = tuple;

@@ -88,8 +88,8 @@ void Mux::apply(const SetDipHealth& c) {
 }
 
 const FlowTarget* Mux::snat_target(IpAddr vip, IpProto proto, std::uint16_t port) const {
-    auto it = snat_.find(SnatKey{vip, proto, port});
-    return it == snat_.end() ? nullptr : &it->second.target;
+    const SnatEntry* e = snat_.find(snat_key(vip, proto, port));
+    return e == nullptr ? nullptr : &e->target;
 }
 
 void Mux::apply(const RemoveEndpoint& c) { endpoints_.erase(c.endpoint); }
@@ -104,11 +104,11 @@ void Mux::apply(const WithdrawVip& c) {
 
 void Mux::apply(const SetSnatRange& c) {
     for (std::uint32_t i = 0; i < c.count; ++i) {
-        const SnatKey key{c.vip, c.proto, static_cast<std::uint16_t>(c.first_port + i)};
+        const std::uint64_t key = snat_key(c.vip, c.proto, static_cast<std::uint16_t>(c.first_port + i));
         if (c.remove) {
             snat_.erase(key);
         } else {
-            snat_[key] = SnatEntry{c.target, c.tenant};
+            snat_.set(key, SnatEntry{c.target, c.tenant});
         }
     }
     if (!c.remove && c.tenant >= tenant_weights_.size()) {
@@ -157,8 +157,8 @@ void Mux::handle(const IpPacket& packet, Time now, MuxOutput& out) {
     const SnatEntry* snat = nullptr;
     if (auto it = endpoints_.find(Endpoint{t.dst, t.proto, t.dst_port}); it != endpoints_.end()) {
         ep = &it->second;
-    } else if (auto sit = snat_.find(SnatKey{t.dst, t.proto, t.dst_port}); sit != snat_.end()) {
-        snat = &sit->second;
+    } else if (const SnatEntry* e = snat_.find(snat_key(t.dst, t.proto, t.dst_port)); e != nullptr) {
+        snat = e;
     } else {
         return drop(packet, DropReason::NoRoute, out);
     }

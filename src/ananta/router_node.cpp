@@ -91,16 +91,24 @@ void RouterNode::on_packet(const IpPacket& in) {
             bgp_->receive(*m, now(), bgp_out_);
             return bgp_done();
         }
-    IpPacket p = in;
-    if (!p.decrement_ttl()) return drop(p, DropReason::TtlExpired);
-    std::int64_t port = route(p);
+    // The TTL is decremented in the copy that leaves (forward); the route reads only the addresses.
+    if (in.wire_ttl() <= 1) [[unlikely]] {
+        IpPacket p = in;
+        p.decrement_ttl();
+        return drop(p, DropReason::TtlExpired);
+    }
+    std::int64_t port = route(in);
     if (port == -2) {  // spine toward a Mux: the ToR of its rack
-        const std::uint32_t mux = addr::decode(p.wire_dst()).index;
+        const std::uint32_t mux = addr::decode(in.wire_dst()).index;
         port = mux < mux_port_.size() ? mux_port_[mux] : -1;
     }
-    if (port < 0) return drop(p, DropReason::NoRoute);
+    if (port < 0) [[unlikely]] {
+        IpPacket p = in;
+        p.decrement_ttl();
+        return drop(p, DropReason::NoRoute);
+    }
     ++forwarded_;
-    send(static_cast<std::uint32_t>(port), p);
+    forward(static_cast<std::uint32_t>(port), in);
 }
 
 void RouterNode::enable_bgp(std::unique_ptr<BgpPeer> peer, BgpRouteListener* listener) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "loom/ananta/rate_math.hpp"
 #include "loom/base/assert.hpp"
 
 namespace loom::ananta {
@@ -57,10 +58,8 @@ IpPacket TcpConnection::segment(std::uint8_t flags, std::uint32_t seq, std::uint
 Time TcpConnection::data_time(std::uint64_t index) const {
     // Segment k leaves at established + ceil(k * segment bits / rate): computed from the start, never by
     // adding rounded per-segment times.
-    __extension__ using I128 = __int128;
-    const I128 rate = config_->data_rate.bits_per_s();
-    const I128 num = static_cast<I128>(index) * mss_ * 8 * kPsPerS;
-    return record_.established + Time::ps(static_cast<std::int64_t>((num + rate - 1) / rate));
+    return record_.established +
+           Time::ps(ceil_product_div(index, mss_, 8 * kPsPerS, config_->data_rate.bits_per_s()));
 }
 
 void TcpConnection::arm(Time now) { deadline_ = now + rto_; }

@@ -170,8 +170,10 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     sim::Channel& wakes = sim.add_channel("fabric.wake", static_cast<std::uint32_t>(routers) +
                                                              static_cast<std::uint32_t>(n.pattern.terminals()),
                                           n.clock.min_span(Cycles(shortest)));
-    for (std::size_t v = 0; v < routers; ++v)
+    for (std::size_t v = 0; v < routers; ++v) {
         model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
+        model->routers_[v]->use_pool(model->ring_pool_);
+    }
     auto terminal_endpoint = [&](std::int32_t id) { return static_cast<std::uint32_t>(routers) + static_cast<std::uint32_t>(id); };
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id)
         model->terminals_[static_cast<std::size_t>(id)]->wake_port().attach(wakes, terminal_endpoint(id));
@@ -184,8 +186,8 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         flits.bind_receiver(b.ctx());  // the records it carries are the receiver's from their heads' arrival on
         a.attach_output(ch.src_port, flits, &credits);
         b.attach_input(ch.dst_port, flits, credits);
-        flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
-        credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
+        flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port), model->ring_pool_);
+        credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port), model->ring_pool_);
     }
     // The monitor sums every router's and terminal's counts at its sample boundaries; it opens the measurement
     // window and hears of the marked packets ejected after it by messages (Monitor).
@@ -217,9 +219,9 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         term.attach(injection, credits, ejection);
         r.attach_input(q, injection, credits);
         r.attach_output(q, ejection, nullptr);
-        injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q));
-        credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake);
-        ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake);
+        injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q), model->ring_pool_);
+        credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake, model->ring_pool_);
+        ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake, model->ring_pool_);
     }
     return model;
 }

@@ -132,10 +132,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         sw_ = std::make_unique<Allocator>(net.config.sw_allocator, ports_, vcs_, ports_, net.config.alloc_iterations, vcs_);
 }
 
-Router::~Router() {
-    const auto PV = static_cast<std::size_t>(ports_) * static_cast<std::size_t>(vcs_);
-    for (std::size_t i = 0; i < PV; ++i) delete[] vc_[i].ring;
-}
+Router::~Router() = default;  // the buffers' chunks go back with the pool
 
 void Router::init() {
     // Terminal ports are never short of credits (ejection is not flow-controlled): they start with as many as
@@ -206,30 +203,13 @@ void Router::on_credit_wake(std::int32_t port) {
     if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
 }
 
-// Grows by 4 entries, or by an eighth once the buffer holds more than 32, so that it stays within a few percent of
-// the most the VC ever held (doubling left a quarter of the buffers unused); a buffer beyond its depth is a credit
-// bug, caught by the conservation check.
-[[gnu::noinline, gnu::cold]] void Router::grow_ring(Vc& x) {
-    constexpr std::uint32_t kStep = 4;  // half a cache line of 8-byte entries
-    const std::uint32_t cap = x.capacity + std::max(kStep, (x.capacity / 8 + kStep - 1) / kStep * kStep);
-    auto* bigger = new std::uint64_t[cap];
-    for (std::uint32_t k = 0, i = x.head; k < x.size; ++k, i = i + 1 == x.capacity ? 0 : i + 1) bigger[k] = x.ring[i];
-    delete[] x.ring;
-    x.ring = bigger;
-    x.capacity = cap;
-    x.head = 0;
-}
-
 // Inline: drain calls it for every flit.
 [[gnu::always_inline]] inline void Router::accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t c) {
     const std::uint32_t vc = Flit::vc_of(arg);
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
     Vc& x = vc_[iv];
-    if (x.size == x.capacity) [[unlikely]] grow_ring(x);
-    const std::uint32_t at = x.head + x.size;
-    x.ring[at >= x.capacity ? at - x.capacity : at] =
-        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
+    pool_->push_back(x.front, x.back, x.size, (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg);
     ++x.size;
     if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
     if (x.size != 1) return;  // the front flit is older
@@ -286,13 +266,13 @@ void Router::drain(std::int64_t c) {
     }
 }
 
-// Routing a head flit also moves its packet's record, once updated, from the slots of the line it came in on
-// (this router's to read, update and release from the head's arrival on) into the slots of the line it will
+// Routing a head flit also moves its packet's record, once updated, from the line it came in on
+// (this router's to read, update and release from the head's arrival on) into a chunk of the line it will
 // leave on, while the record's line is in cache; the head's entry in the buffer names the new slot, which the
 // receiver reads once the head has arrived there.
 void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
-    std::uint64_t& entry = x.ring[x.head];
+    std::uint64_t& entry = *x.front;
     const std::uint32_t arg = static_cast<std::uint32_t>(entry);
     FlitLink& from = *in_[iv / vcs_].flits;
     FabricRecord& packet = from.record(Flit::packet_of(arg));
@@ -314,8 +294,7 @@ void Router::route(std::int32_t iv) {
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
-    std::uint32_t handle = 0;
-    out_[port].flits->push_record(handle) = packet;
+    const std::uint32_t handle = out_[port].flits->push_record(packet);
     from.release_record(Flit::packet_of(arg));
     entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }
@@ -471,9 +450,8 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
 
 void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
-    const std::uint32_t arg = static_cast<std::uint32_t>(x.ring[x.head]);  // a head names its record's new slot
-    if (++x.head == x.capacity) x.head = 0;
-    --x.size;
+    const std::uint32_t arg = static_cast<std::uint32_t>(*x.front);  // a head names its record's new slot
+    pool_->pop_front(x.front, x.back, --x.size);
     PortOut& out = out_[out_port];
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
@@ -501,7 +479,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         sa_remove(port, vc);
         if (x.size > 0) {
             // The next packet's head is at the front: it is routed from the next cycle on.
-            const auto arrived = static_cast<std::uint32_t>(x.ring[x.head] >> 32);
+            const auto arrived = static_cast<std::uint32_t>(*x.front >> 32);
             const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
             x.state = VcState::Routing;
             x.ready = std::max(a + routing_cycles_, cycle + 1);
@@ -513,7 +491,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         sa_remove(port, vc);
     } else {
         // The next body flit is at the front: it may take part from R + V cycles after its arrival.
-        const auto arrived = static_cast<std::uint32_t>(x.ring[x.head] >> 32);
+        const auto arrived = static_cast<std::uint32_t>(*x.front >> 32);
         const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
         x.ready = a + body_wait_;
     }

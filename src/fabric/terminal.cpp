@@ -99,14 +99,12 @@ void Terminal::on_tick() {
 // entry (later pushes onto a non-empty line send no wake-up).
 std::int64_t Terminal::next_ejection(std::int64_t c) const {
     const FlitLink& line = *ejection_;
-    const std::uint32_t n = line.size();
-    std::int64_t next = line.arrival_at(n - 1, c);
-    for (std::uint32_t k = 0; k < n; ++k) {
-        if (Flit::is_tail(line.payload_at(k))) {
-            next = line.arrival_at(k, c);
-            break;
-        }
-    }
+    std::int64_t next = line.back_arrival(c);
+    line.scan(c, [&](std::uint32_t payload, std::int64_t arrival) {
+        if (!Flit::is_tail(payload)) return false;
+        next = arrival;
+        return true;
+    });
     if (sample_cycles_ > 0) {
         const std::int64_t first = line.front_arrival(c);
         next = std::min(next, (first + sample_cycles_) / sample_cycles_ * sample_cycles_ - 1);
@@ -294,11 +292,8 @@ void Terminal::pump(std::int64_t cycle) {
         const bool tail = ++current_sent_ == current_flits_;
         if (head) {
             current_.injected_cycle = depart;
-            FabricRecord& r = injection_->push_record(current_handle_);
-            r.id = current_id_;
-            r.src = static_cast<std::uint32_t>(id_);
-            r.dst = current_dst_;
-            r.payload = current_;
+            current_handle_ =
+                injection_->push_record(FabricRecord{current_id_, static_cast<std::uint32_t>(id_), current_dst_, current_});
         }
         injection_->push(depart + latency_,
                          Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head,

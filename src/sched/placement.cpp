@@ -301,7 +301,7 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
     return list.back();
 }
 
-std::int32_t Scheduler::shape_id(const Route& route) {
+std::vector<std::int64_t> Scheduler::shape_key(const Route& route) {
     // The key: a hop in one number (channel, parent + 1, kind, leaf in 32, 16, 15 and 1 bits; never negative) when
     // its fields fit, else, after a -1 that no packed key starts with, the four fields of every hop. At 10,440 TSPs
     // there are 1.3M shapes: four numbers a hop made their keys about 170 MB.
@@ -327,7 +327,13 @@ std::int32_t Scheduler::shape_id(const Route& route) {
             hops.push_back(hop.leaf ? 1 : 0);
         }
     }
-    const auto id = static_cast<std::int32_t>(shapes_.size());
+    return hops;
+}
+
+std::int32_t Scheduler::shape_id(const Route& route) {
+    std::vector<std::int64_t> hops = shape_key(route);
+    // Ids are positions in known_: release_pair() erases keys from shapes_, never entries of known_.
+    const auto id = static_cast<std::int32_t>(known_.size());
     const std::int32_t shape = shapes_.emplace(std::move(hops), id).first->second;
     if (shape == id) known_.emplace_back();
     return shape;

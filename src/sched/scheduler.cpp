@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <queue>
 #include <utility>
 
@@ -55,6 +56,20 @@ std::vector<Time> Scheduler::min_gaps() const {
     for (topo::ChannelId c = 0; c < topo_.num_channels(); ++c) g[static_cast<std::size_t>(c)] = net_.channel(c)(1);
     return g;
 }
+
+namespace {
+// Frees x's memory (clear() and `= {}` keep a vector's capacity and an unordered map's buckets).
+template <class T>
+void drop(T& x) {
+    T().swap(x);
+}
+
+// (src << 32 | dst) of a point-to-point transfer, as plan_transfer() keys its pair.
+std::uint64_t pair_key(const workload::Transfer& x) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.src)) << 32) |
+           static_cast<std::uint32_t>(x.dsts[0]);
+}
+}  // namespace
 
 Schedule Scheduler::run() {
     const std::size_t n = set_.transfers.size();
@@ -122,6 +137,9 @@ Schedule Scheduler::run() {
                 }
             }
         }
+        // Point-to-point transfers per pair of TSPs, so that a pair's search state goes after its last one.
+        for (const workload::Transfer& x : set_.transfers)
+            if (x.dsts.size() == 1) ++pair_remaining_[pair_key(x)];
         using Ready = std::pair<std::int64_t, std::size_t>;  // (ready ps, position)
         std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
         std::vector<Time> ready_at(n);
@@ -133,6 +151,13 @@ Schedule Scheduler::run() {
             const std::size_t i = ready.top().second;
             ready.pop();
             plan_transfer(i, ready_at[i]);
+            if (set_.transfers[i].dsts.size() == 1) {
+                const auto left = pair_remaining_.find(pair_key(set_.transfers[i]));
+                if (--left->second == 0) {
+                    release_pair(left->first);
+                    pair_remaining_.erase(left);
+                }
+            }
             const std::uint32_t followers = first[i] + dependent_count[i];
             for (std::uint32_t e = first[i]; e < followers; ++e) {
                 const std::size_t j = edges[e];
@@ -150,13 +175,26 @@ Schedule Scheduler::run() {
     return build();
 }
 
-namespace {
-// Frees x's memory (clear() and `= {}` keep a vector's capacity and an unordered map's buckets).
-template <class T>
-void drop(T& x) {
-    T().swap(x);
+
+void Scheduler::release_pair(std::uint64_t pair) {
+    if (net_.cache) {
+        RouteCache& cache = *net_.cache;
+        if (const auto it = cache.pairs.find(pair); it != cache.pairs.end()) {
+            // A shape's key names its channels, so the pair's candidates' shapes are the pair's own; a split half
+            // that shares one just finds nothing known the next time (known ranges are derived data).
+            for (const Route& route : it->second) {
+                if (const auto s = shapes_.find(shape_key(route)); s != shapes_.end()) {
+                    drop(known_[static_cast<std::size_t>(s->second)]);
+                    shapes_.erase(s);
+                }
+            }
+            cache.pairs.erase(it);
+        }
+    }
+    pair_shapes_.erase(pair);
+    pair_route_ids_.erase(pair_route_ids_.lower_bound({pair, std::numeric_limits<std::int32_t>::min()}),
+                          pair_route_ids_.upper_bound({pair, std::numeric_limits<std::int32_t>::max()}));
 }
-}  // namespace
 
 void Scheduler::release_search_state() {
     // build() reads the committed trains and routes, the transfer timings and duration bounds, the pace of each
@@ -182,6 +220,7 @@ void Scheduler::release_search_state() {
     drop(fresh_);
     scratch_ = Option{};
     drop(pair_route_ids_);
+    drop(pair_remaining_);
     drop(staging_used_);
     drop(done_);
     drop(consume_after_);

@@ -222,6 +222,12 @@ private:
                const Templates* shifted = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
+    std::vector<std::int64_t> shape_key(const Route& route);
+    // After the last point-to-point transfer between a pair of TSPs is planned: frees what was kept to plan the
+    // pair's transfers (its candidate routes, their shapes and known ranges, its committed route ids). Only
+    // derived data goes (searches find the same answers without it), so the schedule does not change; at 10,440
+    // TSPs this is what keeps the compile's peak from holding every pair's search state at once.
+    void release_pair(std::uint64_t pair);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
     // route, for the train length and start asked last: both depend only on the table (unchanged while a transfer
     // is planned), the transfer's ordering and the overlay's bookings on the route's channels, so they hold until
@@ -328,6 +334,7 @@ private:
     std::uint64_t pair_ = kNoPair;
     std::size_t pair_routes_ = 0;
     std::map<std::pair<std::uint64_t, std::int32_t>, std::int32_t> pair_route_ids_;  // (pair, candidate) -> used
+    std::unordered_map<std::uint64_t, std::uint32_t> pair_remaining_;  // pair -> point-to-point transfers not planned
     BlockList<CommittedTrain> committed_;
     BlockList<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle), train after train
     std::vector<std::int64_t> staging_used_;                          // by TSP, bytes

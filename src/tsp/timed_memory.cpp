@@ -14,22 +14,22 @@ std::uint32_t TimedMemory::checked_slot(std::int64_t slot) {
 
 TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) {
     const std::size_t n = slot >> kPageBits;
-    return n < directory_.size() && directory_[n] != 0 ? &pages_[directory_[n] - 1] : nullptr;
+    return n < directory_.size() && directory_[n] != 0 ? pages_[directory_[n] - 1].get() : nullptr;
 }
 
 const TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) const {
     const std::size_t n = slot >> kPageBits;
-    return n < directory_.size() && directory_[n] != 0 ? &pages_[directory_[n] - 1] : nullptr;
+    return n < directory_.size() && directory_[n] != 0 ? pages_[directory_[n] - 1].get() : nullptr;
 }
 
 TimedMemory::Page& TimedMemory::page_for(std::uint32_t slot) {
     const std::size_t n = slot >> kPageBits;
     if (n >= directory_.size()) directory_.resize(n + 1, 0);
     if (directory_[n] == 0) {
-        pages_.emplace_back();
+        pages_.push_back(std::make_unique<Page>());
         directory_[n] = static_cast<std::uint32_t>(pages_.size());
     }
-    return pages_[directory_[n] - 1];
+    return *pages_[directory_[n] - 1];
 }
 
 std::uint32_t TimedMemory::new_version(AccessKey key, std::int64_t value) {
@@ -58,15 +58,20 @@ void TimedMemory::settle_slot(std::uint32_t slot) {
     if (!p || !bit(p->unsettled, i)) return;
     // The slot's versions are in key order: each one settled is the latest settled so far, which is what every
     // read at or after now sees unless a later unsettled version precedes its key.
-    std::uint32_t v = p->first[i];
+    const auto head = first_.find(slot);
+    std::uint32_t v = head->second;
     while (v != kNone && version(v).time < horizon_) {
         p->value[i] = version(v).value;
         const std::uint32_t next = version(v).next;
         free_version(v);
         v = next;
     }
-    p->first[i] = v;
-    if (v == kNone) set_bit(p->unsettled, i, false);
+    if (v == kNone) {
+        first_.erase(head);
+        set_bit(p->unsettled, i, false);
+    } else {
+        head->second = v;
+    }
 }
 
 void TimedMemory::flush_batch() {
@@ -96,11 +101,13 @@ void TimedMemory::drop_versions(std::uint32_t slot) {
     Page& p = *page_of(slot);
     const std::uint32_t i = slot & (kPageSlots - 1);
     if (!bit(p.unsettled, i)) return;
-    for (std::uint32_t v = p.first[i]; v != kNone;) {
+    const auto head = first_.find(slot);
+    for (std::uint32_t v = head->second; v != kNone;) {
         const std::uint32_t next = version(v).next;
         free_version(v);
         v = next;
     }
+    first_.erase(head);
     set_bit(p.unsettled, i, false);
 }
 
@@ -133,7 +140,7 @@ void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, 
     }
     // Insert into the slot's list, kept in key order; the same key replaces.
     std::uint32_t prev = kNone;
-    std::uint32_t at = bit(pp->unsettled, i) ? pp->first[i] : kNone;
+    std::uint32_t at = bit(pp->unsettled, i) ? first_.at(slot) : kNone;
     while (at != kNone && version(at).key() < key) {
         prev = at;
         at = version(at).next;
@@ -145,7 +152,7 @@ void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, 
     const std::uint32_t v = new_version(key, value);
     version(v).next = at;
     if (prev == kNone)
-        pp->first[i] = v;
+        first_[slot] = v;
     else
         version(prev).next = v;
     set_bit(pp->unsettled, i, true);
@@ -192,7 +199,7 @@ void TimedMemory::touch_nonzero(std::int64_t first, const std::vector<std::int64
     for (std::size_t k = 0; k < values.size(); ++k) {
         if (values[k] == 0) continue;
         const std::uint32_t slot = checked_slot(first + static_cast<std::int64_t>(k));
-        // page_for may move the pages, but only when it adds one: pp is looked up again at every new page.
+        // Pages never move (each is its own allocation): pp is looked up once per page.
         if (pp == nullptr || (slot >> kPageBits) != page) {
             page = slot >> kPageBits;
             pp = &page_for(slot);
@@ -209,7 +216,7 @@ std::int64_t TimedMemory::value_at(const Page& p, std::uint32_t slot, AccessKey 
     const std::uint32_t i = slot & (kPageSlots - 1);
     std::int64_t value = p.value[i];
     if (bit(p.unsettled, i))
-        for (std::uint32_t v = p.first[i]; v != kNone && version(v).key() < key; v = version(v).next)
+        for (std::uint32_t v = first_.at(slot); v != kNone && version(v).key() < key; v = version(v).next)
             value = version(v).value;
     return value;
 }
@@ -266,7 +273,7 @@ std::int64_t TimedMemory::final_value(std::int64_t slot64) const {
     const std::uint32_t i = slot & (kPageSlots - 1);
     std::int64_t value = p->value[i];
     if (bit(p->unsettled, i))
-        for (std::uint32_t v = p->first[i]; v != kNone; v = version(v).next) value = version(v).value;
+        for (std::uint32_t v = first_.at(slot); v != kNone; v = version(v).next) value = version(v).value;
     return value;
 }
 
@@ -275,7 +282,7 @@ std::vector<std::pair<std::int64_t, std::int64_t>> TimedMemory::final_contents()
     out.reserve(cells_);
     for (std::size_t n = 0; n < directory_.size(); ++n) {
         if (directory_[n] == 0) continue;
-        const Page& p = pages_[directory_[n] - 1];
+        const Page& p = *pages_[directory_[n] - 1];
         for (std::uint32_t i = 0; i < kPageSlots; ++i) {
             if (!bit(p.cell, i)) continue;
             const auto slot = static_cast<std::int64_t>((n << kPageBits) | i);
@@ -286,8 +293,11 @@ std::vector<std::pair<std::int64_t, std::int64_t>> TimedMemory::final_contents()
 }
 
 std::size_t TimedMemory::bytes() const {
-    return directory_.capacity() * sizeof(std::uint32_t) + pages_.capacity() * sizeof(Page) +
-           chunks_.size() * (sizeof(Version) << kChunkBits) + due_.capacity() * sizeof(Due);
+    // The heads' map: a node (key, value, next pointer, cached hash) per entry and a pointer per bucket.
+    constexpr std::size_t kHeadNode = 2 * sizeof(std::uint32_t) + 2 * sizeof(void*);
+    return directory_.capacity() * sizeof(std::uint32_t) + pages_.capacity() * sizeof(std::unique_ptr<Page>) +
+           pages_.size() * sizeof(Page) + chunks_.size() * (sizeof(Version) << kChunkBits) +
+           due_.capacity() * sizeof(Due) + first_.size() * kHeadNode + first_.bucket_count() * sizeof(void*);
 }
 
 }  // namespace loom::tsp

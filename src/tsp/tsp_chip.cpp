@@ -767,6 +767,13 @@ void TspChip::finish() {
 
 // ---- end of run -----------------------------------------------------------------------------------------------
 
+std::vector<sched::Instruction> TspChip::program() const {
+    std::vector<sched::Instruction> out;
+    out.reserve(instrs_.size());
+    for (const InstrState& I : instrs_) out.push_back(I.ins);
+    return out;
+}
+
 void TspChip::release_run_state() {
     std::vector<InstrState>().swap(instrs_);
     std::vector<std::uint32_t>().swap(actions_);

@@ -159,8 +159,15 @@ void TspModel::finish() {
         }
     }
     // Nothing reads the chips' instructions, memory or predictions any more: their memory goes back before the
-    // statistics are built.
-    for (TspChip* c : chips_) c->release_run_state();
+    // statistics are built. The schedule takes its programs back from the chips (build() handed them over) for the
+    // statistics and the trace.
+    program_.schedule.programs.clear();
+    for (std::size_t v = 0; v < chips_.size(); ++v) {
+        std::vector<sched::Instruction> instructions = chips_[v]->program();
+        if (!instructions.empty())
+            program_.schedule.programs.push_back({static_cast<std::uint32_t>(v), std::move(instructions)});
+        chips_[v]->release_run_state();
+    }
     return_free_memory();
     write_stats(complete);
     if (!complete && errors.empty()) {
@@ -436,10 +443,16 @@ std::unique_ptr<TspModel> build(std::unique_ptr<TspSystem> system, const Executo
             throw InputError(fmt::format("schedule: {} names TSP {} but the system has {}", what, tsp, n));
         return per[tsp];
     };
+    // The chips take the instructions (the largest part of a compiled schedule, a second copy through the run
+    // otherwise); finish() gives the schedule its programs back from them.
     for (sched::TspProgram& p : program.schedule.programs) {
         ChipProgram& cp = chip_of(p.tsp, "a program");
-        cp.instructions.insert(cp.instructions.end(), p.instructions.begin(), p.instructions.end());
+        if (cp.instructions.empty())
+            cp.instructions = std::move(p.instructions);
+        else
+            cp.instructions.insert(cp.instructions.end(), p.instructions.begin(), p.instructions.end());
     }
+    std::vector<sched::TspProgram>().swap(program.schedule.programs);
     const std::int64_t vb = system->vector_bytes();
     for (const MemoryBlock& b : program.memory) {
         ChipProgram& cp = chip_of(b.tsp, "initial memory");

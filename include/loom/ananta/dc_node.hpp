@@ -112,6 +112,17 @@ protected:
         const Out& o = outs_[port];
         o.port->send(p, p.size_bytes, control ? 0 : o.data_queue);
     }
+    // Forwards `in` on port `port` with its outermost TTL decremented (the caller checked it is above 1): the
+    // port's slot gets the one copy. Traced packets and MTU refusals take send() with a copy of their own.
+    void forward(std::uint32_t port, const IpPacket& in) {
+        if (traced(in) || check_mtu(in, mtu_) != MtuVerdict::Fits) [[unlikely]] {
+            IpPacket p = in;
+            p.decrement_ttl();
+            return send_checked(port, p, false);
+        }
+        const Out& o = outs_[port];
+        o.port->send_edited(in, in.size_bytes, o.data_queue, [](IpPacket& p) { p.decrement_ttl(); });
+    }
     void drop(const IpPacket& p, net::DropReason r);
     void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
     void consumed(const IpPacket& p);

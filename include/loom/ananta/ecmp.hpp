@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "loom/base/assert.hpp"
 #include "loom/config/schema.hpp"
 
 namespace loom::ananta {
@@ -21,25 +22,40 @@ enum class EcmpMode : std::uint8_t { ModuloN, Resilient };
 // so every packet of a flow takes the same next hop until set_next_hops() is called. set_next_hops() takes
 // the new set in the order the router lists it (modulo-N depends on that order; resilient does not).
 // An empty set is allowed: select() must then not be called (asserted in debug builds).
+// Both kinds select table[hash mod table size] (modulo-N: the hops; resilient: its buckets), so select() and
+// size() are plain inline reads of the base (every ECMP choice of a router hop calls them); a power-of-two
+// table takes a mask instead of a division (the same value).
 class EcmpSelector {
 public:
     virtual ~EcmpSelector() = default;
     virtual void set_next_hops(std::span<const NextHop> hops) = 0;
-    virtual NextHop select(std::uint64_t flow_hash) const = 0;
-    virtual std::size_t size() const = 0;
+    NextHop select(std::uint64_t flow_hash) const {
+        LOOM_DEBUG_ASSERT(!table_.empty(), "ECMP select with no next hop");
+        return table_[static_cast<std::size_t>(pow2_ ? flow_hash & mask_ : flow_hash % table_.size())];
+    }
+    // Next hops in the set (distinct ones for resilient hashing).
+    std::size_t size() const { return hop_count_; }
     virtual std::unique_ptr<EcmpSelector> clone() const = 0;
+
+protected:
+    // Installs the selection table and the hop count (select() picks table[hash mod table.size()]).
+    void set_table(std::vector<NextHop> table, std::size_t hop_count);
+    const std::vector<NextHop>& table() const { return table_; }
+
+private:
+    std::vector<NextHop> table_;
+    std::uint64_t mask_ = 0;  // table_.size() - 1 when pow2_
+    std::size_t hop_count_ = 0;
+    bool pow2_ = false;  // table_.size() is a power of two
 };
 
 // hops[hash mod n]: a change of n remaps almost every flow (removing one of n moves about 1 - 1/n of them).
 class ModuloEcmp final : public EcmpSelector {
 public:
-    void set_next_hops(std::span<const NextHop> hops) override { hops_.assign(hops.begin(), hops.end()); }
-    NextHop select(std::uint64_t flow_hash) const override;
-    std::size_t size() const override { return hops_.size(); }
+    void set_next_hops(std::span<const NextHop> hops) override {
+        set_table(std::vector<NextHop>(hops.begin(), hops.end()), hops.size());
+    }
     std::unique_ptr<EcmpSelector> clone() const override { return std::make_unique<ModuloEcmp>(*this); }
-
-private:
-    std::vector<NextHop> hops_;
 };
 
 // A table of B buckets, bucket = hash mod B, each bucket holding a next hop. When the set changes, only the
@@ -51,16 +67,14 @@ class ResilientEcmp final : public EcmpSelector {
 public:
     explicit ResilientEcmp(std::uint32_t buckets);
     void set_next_hops(std::span<const NextHop> hops) override;
-    NextHop select(std::uint64_t flow_hash) const override;
-    std::size_t size() const override { return hops_.size(); }
     std::unique_ptr<EcmpSelector> clone() const override { return std::make_unique<ResilientEcmp>(*this); }
-    const std::vector<NextHop>& buckets() const { return buckets_; }
+    // The bucket table (empty until the first non-empty set).
+    const std::vector<NextHop>& buckets() const { return table(); }
+    std::uint32_t bucket_count() const { return bucket_count_; }
 
 private:
     std::uint32_t bucket_count_;
-    bool pow2_ = false;  // bucket_count_ is a power of two: a mask, not a division
-    std::vector<NextHop> hops_;     // sorted, unique
-    std::vector<NextHop> buckets_;  // empty until the first non-empty set
+    std::vector<NextHop> hops_;  // sorted, unique
 };
 
 // The "ecmp" parameters of a router tier.

@@ -112,7 +112,16 @@ struct IpPacket {
     // Removes the outermost header (-20 bytes); the packet must be encapsulated (asserted).
     void decapsulate();
     // One router hop: decrements the outermost TTL; false when it reaches 0 (the packet must be dropped).
-    bool decrement_ttl();
+    // Inline: every router hop calls it.
+    bool decrement_ttl() {
+        std::uint8_t& t = depth > 0 ? outer[depth - 1].ttl : ttl;
+        if (t <= 1) [[unlikely]] {
+            t = 0;
+            return false;
+        }
+        --t;
+        return true;
+    }
 };
 static_assert(std::is_trivially_copyable_v<IpPacket>, "IpPacket travels by copy as a link payload");
 static_assert(sizeof(IpPacket) <= 64, "IpPacket stays within one cache line");

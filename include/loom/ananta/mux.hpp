@@ -19,6 +19,7 @@
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/ananta/mux_hash.hpp"
 #include "loom/ananta/top_talkers.hpp"
+#include "loom/ananta/u64_map.hpp"
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
 
@@ -179,12 +180,10 @@ private:
         std::vector<std::uint32_t> table;  // indices into dips, healthy DIPs only; empty when none is healthy
         std::uint32_t tenant = 0;
     };
-    struct SnatKey {
-        IpAddr vip = 0;
-        IpProto proto = IpProto::Tcp;
-        std::uint16_t port = 0;
-        auto operator<=>(const SnatKey&) const = default;
-    };
+    // (VIP, protocol, port) as one non-zero key (the protocol is never 0).
+    static std::uint64_t snat_key(IpAddr vip, IpProto proto, std::uint16_t port) {
+        return (static_cast<std::uint64_t>(vip) << 24) | (static_cast<std::uint64_t>(proto) << 16) | port;
+    }
     struct SnatEntry {
         FlowTarget target;
         std::uint32_t tenant = 0;
@@ -205,7 +204,7 @@ private:
     std::unique_ptr<MuxHash> hash_;
     std::uint64_t seed_;
     std::map<Endpoint, EndpointState> endpoints_;
-    std::map<SnatKey, SnatEntry> snat_;
+    U64Map<SnatEntry> snat_;  // by snat_key
     std::set<IpAddr> withdrawn_;
     std::set<IpAddr> unhealthy_;
     std::vector<std::int64_t> tenant_weights_;

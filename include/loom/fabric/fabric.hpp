@@ -119,6 +119,7 @@ private:
     std::unique_ptr<workload::TrafficPattern> pattern_;
     std::unique_ptr<FabricSetup> net_;
     std::unique_ptr<TransferBook> book_;
+    RingPool ring_pool_;  // the lines' ring chunks (declared before the lines: they end after them)
     std::vector<FlitLink> lines_;  // every channel direction (flits and credits), grouped by reader; flit lines
                                    // hold the records of the packets on them
     std::vector<Router*> routers_;      // by vertex

@@ -22,9 +22,9 @@ struct FabricPacket {
 };
 
 using PacketPool = net::PacketPool<FabricPacket>;
-// A packet's record as it travels, one cache line: in the record slots of the line carrying its head flit
+// A packet's record as it travels, one cache line: in a pool chunk held by the line carrying its head flit
 // (FlitLink::push_record), filled by the sender; the receiver reads and updates it there from the head's arrival
-// on (it is the receiver's copy) and copies it into the next line's slots when the head leaves, or releases it
+// on (it is the receiver's copy) and copies it into a chunk of the next line when the head is routed, or releases it
 // when the tail is ejected.
 struct alignas(64) FabricRecord {
     std::uint64_t id = 0;                 // source terminal << 40 | the packets it made before (unique in a run)

@@ -1,6 +1,6 @@
 // Flits as they travel between routers and terminals: a 32-bit event argument naming the packet, the virtual
 // channel, and whether the flit is the packet's head and/or tail. The packet field of a head flit is the handle
-// of its record in a line's record slots (FlitLink::push_record): of the line it travels on, and in a router's
+// of its record's chunk (FlitLink::push_record): of the line it travels on, and in a router's
 // buffer of the line it came in on until it is routed, then of the line it will leave on. Body and tail flits
 // follow their head on the same VC without interleaving, so receivers find their packet by VC (their packet
 // field is not read).

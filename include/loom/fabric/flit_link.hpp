@@ -4,7 +4,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <new>
+#include <vector>
 
 #include "loom/base/assert.hpp"
 #include "loom/base/units.hpp"
@@ -14,6 +17,99 @@
 #include "loom/sim/owner.hpp"
 
 namespace loom::fabric {
+
+// The chunks the lines' rings are made of: one cache line each, seven 8-byte entries and the next chunk's address.
+// One pool serves every line of a run (of a process, once runs are partitioned): a line holds the chunks of what is
+// in flight on it now, taking one when a push finds its last chunk full and giving one back when a pop empties a
+// chunk, so the run's ring memory follows the flits and credits in flight rather than the sum of every line's peak
+// (on the 16,512-terminal network: 5.9 MB of entries in flight at 3,000 cycles against 43.6 MB of per-line peaks).
+// The pool is an allocator, not model state: what a line holds, and so every output, is the same whichever chunks
+// it is given. Free chunks are reused most recently freed first (warm in the cache); memory is returned only when
+// the pool is destroyed.
+class RingPool {
+public:
+    static constexpr std::uint32_t kEntries = 7;  // per chunk: 7 x 8 bytes and the link fill 64
+    struct alignas(64) Chunk {
+        std::uint64_t entry[kEntries];
+        Chunk* next;
+    };
+    static_assert(sizeof(Chunk) == 64, "a ring chunk is one cache line");
+
+    RingPool() = default;
+    RingPool(const RingPool&) = delete;
+    RingPool& operator=(const RingPool&) = delete;
+    ~RingPool();
+
+    [[gnu::always_inline]] Chunk* take() {
+        if (free_ == nullptr) [[unlikely]] refill();
+        Chunk* c = free_;
+        free_ = c->next;
+        return c;
+    }
+    [[gnu::always_inline]] void give(Chunk* c) {
+        c->next = free_;
+        free_ = c;
+    }
+    // Whether entry pointer `p` is one past a chunk's last entry (it points at the chunk's link).
+    static bool at_end(const std::uint64_t* p) {
+        return (reinterpret_cast<std::uintptr_t>(p) & (sizeof(Chunk) - 1)) == kEntries * sizeof(std::uint64_t);
+    }
+    // The chunk holding entry `p`.
+    static Chunk* chunk_of(const std::uint64_t* p) {
+        return reinterpret_cast<Chunk*>(reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{sizeof(Chunk) - 1});
+    }
+    // A ring of `size` entries from `front` (the oldest) to `back` (one past the newest), both nullptr when empty:
+    // appends `e`, taking a chunk when the last one is full (the caller then counts the entry).
+    [[gnu::always_inline]] void push_back(std::uint64_t*& front, std::uint64_t*& back, std::uint32_t size,
+                                          std::uint64_t e) {
+        if (size == 0) {
+            back = take()->entry;
+            front = back;
+        } else if (at_end(back)) {
+            Chunk* c = take();
+            chunk_of(back - 1)->next = c;
+            back = c->entry;
+        }
+        *back++ = e;
+    }
+    // Drops the front entry of a ring that holds `left` entries after it, giving back the chunk it emptied.
+    [[gnu::always_inline]] void pop_front(std::uint64_t*& front, std::uint64_t*& back, std::uint32_t left) {
+        ++front;
+        if (left == 0) {
+            give(chunk_of(front - 1));
+            front = back = nullptr;
+        } else if (at_end(front)) {
+            Chunk* c = chunk_of(front - 1);
+            front = c->next->entry;
+            give(c);
+        }
+    }
+    // A chunk's handle (below 2^26, Flit::kMaxPackets: a head flit names its packet's record by it) and back.
+    static std::uint32_t handle_of(const Chunk* c) {
+        const auto a = reinterpret_cast<std::uintptr_t>(c);
+        const auto* slab = reinterpret_cast<const Chunk*>(a & ~std::uintptr_t{kSlabBytes - 1});
+        return static_cast<std::uint32_t>(slab->entry[0] << kSlabBits) | static_cast<std::uint32_t>(c - slab);
+    }
+    Chunk* at(std::uint32_t handle) const { return slabs_[handle >> kSlabBits] + (handle & (kSlabChunks - 1)); }
+    // Chunks that can be handed out (the most the lines held at once, rounded up to a slab).
+    std::size_t chunks() const { return slabs_.size() * (kSlabChunks - 1); }
+    // Chunks free now (walks the free list: for checks and tests).
+    std::size_t free_chunks() const {
+        std::size_t n = 0;
+        for (const Chunk* c = free_; c != nullptr; c = c->next) ++n;
+        return n;
+    }
+
+private:
+    // 64 KiB per allocation, aligned to its size: few allocations, little left over. Its first chunk holds the
+    // slab's number (handle_of), the others are handed out.
+    static constexpr std::uint32_t kSlabBits = 10;
+    static constexpr std::size_t kSlabChunks = std::size_t{1} << kSlabBits;
+    static constexpr std::size_t kSlabBytes = kSlabChunks * 64;
+    [[gnu::noinline, gnu::cold]] void refill();
+    Chunk* free_ = nullptr;
+    std::vector<Chunk*> slabs_;
+};
 
 // The sender pushes (arrival cycle, payload) entries in non-decreasing arrival order, each arrival at least the
 // channel's latency after the push (the lookahead); the receiver pops them at or after their arrival. The wake
@@ -26,14 +122,15 @@ namespace loom::fabric {
 // and the kernel queue holds a few events per active component instead of one per flit in flight.
 // Partitioning: a line whose ends are on different processes ships its pushes at window boundaries (every
 // entry arrives at least one latency after its push, which is the lookahead).
-// Entries keep the arrival cycle modulo 2^32 (8 bytes each): an entry is never in flight for 2^31 cycles.
-// Records: the line is the storage of the packet records it carries (DESIGN principle 5): the sender fills a
-// slot (push_record) and names it in the head flit's packet field; the receiver reads and updates the record
-// there from the head's arrival on and releases the slot when it is done with it (the head leaves the router,
-// or the tail reaches the terminal). Slots are reused most recently released first; a free slot holds the next
-// free one's index in its `id`, so pushing and releasing touch no line but the header and the slot.
-// One cache line: the sender's push and the receiver's pop touch the header and one ring line, a head flit one
-// record slot more.
+// Entries keep the arrival cycle modulo 2^32 (8 bytes each): an entry is never in flight for 2^31 cycles. The ring
+// is a chain of RingPool chunks holding what is in flight now; a line that empties gives its last chunk back.
+// Records: the line holds the packet records it carries (DESIGN principle 5), each in a pool chunk: the sender
+// stores it (push_record) and names the chunk's handle in the head flit's packet field; the receiver reads and
+// updates the record there from the head's arrival on and gives the chunk back when it is done with it (the head
+// leaves the router, or the tail reaches the terminal). A record written at a hop takes the chunk freed last, which
+// is in the cache (per-line record slots were written cold).
+// One cache line: the sender's push and the receiver's pop touch the header and one ring chunk (and the pool's
+// free list when a chunk is taken or given back), a head flit one record chunk more.
 class alignas(64) FlitLink {
 public:
     FlitLink() = default;
@@ -41,23 +138,22 @@ public:
     FlitLink& operator=(const FlitLink&) = delete;
 
     FlitLink(FlitLink&&) = delete;
-    ~FlitLink() {
-        delete[] ring_;
-        delete[] slots_;
-    }
+    // The ring's chunks and the records go back with the pool (it outlives its lines, or both end together).
+    ~FlitLink() = default;
 
-    // The sender's endpoint on the wake channel, the receiver's endpoint index and the argument it is woken with.
-    void bind(sim::ChannelPort& wake, std::uint32_t to, std::uint32_t arg) {
+    // The sender's endpoint on the wake channel, the receiver's endpoint index (below 2^24) and the argument it is
+    // woken with (below 256: a port's line, at most 64 ports), and the pool the ring's chunks come from.
+    void bind(sim::ChannelPort& wake, std::uint32_t to, std::uint32_t arg, RingPool& pool) {
+        LOOM_ASSERT(to < (std::uint32_t{1} << 24) && arg < 256, "a line's wake-up names at most 2^24 endpoints");
         wake_ = &wake;
-        to_ = to;
-        arg_ = arg;
+        wake_to_ = to << 8 | arg;
+        pool_ = &pool;
     }
 
     // `delay`: from now to `arrival` (the wake event's delay when the line is empty).
     [[gnu::always_inline]] void push(std::int64_t arrival, std::uint32_t payload, Time delay) {
-        if (size_ == capacity_) grow();
-        if (size_ == 0) wake_->send(to_, arg_, delay);
-        ring_[wrap(head_ + size_)] = (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival);
+        if (size_ == 0) wake_->send(wake_to_ >> 8, wake_to_ & 0xffu, delay);
+        pool_->push_back(front_, back_, size_, (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival));
         ++size_;
     }
     bool empty() const { return size_ == 0; }
@@ -65,105 +161,78 @@ public:
     // Whether the front entry has arrived by `cycle`.
     bool ready(std::int64_t cycle) const {
         return size_ != 0 && static_cast<std::int32_t>(static_cast<std::uint32_t>(cycle) -
-                                                       static_cast<std::uint32_t>(ring_[head_])) >= 0;
+                                                       static_cast<std::uint32_t>(*front_)) >= 0;
     }
     // The front entry's arrival cycle, given the current cycle. Requires !empty().
-    std::int64_t front_arrival(std::int64_t now) const { return arrival_of(ring_[head_], now); }
-    std::uint32_t front_payload() const { return static_cast<std::uint32_t>(ring_[head_] >> 32); }
-    // Entry k (0 = front, k < size()).
-    std::uint32_t payload_at(std::uint32_t k) const {
-        return static_cast<std::uint32_t>(ring_[wrap(head_ + k)] >> 32);
-    }
-    std::int64_t arrival_at(std::uint32_t k, std::int64_t now) const {
-        return arrival_of(ring_[wrap(head_ + k)], now);
-    }
+    std::int64_t front_arrival(std::int64_t now) const { return arrival_of(*front_, now); }
+    std::uint32_t front_payload() const { return static_cast<std::uint32_t>(*front_ >> 32); }
+    // The last entry's arrival cycle. Requires !empty().
+    std::int64_t back_arrival(std::int64_t now) const { return arrival_of(back_[-1], now); }
     std::uint32_t pop() {
-        const std::uint32_t p = static_cast<std::uint32_t>(ring_[head_] >> 32);
-        if (++head_ == capacity_) head_ = 0;
-        --size_;
-        return p;
+        const std::uint64_t e = *front_;
+        pool_->pop_front(front_, back_, --size_);
+        return static_cast<std::uint32_t>(e >> 32);
+    }
+    // Calls f(payload, arrival cycle) for the entries in flight, oldest first, until it returns true.
+    template <class F>
+    void scan(std::int64_t now, F&& f) const {
+        const std::uint64_t* p = front_;
+        for (std::uint32_t k = 0; k < size_; ++k, ++p) {
+            if (at_end(p)) p = chunk_of(p - 1)->next->entry;
+            if (f(static_cast<std::uint32_t>(*p >> 32), arrival_of(*p, now))) return;
+        }
     }
     // Payloads in flight, oldest first (checks and statistics).
     template <class F>
     void for_each_payload(F&& f) const {
-        for (std::uint32_t k = 0; k < size_; ++k) f(static_cast<std::uint32_t>(ring_[wrap(head_ + k)] >> 32));
+        scan(0, [&](std::uint32_t payload, std::int64_t) {
+            f(payload);
+            return false;
+        });
     }
 
     // The receiving component: in a debug build, record()/release_record() from any other component's handler
     // throw InternalError naming both (sim::Owner).
     void bind_receiver(const sim::Context& receiver) { receiver_.bind(receiver); }
-    // A free record slot for the sender to fill in place; its handle in `handle` (below Flit::kMaxPackets).
-    [[gnu::always_inline]] FabricRecord& push_record(std::uint32_t& handle) {
-        if (free_ == kNoSlot) [[unlikely]] grow_slots();
-        handle = free_;
-        FabricRecord& r = slots_[handle];
-        free_ = static_cast<std::uint32_t>(r.id);
-        return r;
+    // Stores the record of a packet whose head the sender pushes next, in a chunk of the pool; returns its handle
+    // (below Flit::kMaxPackets), which the head flit names.
+    [[gnu::always_inline]] std::uint32_t push_record(const FabricRecord& r) {
+        RingPool::Chunk* c = pool_->take();
+        new (c) FabricRecord(r);
+        return RingPool::handle_of(c);
     }
     // The record of `handle` (the receiver's).
     FabricRecord& record(std::uint32_t handle) {
         receiver_.check("a line's packet records");
-        LOOM_DEBUG_ASSERT(handle < slot_count_, "a line's record read at an invalid handle");
-        return slots_[handle];
+        LOOM_DEBUG_ASSERT(handle < Flit::kMaxPackets, "a line's record read at an invalid handle");
+        return *std::launder(reinterpret_cast<FabricRecord*>(pool_->at(handle)));
     }
     // Asks the cache for the record of `handle` ahead of reading it (no access: no owner check).
-    void prefetch_record(std::uint32_t handle) const { __builtin_prefetch(slots_ + handle); }
+    void prefetch_record(std::uint32_t handle) const { __builtin_prefetch(pool_->at(handle)); }
+    // The receiver is done with the record: its chunk goes back to the pool.
     void release_record(std::uint32_t handle) {
         receiver_.check("a line's packet records");
-        LOOM_DEBUG_ASSERT(handle < slot_count_, "a line's record released at an invalid handle");
-        slots_[handle].id = free_;
-        free_ = handle;
+        pool_->give(pool_->at(handle));
     }
-    // Record slots allocated (pushed at some time; a line holds as many records at once at most).
-    std::uint32_t record_slots() const { return slot_count_; }
-    // Entries the ring holds before it grows (the most the line held, rounded up to its growth step).
-    std::uint32_t capacity() const { return capacity_; }
 
 private:
-    static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-    static constexpr std::uint32_t kGrowEntries = 8;  // one 64-byte cache line of 8-byte entries
     static std::int64_t arrival_of(std::uint64_t e, std::int64_t now) {
         return now + static_cast<std::int32_t>(static_cast<std::uint32_t>(e) - static_cast<std::uint32_t>(now));
     }
-    // A ring position from head_ + k (k < capacity_).
-    std::uint32_t wrap(std::uint32_t i) const { return i >= capacity_ ? i - capacity_ : i; }
-    // The ring grows by a cache line of entries, or by an eighth once it holds more than 64, so that it stays
-    // within a few percent of the most the line ever held (a line keeps its ring at that peak: doubling left
-    // 30 % of the rings of the 16,512-terminal network unused).
-    [[gnu::noinline, gnu::cold]] void grow() {
-        const std::uint32_t eighth = (capacity_ / 8 + kGrowEntries - 1) / kGrowEntries * kGrowEntries;
-        const std::uint32_t step = std::max(kGrowEntries, eighth);
-        const std::uint32_t cap = capacity_ + step;
-        auto* bigger = new std::uint64_t[cap];
-        for (std::uint32_t k = 0; k < size_; ++k) bigger[k] = ring_[wrap(head_ + k)];
-        delete[] ring_;
-        ring_ = bigger;
-        capacity_ = cap;
-        head_ = 0;
-    }
-    // Adds one record slot, free (a line holds a few records at once: 2-15 on the 16,512-terminal network; growing
-    // one at a time keeps each line at its peak, and hands out the same handles as growing several would).
-    [[gnu::noinline, gnu::cold]] void grow_slots() {
-        const std::uint32_t cap = slot_count_ + 1;
-        LOOM_ASSERT(cap <= Flit::kMaxPackets, "more packets on a line than a flit can name");
-        auto* bigger = new FabricRecord[cap];
-        for (std::uint32_t k = 0; k < slot_count_; ++k) bigger[k] = slots_[k];
-        bigger[slot_count_].id = free_;
-        delete[] slots_;
-        slots_ = bigger;
-        free_ = slot_count_;
-        slot_count_ = cap;
-    }
-
-    std::uint64_t* ring_ = nullptr;  // owned: payload << 32 | arrival mod 2^32
-    FabricRecord* slots_ = nullptr;  // owned: the records (flit lines), free ones chained through `id`
+    static bool at_end(const std::uint64_t* p) { return RingPool::at_end(p); }
+    static RingPool::Chunk* chunk_of(const std::uint64_t* p) { return RingPool::chunk_of(p); }
+    // The ring: entries payload << 32 | arrival mod 2^32 from front_ (the oldest) to back_ (one past the newest),
+    // in chunks linked oldest to newest; both nullptr when the line is empty.
+    std::uint64_t* front_ = nullptr;
+    std::uint64_t* back_ = nullptr;
+    RingPool* pool_ = nullptr;
     sim::ChannelPort* wake_ = nullptr;
-    std::uint32_t head_ = 0, size_ = 0, capacity_ = 0;
-    std::uint32_t to_ = 0, arg_ = 0;
-    std::uint32_t free_ = kNoSlot;  // first free record slot
-    std::uint32_t slot_count_ = 0;
+    std::uint32_t size_ = 0;
+    std::uint32_t wake_to_ = 0;  // the receiver's endpoint << 8 | the argument it is woken with
     sim::Owner receiver_;
 };
-static_assert(sizeof(FlitLink) == 64, "a line's header is one cache line");
+static_assert(sizeof(FlitLink) <= 64, "a line's header is one cache line");
+static_assert(sizeof(FabricRecord) == sizeof(RingPool::Chunk) && alignof(FabricRecord) == alignof(RingPool::Chunk),
+              "a packet's record fills a pool chunk");
 
 }  // namespace loom::fabric

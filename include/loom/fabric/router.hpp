@@ -71,6 +71,8 @@ public:
     // (nullptr for a terminal port). The builder binds each line's wake-up; a flit line also holds the records of
     // the packets whose heads it carries.
     void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
+    // The pool the input buffers take their chunks from (the lines'), before the run.
+    void use_pool(RingPool& pool) { pool_ = &pool; }
     void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
     const FlitLink& input_line(std::int32_t port) const { return *in_[port].flits; }
     const FlitLink* credit_line(std::int32_t port) const { return in_[port].credits; }
@@ -90,19 +92,22 @@ public:
 
 private:
     enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
-    // An input VC: its buffer (a ring of (arrival cycle mod 2^32) << 32 | flit argument, capacity 0 or grown on
-    // demand to the most it held) and its state, 32 bytes so that two share a cache line.
+    // An input VC: its buffer (a ring of (arrival cycle mod 2^32) << 32 | flit argument in the lines' RingPool
+    // chunks, holding what is buffered now: front the oldest, back one past the newest, both nullptr when empty)
+    // and its state, 32 bytes so that two share a cache line.
     struct Vc {
-        std::uint64_t* ring = nullptr;
+        std::uint64_t* front = nullptr;
+        std::uint64_t* back = nullptr;
         // Routing / VcAlloc: first cycle of routing / VC allocation. Active: first cycle the front flit may take
         // part in switch allocation.
         std::int64_t ready = 0;
-        std::uint32_t head = 0, size = 0, capacity = 0;
+        std::uint32_t size = 0;
         VcState state = VcState::Idle;
         std::uint8_t out_port = 0;  // VcAlloc, Active: the output port
         std::uint8_t cls = 0;       // VcAlloc: index into class_vcs_ of the output VCs the packet may take
         std::uint8_t out_vc = 0;    // Active: the VC held on out_port
     };
+    static_assert(sizeof(Vc) == 32);
     // What draining the lines into the router reads, per port.
     struct PortIn {
         FlitLink* flits = nullptr;    // flits arriving
@@ -126,7 +131,6 @@ private:
     void on_tick();
     void drain(std::int64_t cycle);
     void accept_flit(std::int32_t port, std::uint32_t arg, std::int64_t arrival);
-    static void grow_ring(Vc& x);
     void wake(std::int64_t cycle);
     void route(std::int32_t iv);
     void vc_allocate(std::int64_t cycle);
@@ -182,6 +186,7 @@ private:
     Vc* vc_ = nullptr;                    // input VCs: port * vcs + vc
     PortIn* in_ = nullptr;                // per port
     PortOut* out_ = nullptr;              // per port
+    RingPool* pool_ = nullptr;            // the input buffers' chunks
     std::int32_t* credits_ = nullptr;     // per output VC
     std::uint8_t* ov_busy_ = nullptr;     // per output VC
     std::int32_t* used_ = nullptr;        // per output port: credits consumed (UGAL-L's queue)

@@ -145,13 +145,13 @@ private:
     std::size_t queue_head_ = 0;
     std::int64_t queued_ = 0;  // packets in the source queue
     bool sending_ = false;       // a packet is being sent: its record is current_
-    std::uint32_t current_handle_ = 0;  // its handle in the injection line's record slots (from its head on)
+    std::uint32_t current_handle_ = 0;  // its record's handle on the injection line (from its head on)
     std::uint64_t packets_opened_ = 0;  // packets this terminal made (their ids: terminal id << 40 | this count)
     std::int32_t current_vc_ = 0;
     std::int32_t current_sent_ = 0;
     std::int32_t current_flits_ = 0;
     std::int64_t next_free_ = 0;  // first cycle the injection channel is free
-    // The packet being sent, copied into the injection line's record slots at its head (kept unaligned here: a
+    // The packet being sent, copied into the injection line's record at its head (kept unaligned here: a
     // FabricRecord member would align the whole terminal to a cache line).
     FabricPacket current_;
     std::uint64_t current_id_ = 0;

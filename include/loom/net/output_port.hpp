@@ -62,6 +62,18 @@ public:
         std::memcpy(static_cast<void*>(&slot(s.handle).packet.payload), &payload, sizeof(Payload));
         return s.result;
     }
+    // The same, then `edit(payload)` on the slot's copy before anyone reads it (a router's TTL decrement): the
+    // sender forwards what it received without a copy of its own.
+    template <class Edit>
+    SendResult send_edited(const Payload& payload, std::int64_t bytes, std::uint32_t queue, Edit&& edit)
+        requires std::is_same_v<Header, NoHeader>
+    {
+        const PortEngine::Sending s = engine_.send(bytes, queue);
+        Payload& copy = slot(s.handle).packet.payload;
+        std::memcpy(static_cast<void*>(&copy), &payload, sizeof(Payload));
+        edit(copy);
+        return s.result;
+    }
     // Counts a packet the owner refused here (MTU, no route, overload) as sent and dropped for `reason`.
     void refuse(DropReason reason) { engine_.refuse(reason); }
 

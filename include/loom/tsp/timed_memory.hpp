@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -36,11 +37,13 @@ struct AccessKey {
 // the memory settle versions no read can see any more: reads are never made at a time before `now`, and writes
 // are never logged with a key time before `now - max_lag` (a write that is throws std::logic_error).
 //
-// Layout (sized for tens of millions of slots): slots live in pages of 256, each a flat array of settled values,
-// the index of each slot's first unsettled version and two bit masks (slot has a cell; slot has unsettled
-// versions); a directory indexed by page number finds a page. Versions not yet settled (key time at or after
-// now - max_lag) sit in a pool of 24-byte entries allocated in chunks, linked per slot in key order; a heap by key
-// settles them into the page as time passes, so memory holds 12 bytes per slot plus the writes in flight.
+// Layout (sized for tens of millions of slots): slots live in pages of 256, each a flat array of settled values
+// and two bit masks (slot has a cell; slot has unsettled versions), allocated one at a time (no growth slack); a
+// directory indexed by page number finds a page. Versions not yet settled (key time at or after now - max_lag)
+// sit in a pool of 24-byte entries allocated in chunks, linked per slot in key order from a head kept in a hash
+// map by slot (only slots with writes in flight have one: the executor applies its writes as they land and never
+// makes versions); a heap by key settles them into the page as time passes, so memory holds 8 bytes per slot plus
+// the writes in flight.
 class TimedMemory {
 public:
     // max_lag: how far before `now` a write's key may lie; Time::max() keeps every version unsettled (exact for
@@ -82,8 +85,7 @@ private:
     static constexpr std::int64_t kPageSlots = std::int64_t{1} << kPageBits;
     static constexpr std::uint32_t kNone = 0xffffffffu;
     struct Page {
-        std::array<std::int64_t, kPageSlots> value{};   // the settled value (0 for a slot without a cell)
-        std::array<std::uint32_t, kPageSlots> first{};  // first unsettled version (valid where `unsettled`)
+        std::array<std::int64_t, kPageSlots> value{};  // the settled value (0 for a slot without a cell)
         std::array<std::uint64_t, kPageSlots / 64> cell{};
         std::array<std::uint64_t, kPageSlots / 64> unsettled{};
     };
@@ -135,7 +137,8 @@ private:
     Time max_lag_;
     Time horizon_ = Time::ps(std::numeric_limits<std::int64_t>::min());  // every version with key time < horizon_ is settled
     std::vector<std::uint32_t> directory_;  // page number -> 1 + index into pages_ (0: no page)
-    std::vector<Page> pages_;
+    std::vector<std::unique_ptr<Page>> pages_;
+    std::unordered_map<std::uint32_t, std::uint32_t> first_;  // slot -> its first unsettled version, where `unsettled`
     std::vector<std::unique_ptr<Version[]>> chunks_;  // the version pool
     std::uint32_t pool_size_ = 0;                       // versions ever allocated (free ones are listed in free_)
     std::uint32_t free_ = kNone;

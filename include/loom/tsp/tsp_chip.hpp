@@ -139,6 +139,10 @@ public:
     // and those checks read (instructions, memory, predictions, FIFOs, buffers), keeping the figures write_stats,
     // link_use, totals, latency and deliveries report (and a small memory, which write_stats lists).
     void release_run_state();
+    // The chip's program in issue order (its instructions sorted stably by cycle), for the model to keep once the
+    // run's state goes: the schedule hands each chip its instructions rather than keeping a second copy through
+    // the run. Call before release_run_state().
+    std::vector<sched::Instruction> program() const;
     // After the model has merged latency() and deliveries(): frees them too.
     void release_merged();
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "loom/ananta/ecmp.hpp"
+#include "loom/base/rng.hpp"
 
 using namespace loom::ananta;
 
@@ -127,5 +128,44 @@ TEST_CASE("Resilient ECMP picks bucket hash mod B whether B is a power of two (m
             h = h * 6364136223846793005ULL + 1442695040888963407ULL;  // unsigned: wraps, no UB
             CHECK(e.select(h) == table[static_cast<std::size_t>(h % buckets)]);
         }
+    }
+}
+
+TEST_CASE("Modulo ECMP picks hops[hash mod n] for power-of-two n (masked) and others (divided), clones included") {
+    for (const std::size_t n : {1U, 2U, 3U, 4U, 7U, 8U, 16U}) {
+        std::vector<NextHop> set;
+        for (std::size_t i = 0; i < n; ++i) set.push_back(static_cast<NextHop>(30 + 7 * i));
+        ModuloEcmp e;
+        e.set_next_hops(set);
+        REQUIRE(e.size() == n);
+        const std::unique_ptr<EcmpSelector> copy = e.clone();
+        e.set_next_hops(hops(5));  // the clone keeps its own table
+        std::uint64_t h = 0x243f6a8885a308d3ULL;
+        for (int i = 0; i < 2000; ++i) {
+            h = h * 6364136223846793005ULL + 1442695040888963407ULL;
+            CHECK(copy->select(h) == set[static_cast<std::size_t>(h % n)]);
+        }
+    }
+}
+
+TEST_CASE("share_moved over sampled hashes counts exactly the samples whose next hop changed") {
+    for (const std::uint32_t buckets : {64U, 100U, 256U}) {  // power-of-two tables take the per-bucket count
+        ResilientEcmp before(buckets), after(buckets);
+        before.set_next_hops(hops(6));
+        after.set_next_hops(hops(6));
+        after.set_next_hops(hops(6, 3));
+        ModuloEcmp modulo;
+        modulo.set_next_hops(hops(5));
+        constexpr std::uint64_t kFlows = 5000, kSeed = 11;
+        std::uint64_t moved = 0, moved_mixed = 0;
+        for (std::uint64_t i = 0; i < kFlows; ++i) {
+            const std::uint64_t h = loom::derive(kSeed, i);
+            moved += before.select(h) != after.select(h) ? 1 : 0;
+            moved_mixed += before.select(h) != modulo.select(h) ? 1 : 0;
+        }
+        CHECK(moved > 0);
+        const auto flows = static_cast<double>(kFlows);
+        CHECK(share_moved(before, after, kFlows, kSeed) == static_cast<double>(moved) / flows);
+        CHECK(share_moved(before, modulo, kFlows, kSeed) == static_cast<double>(moved_mixed) / flows);
     }
 }

@@ -35,13 +35,14 @@ struct WiredLine {
     WiredLine(Time latency, std::uint32_t arg) : ch(s.add_channel("wake", 2, latency)) {
         tx.out.attach(ch, 0);
         rx.in.attach(ch, 1);
-        line.bind(tx.out, 1, arg);
+        line.bind(tx.out, 1, arg, pool);
         s.init();
     }
     sim::Simulator s;
     Sender& tx = s.add<Sender>("tx");
     Receiver& rx = s.add<Receiver>("rx");
     sim::Channel& ch;
+    fabric::RingPool pool;  // before the line: it ends after it
     FlitLink line;
 };
 
@@ -83,18 +84,19 @@ TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around"
     CHECK(line.empty());
 }
 
-TEST_CASE("A flit line's record slots keep their contents across growth and are reused most recently released first") {
-    FlitLink line;  // unbound receiver: checked by nobody (the builder's use)
+TEST_CASE("A flit line keeps its packet records in pool chunks, reused most recently released first") {
+    WiredLine w(Time::ps(1), 0);  // the receiver unbound: checked by nobody (the builder's use)
+    FlitLink& line = w.line;
     std::vector<std::uint32_t> handles;
-    for (std::uint32_t k = 0; k < 9; ++k) {  // a slot is added whenever none is free
-        std::uint32_t h = 99;
-        fabric::FabricRecord& r = line.push_record(h);
+    for (std::uint32_t k = 0; k < 9; ++k) {
+        fabric::FabricRecord r;
         r.id = 1000 + k;
         r.dst = k;
         r.payload.flits = static_cast<std::int32_t>(k + 1);
-        handles.push_back(h);
+        handles.push_back(line.push_record(r));
+        REQUIRE(handles.back() < fabric::Flit::kMaxPackets);
     }
-    CHECK(line.record_slots() == 9);  // the most held at once, not a power of two
+    CHECK(w.pool.chunks() - w.pool.free_chunks() == 9);  // one chunk a record
     for (std::uint32_t k = 0; k < 9; ++k) {
         CHECK(std::count(handles.begin(), handles.end(), handles[k]) == 1);  // distinct
         const fabric::FabricRecord& r = line.record(handles[k]);
@@ -104,42 +106,97 @@ TEST_CASE("A flit line's record slots keep their contents across growth and are 
     }
     line.release_record(handles[2]);
     line.release_record(handles[6]);
-    std::uint32_t h = 0;
-    line.push_record(h).id = 7;
-    CHECK(h == handles[6]);  // the slot released last
-    line.push_record(h).id = 8;
-    CHECK(h == handles[2]);
+    fabric::FabricRecord r;
+    r.id = 7;
+    CHECK(line.push_record(r) == handles[6]);  // the chunk released last
+    r.id = 8;
+    CHECK(line.push_record(r) == handles[2]);
     CHECK(line.record(handles[5]).id == 1005);  // the others untouched
-    for (std::uint32_t k = 0; k < 8; ++k) line.push_record(h);  // none free: 8 more slots
-    CHECK(line.record_slots() == 17);
-    CHECK(line.record(handles[8]).id == 1008);
+    CHECK(line.record(handles[6]).id == 7);
+    // Records and ring entries share the pool: pushes between them leave both intact.
+    line.push(5, 42, Time::ps(5));
+    CHECK(line.record(handles[2]).id == 8);
+    CHECK(line.pop() == 42);
+    for (std::uint32_t h : handles) line.release_record(h);
+    CHECK(w.pool.free_chunks() == w.pool.chunks());
 }
 
-TEST_CASE("A flit line's ring grows to its peak in steps of a cache line and wraps at any size") {
+TEST_CASE("Pool handles name chunks across slabs") {
+    fabric::RingPool pool;
+    std::vector<fabric::RingPool::Chunk*> taken;
+    for (std::uint32_t k = 0; k < 3000; ++k) taken.push_back(pool.take());  // three slabs
+    CHECK(pool.chunks() >= 3000);
+    std::vector<std::uint32_t> seen;
+    for (fabric::RingPool::Chunk* c : taken) {
+        const std::uint32_t h = fabric::RingPool::handle_of(c);
+        REQUIRE(pool.at(h) == c);
+        seen.push_back(h);
+    }
+    std::sort(seen.begin(), seen.end());
+    CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+    for (fabric::RingPool::Chunk* c : taken) pool.give(c);
+    CHECK(pool.free_chunks() == pool.chunks());
+}
+
+TEST_CASE("A flit line's ring holds the chunks of what is in flight and gives them back as it drains") {
     WiredLine w(Time::ps(1), 0);
     FlitLink& line = w.line;
-    // A window of up to 17 entries slides along for some 300 pushes, so the front wraps round a ring of 24 entries
-    // (8, then 16, then 24: doubling would have taken 32) many times, and the ring grows while its front is not
-    // at position 0.
+    const fabric::RingPool& pool = w.pool;
+    // A window of up to 17 entries slides along for some 300 pushes, so the front crosses many chunk boundaries and
+    // the line empties and refills now and then.
     std::uint32_t pushed = 0, popped = 0;
+    bool emptied = false;
     for (std::uint32_t round = 0; round < 100; ++round) {
         const std::uint32_t target = round < 50 ? 3 + round % 15 : 17;
         while (line.size() < target) {
             line.push(pushed, pushed, Time::ps(1));
             ++pushed;
         }
-        for (std::uint32_t k = 0; k < line.size(); ++k) {
-            REQUIRE(line.payload_at(k) == popped + k);
-            REQUIRE(line.arrival_at(k, popped) == popped + k);
-        }
-        for (std::uint32_t k = 0; k < 1 + round % 5 && !line.empty(); ++k) {
+        std::uint32_t k = 0;
+        line.scan(popped, [&](std::uint32_t payload, std::int64_t arrival) {
+            REQUIRE(payload == popped + k);
+            REQUIRE(arrival == popped + k);
+            ++k;
+            return false;
+        });
+        REQUIRE(k == line.size());
+        REQUIRE(line.back_arrival(popped) == pushed - 1);
+        // 7 entries a chunk: n entries span at most n / 7 + 2 chunks (a partly read one and a partly written one).
+        REQUIRE(pool.chunks() - pool.free_chunks() <= line.size() / fabric::RingPool::kEntries + 2);
+        for (std::uint32_t j = 0; j < 1 + round % 5 && !line.empty(); ++j) {
             REQUIRE(line.front_arrival(popped) == popped);
             REQUIRE(line.pop() == popped);
             ++popped;
         }
+        if (round % 10 == 9) {
+            while (!line.empty()) REQUIRE(line.pop() == popped++);
+            REQUIRE(pool.free_chunks() == pool.chunks());  // an empty line holds no chunk
+            emptied = true;
+        }
     }
-    CHECK(line.capacity() == 24);
     while (!line.empty()) REQUIRE(line.pop() == popped++);
+    CHECK(emptied);
     CHECK(popped == pushed);
     CHECK(pushed > 250);
+    CHECK(pool.free_chunks() == pool.chunks());
+    CHECK(pool.chunks() > 0);
+}
+
+TEST_CASE("Lines sharing a ring pool keep their own entries") {
+    WiredLine w(Time::ps(1), 0);
+    FlitLink other;
+    other.bind(w.tx.out, 1, 1, w.pool);
+    // Interleaved pushes, so the two lines' chunks alternate in the pool; then one drains while the other grows on
+    // the chunks it gives back.
+    for (std::uint32_t k = 0; k < 40; ++k) {
+        w.line.push(k, k, Time::ps(1));
+        other.push(k, 1000 + k, Time::ps(1));
+    }
+    for (std::uint32_t k = 0; k < 40; ++k) {
+        REQUIRE(w.line.pop() == k);
+        other.push(40 + k, 1040 + k, Time::ps(1));
+    }
+    CHECK(w.line.empty());
+    for (std::uint32_t k = 0; k < 80; ++k) REQUIRE(other.pop() == 1000 + k);
+    CHECK(w.pool.free_chunks() == w.pool.chunks());
 }

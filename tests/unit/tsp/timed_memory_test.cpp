@@ -233,3 +233,22 @@ TEST_CASE("touch_nonzero gives cells exactly where touch() of each non-zero valu
     m.touch_nonzero(std::int64_t{0x7fffffff}, {5, 0});  // a zero past the last slot is not a write
     CHECK(m.cells() == 1);
 }
+
+TEST_CASE("Settled memory costs about 8 bytes a cell: no per-slot version heads, no page growth slack") {
+    // 100 full pages of applied values (the executor's path) and one slot with versions in flight.
+    TimedMemory m(Time::ns(10));
+    constexpr std::int64_t kSlots = 100 * 256;
+    for (std::int64_t s = 0; s < kSlots; ++s) m.apply(s, s + 1);
+    REQUIRE(m.cells() == static_cast<std::size_t>(kSlots));
+    const double per_cell = static_cast<double>(m.bytes()) / static_cast<double>(kSlots);
+    CHECK(per_cell >= 8.0);
+    CHECK(per_cell < 8.5);
+    // A version in flight costs its pool chunk and a head; reads see it by key, and it settles into the page.
+    m.write(kSlots + 5, {Time::ns(20), 0}, 42, Time::ns(15));
+    CHECK(m.read(kSlots + 5, {Time::ns(20), 0}, Time::ns(15)) == 0);
+    CHECK(m.read(kSlots + 5, {Time::ns(20), 1}, Time::ns(15)) == 42);
+    CHECK(m.unsettled() == 1);
+    CHECK(m.read(kSlots + 5, {Time::ns(40), 0}, Time::ns(40)) == 42);
+    CHECK(m.unsettled() == 0);
+    CHECK(m.final_value(kSlots + 5) == 42);
+}
