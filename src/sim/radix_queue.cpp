@@ -16,6 +16,10 @@ namespace {
 // Radix sorts cover offsets of up to two digits; wider windows (sparse workloads) sort by comparison.
 constexpr int kMaxRadixShift = RadixQueue::kDigitBits + 8;  // fine buckets of up to 256 ps
 constexpr std::size_t kDigits = std::size_t{1} << RadixQueue::kDigitBits;
+// Digit width per load: bit_width(events), i.e. 1-2 fine buckets per event (bench-tuned on PHOLD: one more
+// bit, or the full kDigitBits, run 9-10 more instructions per event for 0.08 fewer mispredicted branches; see
+// bench/README.md, 2026-12-06 "the kernel's per-event cost"), and at least kMinDigitBits.
+constexpr int kMinDigitBits = 4;
 // Fine buckets fuller than this are sorted by comparison before the insertion pass (insertion sort is
 // quadratic in a bucket's size; at this size the two cost about the same).
 constexpr std::uint32_t kInsertionMax = 16;
@@ -161,14 +165,18 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     if (shift_ <= kMaxRadixShift) {
         // One counting-sort pass on the offset's top digit (the whole offset when it fits one digit): the
         // output is sorted by time up to events that share a fine bucket of 2^drop ps.
-        const int drop = std::max(shift_ - kDigitBits, 0);
-        std::array<std::uint32_t, kDigits> count{};
+        // The digit is bit_width(n) bits wide (kMinDigitBits..kDigitBits): clearing the counters and the prefix
+        // pass cost per fine bucket, the insertion pass per event sharing one.
+        const int bits = std::clamp(static_cast<int>(std::bit_width(n)), kMinDigitBits, RadixQueue::kDigitBits);
+        const int drop = std::max(shift_ - bits, 0);
+        const std::size_t digits = std::size_t{1} << (shift_ - drop);
+        std::array<std::uint32_t, kDigits> count;
+        std::fill_n(count.begin(), digits, 0u);
         std::uint32_t most = 0;  // the fullest fine bucket
         each([&](const Event& e) {
             const std::uint32_t c = ++count[static_cast<std::uint64_t>(e.time - start) >> drop];
             most = std::max(most, c);
         });
-        const std::size_t digits = std::size_t{1} << (shift_ - drop);
         exclusive_prefix(count, digits);
         each([&](const Event& e) { out[count[static_cast<std::uint64_t>(e.time - start) >> drop]++] = e; });
         if (most > kInsertionMax) [[unlikely]] {

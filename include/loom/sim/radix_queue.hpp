@@ -25,11 +25,11 @@ namespace loom::sim {
 //              A push writes one event at the window's tail (the tails of the live windows stay in L1);
 //   overflow — events at or past the horizon, in a 4-ary heap, pulled into the ring as the window slides.
 // Loading. When `current` runs out, the next non-empty window is sorted into it: one counting-sort pass on
-// the top kDigitBits bits of the events' offsets inside the window (both reads of the window walk its chunks
-// in order) spreads them over 256 fine buckets that hold about one event each at the tuned width, then an
+// the top bits of the events' offsets inside the window (bit_width(events) of them, at most kDigitBits; both
+// reads of the window walk its chunks in order) spreads them over 1-2 fine buckets per event, then an
 // insertion pass orders each fine bucket by (time, key); its inner loop runs only for the few events that
 // arrived out of order inside a fine bucket. Fine buckets fuller than 16 events (bursts at one time) are
-// sorted by comparison first, and windows too wide for 256 fine buckets of <= 256 ps sort by comparison.
+// sorted by comparison first, and windows wider than 2^16 ps (sparse workloads) sort by comparison.
 // Memory: 24 bytes per ring event, the unused tail of each window's last chunk, 12 bytes per window, and the
 // load buffer (the largest window's events); the tuner keeps windows <= pending / kMinPerWindow (at least
 // kMinWindows), which keeps the chunk tails small next to the events.
@@ -43,7 +43,7 @@ namespace loom::sim {
 class RadixQueue {
 public:
     static constexpr int kDefaultShift = 11;                 // 2048 ps: a guess the tuner corrects at once
-    static constexpr int kDigitBits = 8;                     // 256 fine buckets per window
+    static constexpr int kDigitBits = 8;                     // at most 256 fine buckets per window
     static constexpr int kMaxShift = 32;                     // 2^32 ps = 4.3 ms per window
     static constexpr std::size_t kMinWindows = 64;
     static constexpr std::size_t kDefaultWindows = 256;      // with the default width, a 524 ns ring
@@ -75,6 +75,18 @@ public:
         run_.pop_front();
         --size_;
     }
+    // For the kernel's run loop, which reads the current window in place: the least event (loading the next
+    // window when the current one is exhausted), nullptr when the queue is empty. The event stays where it is
+    // until the next push or pop: a push may move the current window's events.
+    const Event* front() {
+        if (run_.exhausted()) [[unlikely]] {
+            if (size_ == 0) return nullptr;
+            advance();
+        }
+        return &run_.front();
+    }
+    // How many events follow front() in place (front()[1], front()[2], ...) before the next window.
+    std::size_t in_window() const { return run_.remaining(); }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     void clear();

@@ -43,7 +43,8 @@ class PortBase;
 // A handler slot: what an event's `target` calls. `obj` is the port, endpoint or timer; `fn` a trampoline
 // that knows its concrete type and the component member to call; `hint` the handler's component's Context
 // (Simulator::running() while the handler runs, and an address the handler will touch). The run loop prefetches obj's first two cache lines and hint for the next
-// event while the current one runs.
+// event while the current one runs. The Event may be the queue's own copy: a handler reads what it needs from
+// it before it sends anything (a push may move the queue's events).
 using HandlerFn = void (*)(void* obj, const Event& e);
 struct Slot {
     HandlerFn fn = nullptr;
@@ -267,6 +268,7 @@ private:
     void assign_sources();
     template <class Q>
     LoopExit loop(Q& queue, std::int64_t end);
+    LoopExit loop_radix(std::int64_t end);  // loop() for the radix queue, reading its window in place
     void sample_through(std::int64_t t);  // takes every sample due at or before t
     void require(State state, const char* what) const;
 

@@ -22,6 +22,7 @@ public:
     }
     // The k-th event after the front, or nullptr past the run's end.
     const Event* peek(std::size_t k) const { return pos_ + k < n_ ? &buf_[pos_ + k] : nullptr; }
+    std::size_t remaining() const { return n_ - pos_; }  // events after the popped ones
     std::size_t length() const { return n_; }  // events loaded since the last fill, popped ones included
     template <class F>
     void for_each(F&& f) const {
