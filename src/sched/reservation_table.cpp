@@ -30,9 +30,14 @@ ReservationTable::BlockPos ReservationTable::first_block_ending_after(std::int32
     // Else start from the finger nearest s in time; move it to the answer, or, when the answer is in another chunk,
     // the oldest finger.
     std::size_t best = 0;
-    std::int64_t best_d = std::numeric_limits<std::int64_t>::max();
+    std::uint64_t best_d = std::numeric_limits<std::uint64_t>::max();
     for (std::size_t f = 0; f < kFingers; ++f) {
-        const std::int64_t d = std::abs(fingers[f].lo.count() - s.count());
+        // |lo - s| in unsigned arithmetic: a finger's lo may be the least Time, where the signed difference
+        // overflows.
+        const std::int64_t lo = fingers[f].lo.count();
+        const std::int64_t at = s.count();
+        const std::uint64_t d = lo > at ? static_cast<std::uint64_t>(lo) - static_cast<std::uint64_t>(at)
+                                        : static_cast<std::uint64_t>(at) - static_cast<std::uint64_t>(lo);
         const bool closer = d < best_d;
         best = closer ? f : best;
         best_d = closer ? d : best_d;
