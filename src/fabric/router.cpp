@@ -56,6 +56,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
       wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
       tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
+    LOOM_ASSERT(net.config.vc_buffer_flits >= 1, fmt::format("{}: input buffers need at least one flit", path()));
     const auto P = static_cast<std::size_t>(ports_);
     const auto PV = P * static_cast<std::size_t>(vcs_);
     // Hot arrays first (VCs, ports, credits), the allocation scratch after them.
@@ -68,6 +69,9 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         out_req_ = c.take<std::uint64_t>(P);
         sw_lines_ = c.take<std::uint32_t>(P);
         sa_vcs_ = c.take<std::uint16_t>(P);
+        cok_ = c.take<std::uint16_t>(P);
+        later_ = c.take<std::uint16_t>(P);
+        holder_ = c.take<std::uint16_t>(PV);
         ov_busy_ = c.take<std::uint8_t>(PV);
         in_ptr_ = c.take<std::uint8_t>(P);
         out_ptr_ = c.take<std::uint8_t>(P);
@@ -173,6 +177,31 @@ void Router::sa_add(std::int32_t port, std::int32_t vc) {
     sa_ports_ |= bit64(port);
 }
 
+[[gnu::always_inline]] inline void Router::set_sa_ready(std::int32_t port, std::int32_t vc, std::int64_t ready,
+                                                         std::int64_t cycle) {
+    vc_[port * vcs_ + vc].ready = ready;
+    if (ready > cycle) {
+        later_[port] = static_cast<std::uint16_t>(later_[port] | bit32(vc));
+        later_ports_ |= bit64(port);
+    } else {
+        later_[port] = static_cast<std::uint16_t>(later_[port] & ~bit32(vc));
+    }
+}
+
+void Router::settle_later(std::int64_t cycle) {
+    for (std::uint64_t pm = later_ports_; pm != 0; pm &= pm - 1) {
+        const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
+        const Vc* v = vc_ + p * vcs_;
+        auto m = static_cast<std::uint32_t>(later_[p]);
+        for (std::uint32_t vm = m; vm != 0; vm &= vm - 1) {
+            const auto vc = std::countr_zero(vm);
+            if (v[vc].ready <= cycle) m &= ~bit32(vc);
+        }
+        later_[p] = static_cast<std::uint16_t>(m);
+        if (m == 0) later_ports_ &= ~bit64(p);
+    }
+}
+
 void Router::sa_remove(std::int32_t port, std::int32_t vc) {
     auto& m = sa_vcs_[port];
     m = static_cast<std::uint16_t>(m & ~bit32(vc));
@@ -222,7 +251,7 @@ void Router::on_credit_wake(std::int32_t port) {
         va_list_.push_back(iv);
     } else {
         LOOM_DEBUG_ASSERT(x.state == VcState::Active, "flit into a VC that is routing an empty buffer");
-        x.ready = c + body_wait_;  // a body flit (the head left)
+        set_sa_ready(port, static_cast<std::int32_t>(vc), c + body_wait_, c);  // a body flit (the head left)
         sa_add(port, static_cast<std::int32_t>(vc));
     }
 }
@@ -256,7 +285,15 @@ void Router::drain(std::int64_t c) {
         std::int32_t* credits = credits_ + p * vcs_;
         std::int32_t n = 0;
         do {
-            ++credits[line.pop()];
+            const std::uint32_t v = line.pop();
+            if (++credits[v] == 1) {
+                // The output VC had none: its holder (if any) requests the switch again.
+                const std::int32_t ov = p * vcs_ + static_cast<std::int32_t>(v);
+                if (ov_busy_[ov]) {
+                    const std::int32_t iv = holder_[ov];
+                    cok_[iv / vcs_] = static_cast<std::uint16_t>(cok_[iv / vcs_] | bit32(iv % vcs_));
+                }
+            }
             ++n;
             if (line.empty()) break;
             ps.credit_due = line.front_arrival(c);
@@ -359,12 +396,19 @@ void Router::vc_allocate_inline(std::int64_t cycle) {
 
 void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
     Vc& x = vc_[iv];
+    const std::int32_t port = iv / vcs_, vc = iv % vcs_;
     ov_busy_[ov] = 1;
+    holder_[ov] = static_cast<std::uint16_t>(iv);
+    if (credits_[ov] > 0) {
+        cok_[port] = static_cast<std::uint16_t>(cok_[port] | bit32(vc));
+    } else {
+        cok_[port] = static_cast<std::uint16_t>(cok_[port] & ~bit32(vc));
+    }
     x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
     x.state = VcState::Active;
-    x.ready = cycle + vc_alloc_cycles_;
-    if (!sw_inline_) sw_->set_output(iv / vcs_, iv % vcs_, x.out_port);
-    sa_add(iv / vcs_, iv % vcs_);
+    set_sa_ready(port, vc, cycle + vc_alloc_cycles_, cycle);
+    if (!sw_inline_) sw_->set_output(port, vc, x.out_port);
+    sa_add(port, vc);
 }
 
 // One round. `dirty`: the input ports whose requests must be (re)computed: every port with Active VCs in the
@@ -374,14 +418,19 @@ void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
 std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
     for (std::uint64_t pm = dirty; pm != 0; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
-        std::uint32_t lines = 0;
-        if ((sa_ports_ >> p) & 1) {
+        // The VCs Active with a buffered flit, ready and holding a credit (a port without Active VCs has none).
+        const std::uint32_t lines = static_cast<std::uint32_t>(sa_vcs_[p] & cok_[p] & ~later_[p]);
+#ifndef NDEBUG
+        {
+            std::uint32_t check = 0;
             const Vc* v = vc_ + p * vcs_;
             for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
                 const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
-                if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) lines |= bit32(vc);
+                if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) check |= bit32(vc);
             }
+            LOOM_ASSERT(check == lines, "switch allocation's request masks disagree with the VCs' state");
         }
+#endif
         if (lines == 0) {
             sw_req_ &= ~bit64(p);
             continue;
@@ -455,7 +504,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     PortOut& out = out_[out_port];
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
-        --credits_[ov];
+        if (--credits_[ov] == 0) cok_[port] = static_cast<std::uint16_t>(cok_[port] & ~bit32(vc));
         ++used_[out_port];
     }
     // The flit's arrival on its output channel, and its credit's on the input's channel (the credits ride beside
@@ -468,10 +517,9 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         at.credit = out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise);
     }
     const std::int64_t arrive = at.flit, credit_at = at.credit;
-    const std::int64_t now = ctx().now_ps();
-    out.flits->push(arrive, Flit::with_vc(arg, x.out_vc), Time::ps(net_.clock.edge(arrive).count() - now));
-    out_[port].credits_back->push(credit_at, static_cast<std::uint32_t>(vc),
-                                  Time::ps(net_.clock.edge(credit_at).count() - now));
+    // The wake-up delays (edge conversions) only for a push onto an empty line.
+    out.flits->push_lazy(arrive, Flit::with_vc(arg, x.out_vc), [&] { return delay_to(arrive); });
+    out_[port].credits_back->push_lazy(credit_at, static_cast<std::uint32_t>(vc), [&] { return delay_to(credit_at); });
     ++counters_.channel_flits[out_kind_[out_port]];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {
@@ -493,7 +541,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         // The next body flit is at the front: it may take part from R + V cycles after its arrival.
         const auto arrived = static_cast<std::uint32_t>(*x.front >> 32);
         const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
-        x.ready = a + body_wait_;
+        set_sa_ready(port, vc, a + body_wait_, cycle);
     }
 }
 
@@ -506,6 +554,7 @@ void Router::on_tick() {
     // FabricConfig::rounds_at(c), with the speed-up converted once.
     const auto rounds = static_cast<std::int32_t>((c + 1) * speedup_milli_ / 1000 - c * speedup_milli_ / 1000);
     sw_req_ = 0;
+    if (later_ports_ != 0) settle_later(c);
     for (std::uint64_t r = 0, dirty = sa_ports_; r < static_cast<std::uint64_t>(rounds) && sa_ports_ != 0; ++r) {
         dirty = switch_allocate(c, dirty);
         if (dirty == 0) break;

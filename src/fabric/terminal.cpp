@@ -295,10 +295,9 @@ void Terminal::pump(std::int64_t cycle) {
             current_handle_ =
                 injection_->push_record(FabricRecord{current_id_, static_cast<std::uint32_t>(id_), current_dst_, current_});
         }
-        injection_->push(depart + latency_,
-                         Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head,
-                                      tail),
-                         delay_to(depart + latency_));
+        injection_->push_lazy(depart + latency_,
+                              Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head, tail),
+                              [&] { return delay_to(depart + latency_); });
         ++t.flits_injected;
         ++t.channel_flits[kInjectionChannel];
         if (tail) sending_ = false;

@@ -152,7 +152,13 @@ public:
 
     // `delay`: from now to `arrival` (the wake event's delay when the line is empty).
     [[gnu::always_inline]] void push(std::int64_t arrival, std::uint32_t payload, Time delay) {
-        if (size_ == 0) wake_->send(wake_to_ >> 8, wake_to_ & 0xffu, delay);
+        push_lazy(arrival, payload, [delay] { return delay; });
+    }
+    // The same, `delay()` giving that delay: called only when the line is empty (a wake-up is sent), so a busy
+    // line's push costs no clock-edge conversion.
+    template <class Delay>
+    [[gnu::always_inline]] void push_lazy(std::int64_t arrival, std::uint32_t payload, Delay&& delay) {
+        if (size_ == 0) wake_->send(wake_to_ >> 8, wake_to_ & 0xffu, delay());
         pool_->push_back(front_, back_, size_, (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival));
         ++size_;
     }
