@@ -69,9 +69,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         out_req_ = c.take<std::uint64_t>(P);
         sw_lines_ = c.take<std::uint32_t>(P);
         sa_vcs_ = c.take<std::uint16_t>(P);
-        cok_ = c.take<std::uint16_t>(P);
-        later_ = c.take<std::uint16_t>(P);
-        holder_ = c.take<std::uint16_t>(PV);
         ov_busy_ = c.take<std::uint8_t>(PV);
         in_ptr_ = c.take<std::uint8_t>(P);
         out_ptr_ = c.take<std::uint8_t>(P);
@@ -85,6 +82,8 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
             va_pick_ = c.take<std::uint8_t>(PV);
         }
     };
+    masks_ = PV <= 64;
+    vc_mask_ = static_cast<std::uint32_t>(bit64(vcs_) - 1);
     Carver sizing;
     carve(sizing);
     block_.reset(static_cast<std::byte*>(::operator new(sizing.size, std::align_val_t{kBlockAlign})));
@@ -175,30 +174,40 @@ void Router::wake(std::int64_t cycle) {
 void Router::sa_add(std::int32_t port, std::int32_t vc) {
     sa_vcs_[port] = static_cast<std::uint16_t>(sa_vcs_[port] | bit32(vc));
     sa_ports_ |= bit64(port);
+    if (masks_) sa_ |= bit64(port * vcs_ + vc);
 }
 
-[[gnu::always_inline]] inline void Router::set_sa_ready(std::int32_t port, std::int32_t vc, std::int64_t ready,
-                                                         std::int64_t cycle) {
-    vc_[port * vcs_ + vc].ready = ready;
-    if (ready > cycle) {
-        later_[port] = static_cast<std::uint16_t>(later_[port] | bit32(vc));
-        later_ports_ |= bit64(port);
+[[gnu::always_inline]] inline void Router::set_sa_ready(std::int32_t iv, std::int64_t ready, std::int64_t cycle) {
+    vc_[iv].ready = ready;
+    if (!masks_) return;
+    const std::uint64_t b = bit64(iv);
+    if (ready <= cycle) {
+        soon_ &= ~b;
+        later_ &= ~b;
+    } else if (ready == cycle + 1) {
+        // soon_at_ <= cycle + 1 (set in this cycle or before): if before, every bit in soon_ is ready by now.
+        if (soon_at_ != ready) {
+            soon_ = 0;
+            soon_at_ = ready;
+        }
+        soon_ |= b;
+        later_ &= ~b;
     } else {
-        later_[port] = static_cast<std::uint16_t>(later_[port] & ~bit32(vc));
+        later_ |= b;
+        soon_ &= ~b;
     }
 }
 
-void Router::settle_later(std::int64_t cycle) {
-    for (std::uint64_t pm = later_ports_; pm != 0; pm &= pm - 1) {
-        const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
-        const Vc* v = vc_ + p * vcs_;
-        auto m = static_cast<std::uint32_t>(later_[p]);
-        for (std::uint32_t vm = m; vm != 0; vm &= vm - 1) {
-            const auto vc = std::countr_zero(vm);
-            if (v[vc].ready <= cycle) m &= ~bit32(vc);
-        }
-        later_[p] = static_cast<std::uint16_t>(m);
-        if (m == 0) later_ports_ &= ~bit64(p);
+void Router::settle_ready(std::int64_t cycle) {
+    // Credits read since the last tick: the VCs that were out of them may have one again (few are).
+    for (std::uint64_t m = sa_ & ~cok_; m != 0; m &= m - 1) {
+        const auto iv = std::countr_zero(m);
+        if (credits_[vc_[iv].out_port * vcs_ + vc_[iv].out_vc] > 0) cok_ |= bit64(iv);
+    }
+    if (soon_at_ <= cycle) soon_ = 0;
+    for (std::uint64_t m = later_; m != 0; m &= m - 1) {
+        const auto iv = std::countr_zero(m);
+        if (vc_[iv].ready <= cycle) later_ &= ~bit64(iv);
     }
 }
 
@@ -206,6 +215,7 @@ void Router::sa_remove(std::int32_t port, std::int32_t vc) {
     auto& m = sa_vcs_[port];
     m = static_cast<std::uint16_t>(m & ~bit32(vc));
     if (m == 0) sa_ports_ &= ~bit64(port);
+    if (masks_) sa_ &= ~bit64(port * vcs_ + vc);
 }
 
 // A wake-up arrives with the first entry pushed onto an empty line, at that entry's arrival.
@@ -251,7 +261,7 @@ void Router::on_credit_wake(std::int32_t port) {
         va_list_.push_back(iv);
     } else {
         LOOM_DEBUG_ASSERT(x.state == VcState::Active, "flit into a VC that is routing an empty buffer");
-        set_sa_ready(port, static_cast<std::int32_t>(vc), c + body_wait_, c);  // a body flit (the head left)
+        set_sa_ready(iv, c + body_wait_, c);  // a body flit (the head left)
         sa_add(port, static_cast<std::int32_t>(vc));
     }
 }
@@ -285,15 +295,7 @@ void Router::drain(std::int64_t c) {
         std::int32_t* credits = credits_ + p * vcs_;
         std::int32_t n = 0;
         do {
-            const std::uint32_t v = line.pop();
-            if (++credits[v] == 1) {
-                // The output VC had none: its holder (if any) requests the switch again.
-                const std::int32_t ov = p * vcs_ + static_cast<std::int32_t>(v);
-                if (ov_busy_[ov]) {
-                    const std::int32_t iv = holder_[ov];
-                    cok_[iv / vcs_] = static_cast<std::uint16_t>(cok_[iv / vcs_] | bit32(iv % vcs_));
-                }
-            }
+            ++credits[line.pop()];
             ++n;
             if (line.empty()) break;
             ps.credit_due = line.front_arrival(c);
@@ -398,15 +400,10 @@ void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
     Vc& x = vc_[iv];
     const std::int32_t port = iv / vcs_, vc = iv % vcs_;
     ov_busy_[ov] = 1;
-    holder_[ov] = static_cast<std::uint16_t>(iv);
-    if (credits_[ov] > 0) {
-        cok_[port] = static_cast<std::uint16_t>(cok_[port] | bit32(vc));
-    } else {
-        cok_[port] = static_cast<std::uint16_t>(cok_[port] & ~bit32(vc));
-    }
+    if (masks_) cok_ = credits_[ov] > 0 ? cok_ | bit64(iv) : cok_ & ~bit64(iv);
     x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
     x.state = VcState::Active;
-    set_sa_ready(port, vc, cycle + vc_alloc_cycles_, cycle);
+    set_sa_ready(iv, cycle + vc_alloc_cycles_, cycle);
     if (!sw_inline_) sw_->set_output(port, vc, x.out_port);
     sa_add(port, vc);
 }
@@ -415,22 +412,30 @@ void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
 // first round, then only the inputs granted in the round before. An input that was not granted keeps its
 // requests, and with one iteration of the separable allocator its pick too: its VCs' ready cycles, states and
 // input pointer did not change, and only its own grants take credits of the output VCs it holds.
+// The VCs of input `p` Active with a buffered flit, ready by `cycle` and holding a credit, by reading them.
+std::uint32_t Router::scan_requests(std::int32_t p, std::int64_t cycle) const {
+    std::uint32_t lines = 0;
+    const Vc* v = vc_ + p * vcs_;
+    for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
+        const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
+        if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) lines |= bit32(vc);
+    }
+    return lines;
+}
+
 std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
+    // Every input VC's request at once (masks_), else each input's by reading its VCs.
+    const std::uint64_t req = sa_ & cok_ & ~(soon_ | later_);
     for (std::uint64_t pm = dirty; pm != 0; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
-        // The VCs Active with a buffered flit, ready and holding a credit (a port without Active VCs has none).
-        const std::uint32_t lines = static_cast<std::uint32_t>(sa_vcs_[p] & cok_[p] & ~later_[p]);
-#ifndef NDEBUG
-        {
-            std::uint32_t check = 0;
-            const Vc* v = vc_ + p * vcs_;
-            for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
-                const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
-                if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) check |= bit32(vc);
-            }
-            LOOM_ASSERT(check == lines, "switch allocation's request masks disagree with the VCs' state");
+        std::uint32_t lines = 0;
+        if (masks_) {
+            lines = static_cast<std::uint32_t>(req >> (p * vcs_)) & vc_mask_;
+            LOOM_DEBUG_ASSERT(lines == scan_requests(p, cycle),
+                              "switch allocation's request masks disagree with the VCs' state");
+        } else if ((sa_ports_ >> p) & 1) {
+            lines = scan_requests(p, cycle);
         }
-#endif
         if (lines == 0) {
             sw_req_ &= ~bit64(p);
             continue;
@@ -504,7 +509,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
     PortOut& out = out_[out_port];
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
-        if (--credits_[ov] == 0) cok_[port] = static_cast<std::uint16_t>(cok_[port] & ~bit32(vc));
+        if (--credits_[ov] == 0 && masks_) cok_ &= ~bit64(port * vcs_ + vc);
         ++used_[out_port];
     }
     // The flit's arrival on its output channel, and its credit's on the input's channel (the credits ride beside
@@ -541,7 +546,7 @@ void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, 
         // The next body flit is at the front: it may take part from R + V cycles after its arrival.
         const auto arrived = static_cast<std::uint32_t>(*x.front >> 32);
         const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
-        set_sa_ready(port, vc, a + body_wait_, cycle);
+        set_sa_ready(port * vcs_ + vc, a + body_wait_, cycle);
     }
 }
 
@@ -554,7 +559,7 @@ void Router::on_tick() {
     // FabricConfig::rounds_at(c), with the speed-up converted once.
     const auto rounds = static_cast<std::int32_t>((c + 1) * speedup_milli_ / 1000 - c * speedup_milli_ / 1000);
     sw_req_ = 0;
-    if (later_ports_ != 0) settle_later(c);
+    if (masks_) settle_ready(c);
     for (std::uint64_t r = 0, dirty = sa_ports_; r < static_cast<std::uint64_t>(rounds) && sa_ports_ != 0; ++r) {
         dirty = switch_allocate(c, dirty);
         if (dirty == 0) break;

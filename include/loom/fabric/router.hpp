@@ -137,6 +137,7 @@ private:
     void vc_allocate_inline(std::int64_t cycle);
     void grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle);
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
+    std::uint32_t scan_requests(std::int32_t p, std::int64_t cycle) const;
     std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
     // Arrival cycles of a forwarded flit and of its credit.
@@ -145,10 +146,11 @@ private:
     };
     Arrivals send_noisy(std::int32_t port, std::int32_t out_port, std::int64_t cycle);
     void sa_add(std::int32_t port, std::int32_t vc);
-    // An Active VC's ready cycle, set in cycle `cycle`: keeps its later_ bit (set iff ready > cycle).
-    void set_sa_ready(std::int32_t port, std::int32_t vc, std::int64_t ready, std::int64_t cycle);
-    // Clears the later_ bits of the VCs ready by `cycle` (at the start of a tick's switch allocation).
-    void settle_later(std::int64_t cycle);
+    // An Active VC's ready cycle, set in cycle `cycle`: keeps its soon_ / later_ bits (one set iff ready > cycle).
+    void set_sa_ready(std::int32_t iv, std::int64_t ready, std::int64_t cycle);
+    // At the start of a tick's switch allocation: sets the cok_ bits of the VCs whose credits came back, clears
+    // the soon_ and later_ bits of the VCs ready by `cycle`.
+    void settle_ready(std::int64_t cycle);
     void sa_remove(std::int32_t port, std::int32_t vc);
     std::int32_t cand_first(const Vc& x) const { return x.out_port * vcs_ + class_vcs_[x.cls].first; }
     std::int32_t cand_end(const Vc& x) const { return x.out_port * vcs_ + class_vcs_[x.cls].end; }
@@ -195,12 +197,6 @@ private:
     std::uint8_t* ov_busy_ = nullptr;     // per output VC
     std::int32_t* used_ = nullptr;        // per output port: credits consumed (UGAL-L's queue)
     std::uint16_t* sa_vcs_ = nullptr;     // per input port: its VCs Active with a buffered flit
-    // Switch allocation's request conditions as masks, so that a round reads three words per input port instead
-    // of every VC's record and credit count: a VC requests iff its bits in sa_vcs_ and cok_ are set and its bit
-    // in later_ is clear.
-    std::uint16_t* cok_ = nullptr;        // per input port: Active VCs whose output VC has a credit
-    std::uint16_t* later_ = nullptr;      // per input port: Active VCs whose ready cycle may be after this tick
-    std::uint16_t* holder_ = nullptr;     // per output VC: the input VC holding it (while ov_busy_)
     std::uint32_t* sw_lines_ = nullptr;   // per input port: the VCs requesting the switch this round
     std::uint64_t* out_req_ = nullptr;    // per output port: inputs picking it this round (in-place allocation)
     std::uint8_t* in_ptr_ = nullptr;      // per input port: round-robin pointer over its VCs (in place)
@@ -214,7 +210,17 @@ private:
     std::uint8_t* va_out_ptr_ = nullptr;  // per output VC: round-robin pointer over the input VCs
     std::uint8_t* va_pick_ = nullptr;     // per input VC: the output VC it picked
     std::uint64_t sa_ports_ = 0;          // input ports with a nonzero sa_vcs_
-    std::uint64_t later_ports_ = 0;       // input ports with a (possibly) nonzero later_
+    // Switch allocation's request conditions as bit masks over the input VCs (masks_: at most 64 of them), so
+    // that a round computes every input's requests in a few word operations instead of reading each VC's record
+    // and credit count: input VC iv requests iff its bit is set in sa_ and cok_ and clear in soon_ and later_.
+    bool masks_ = false;
+    std::uint64_t sa_ = 0;        // Active with a buffered flit (sa_vcs_ as one word)
+    std::uint64_t cok_ = 0;       // Active and its output VC had a credit at the last look (settle_ready sets
+                                  // the bits of VCs whose credits came back; bits of other VCs are stale)
+    std::uint64_t soon_ = 0;      // Active, not ready before cycle soon_at_ (while soon_at_ > now)
+    std::uint64_t later_ = 0;     // Active, its ready cycle may be after this tick's (settle_later)
+    std::int64_t soon_at_ = 0;
+    std::uint32_t vc_mask_ = 0;   // the low vcs_ bits
     std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
     std::vector<std::int32_t> va_list_;   // input VCs Routing or waiting for VC allocation
