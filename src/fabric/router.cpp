@@ -502,7 +502,9 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
     return {arrive, out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise)};
 }
 
-void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle) {
+// Inline: switch_allocate calls it for every grant.
+[[gnu::always_inline]] inline void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port,
+                                                    std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
     const std::uint32_t arg = static_cast<std::uint32_t>(*x.front);  // a head names its record's new slot
     pool_->pop_front(x.front, x.back, --x.size);
