@@ -216,15 +216,17 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         }
         // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
         // the inner loop is rarely entered.
-        for (std::size_t i = 1; i < n; ++i) {
-            if (before(out[i], out[i - 1])) [[unlikely]] {
-                const Event e = out[i];
-                std::size_t j = i;
+        // One pointer walks the run (one induction variable per event).
+        Event* const last = out + n;
+        for (Event* p = n == 0 ? last : out + 1; p != last; ++p) {
+            if (before(p[0], p[-1])) [[unlikely]] {
+                const Event e = *p;
+                Event* at = p;
                 do {
-                    out[j] = out[j - 1];
-                    --j;
-                } while (j > 0 && before(e, out[j - 1]));
-                out[j] = e;
+                    *at = at[-1];
+                    --at;
+                } while (at != out && before(e, at[-1]));
+                *at = e;
             }
         }
     } else {
