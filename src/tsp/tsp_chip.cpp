@@ -420,6 +420,10 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
         e.run = r;
         e.values.clear();
         if (vals && !vals->empty()) {
+            if (e.values.capacity() == 0 && !spare_values_.empty()) {
+                e.values.swap(spare_values_.back());
+                spare_values_.pop_back();
+            }
             if (from == 0 && n >= m) {
                 e.values = *vals;
             } else {
@@ -478,7 +482,12 @@ void TspChip::on_arrival(std::uint32_t arg) {
     WireEntry& e = ip.store->at(h);
     const VectorRun run = e.run;
     // Take the values and leave the slot without a buffer: a slot keeping its capacity would hold memory for
-    // every run ever in flight on the link at once.
+    // every run ever in flight on the link at once. The buffer read before is kept for a run this chip posts.
+    if (arrived_values_.capacity() != 0 && arrived_values_.capacity() <= kSpareEntries &&
+        spare_values_.size() < kSpareBuffers) {
+        arrived_values_.clear();
+        spare_values_.push_back(std::move(arrived_values_));
+    }
     arrived_values_ = std::move(e.values);
     SparseValues().swap(e.values);
     ip.store->release(h);
@@ -763,6 +772,7 @@ void TspChip::finish() {
     std::vector<DeferredRef>().swap(deferred_);
     std::vector<Deferred>().swap(deferred_parts_);
     std::vector<std::uint32_t>().swap(deferred_free_);
+    std::vector<SparseValues>().swap(spare_values_);
 }
 
 // ---- end of run -----------------------------------------------------------------------------------------------
@@ -791,6 +801,7 @@ void TspChip::release_run_state() {
     // write_stats lists the final contents of a memory of at most 256 cells.
     if (memory_.cells() > 256) memory_ = TimedMemory();
     SparseValues().swap(arrived_values_);
+    std::vector<SparseValues>().swap(spare_values_);
     part_ = Pending();
     SparseValues().swap(scratch_);
     SparseValues().swap(scratch_out_);

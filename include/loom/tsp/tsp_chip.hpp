@@ -352,6 +352,12 @@ private:
     std::vector<std::uint32_t> deferred_free_;  // free slots of deferred_parts_
     std::vector<DeferredRef> deferred_;         // min-heap by key
     SparseValues arrived_values_;  // the values of the run being accepted
+    // Value buffers kept for the runs this chip posts: a run's buffer travels with it to the receiver, which keeps
+    // the one it read before (a forwarding chip posts about as many runs as it takes). At most kSpareBuffers of at
+    // most kSpareEntries entries (a malloc and a free per run otherwise); freed at finish().
+    static constexpr std::size_t kSpareBuffers = 2;    // a Forward or Reduce hands on what it takes: one suffices
+    static constexpr std::size_t kSpareEntries = 256;  // 4 KiB: runs of up to 256 vectors (46 at 10,440 TSPs)
+    std::vector<SparseValues> spare_values_;
     Pending part_;                 // the part of it being handed to one instruction
     SparseValues scratch_;
     SparseValues scratch_out_;
