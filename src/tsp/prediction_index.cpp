@@ -15,6 +15,7 @@ void PredictionIndex::add(const sched::PredictedRun& run, const LinkTiming& timi
     if (timing_ == nullptr) {
         timing_ = &timing;
         latency_ = timing.latency();
+        serial_ = Serializer(timing);
     }
     LOOM_ASSERT(timing_ == &timing, "PredictionIndex: runs on channels with different timings");
     entries_.push_back(Entry{run.transfer, run.first_vector, run.count, run.offset, run.channel, 0, run.train_start});
@@ -67,7 +68,7 @@ std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_
     // sched::predicted_arrival (see arrival()), its serialization stepped while the lookups go in vector order.
     const std::uint32_t j = vector - e.first_vector;
     if (stepped_ != cursor_ || next_ != j) {
-        stepper_ = SerialStepper(*timing_, static_cast<std::int64_t>(e.offset) + j + 1);
+        stepper_ = SerialStepper(serial_, static_cast<std::int64_t>(e.offset) + j + 1);
         stepped_ = cursor_;
     }
     const Time t = e.train_start + stepper_.value() + latency_;

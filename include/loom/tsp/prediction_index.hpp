@@ -52,7 +52,8 @@ private:
     };
     Time arrival(const Entry& e, std::uint32_t j) const;
     const LinkTiming* timing_ = nullptr;
-    Time latency_;  // timing_->latency(), summed once (it adds up the latency parts)
+    Time latency_;       // timing_->latency(), summed once (it adds up the latency parts)
+    Serializer serial_;  // timing_'s serialization, for the stepper
     std::vector<Entry> entries_;
     std::size_t cursor_ = 0;
     // In-order lookups step the serialization instead of computing it: stepper_ is at offset + next_ + 1 of
