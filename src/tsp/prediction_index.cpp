@@ -12,7 +12,11 @@
 namespace loom::tsp {
 
 void PredictionIndex::add(const sched::PredictedRun& run, const LinkTiming& timing) {
-    if (timing_ == nullptr) timing_ = &timing;
+    if (timing_ == nullptr) {
+        timing_ = &timing;
+        latency_ = timing.latency();
+        serial_ = Serializer(timing);
+    }
     LOOM_ASSERT(timing_ == &timing, "PredictionIndex: runs on channels with different timings");
     entries_.push_back(Entry{run.transfer, run.first_vector, run.count, run.offset, run.channel, 0, run.train_start});
 }
@@ -42,6 +46,7 @@ void PredictionIndex::freeze() {
                                          b.transfer, b.channel, b.first_vector));
     }
     cursor_ = 0;
+    stepped_ = std::numeric_limits<std::size_t>::max();
 }
 
 std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_t vector) {
@@ -60,7 +65,16 @@ std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_
     }
     Entry& e = entries_[cursor_];
     ++e.seen;
-    return arrival(e, vector - e.first_vector);
+    // sched::predicted_arrival (see arrival()), its serialization stepped while the lookups go in vector order.
+    const std::uint32_t j = vector - e.first_vector;
+    if (stepped_ != cursor_ || next_ != j) {
+        stepper_ = SerialStepper(serial_, static_cast<std::int64_t>(e.offset) + j + 1);
+        stepped_ = cursor_;
+    }
+    const Time t = e.train_start + stepper_.value() + latency_;
+    stepper_.next();
+    next_ = j + 1;
+    return t;
 }
 
 std::vector<PredictionIndex::Missing> PredictionIndex::missing() const {

@@ -97,6 +97,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         ip.port = p;
         ip.channel = c_in;
         ip.timing = &system.timing(c_in);
+        ip.serial = Serializer(system.timing(c_in));
         ip.view = net::ScheduledLink(system.timing(c_in), system.stream(c_in));
         ins_.push_back(std::move(ip));
         in_ports_.emplace_back(ctx, fmt::format("port{}.in", p), this, sim::handler<&TspChip::on_arrival>);
@@ -106,6 +107,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         op.port = p;
         op.channel = c_out;
         op.link = &links_.emplace_back(ctx, fmt::format("port{}.out", p), system.timing(c_out), system.stream(c_out));
+        op.serial = Serializer(system.timing(c_out));
         op.peer_port = t.channel(c_out).dst_port;
         outs_.push_back(std::move(op));
     }
@@ -243,7 +245,7 @@ Time TspChip::forward_train_start(const sched::Instruction& ins) const {
 TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrState& I, std::int64_t pos)
     : issue_(I.issue) {
     chip.for_each_out(I.ins, [&](std::int32_t o) {
-        slot_[n_++] = SerialStepper(chip.outs_[static_cast<std::size_t>(o)].tx().timing(), pos - 1);
+        slot_[n_++] = SerialStepper(chip.outs_[static_cast<std::size_t>(o)].serial, pos - 1);
     });
     update();
 }
@@ -420,6 +422,10 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
         e.run = r;
         e.values.clear();
         if (vals && !vals->empty()) {
+            if (e.values.capacity() == 0 && !spare_values_.empty()) {
+                e.values.swap(spare_values_.back());
+                spare_values_.pop_back();
+            }
             if (from == 0 && n >= m) {
                 e.values = *vals;
             } else {
@@ -446,7 +452,7 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
         if (!jitter) {
             last = op.tx().unit_arrival(ot.start, ot.next + m - 1, ot.first_index, ot.floor);
         } else {
-            SerialStepper sent(op.tx().timing(), ot.next + 1);
+            SerialStepper sent(op.serial, ot.next + 1);
             for (std::int64_t k = ot.next + 1; k < ot.next + m; ++k) {
                 last = op.tx().arrival_after(ot.start + sent.value(), ot.first_index + static_cast<std::uint64_t>(k - 1),
                                            last);
@@ -478,7 +484,12 @@ void TspChip::on_arrival(std::uint32_t arg) {
     WireEntry& e = ip.store->at(h);
     const VectorRun run = e.run;
     // Take the values and leave the slot without a buffer: a slot keeping its capacity would hold memory for
-    // every run ever in flight on the link at once.
+    // every run ever in flight on the link at once. The buffer read before is kept for a run this chip posts.
+    if (arrived_values_.capacity() != 0 && arrived_values_.capacity() <= kSpareEntries &&
+        spare_values_.size() < kSpareBuffers) {
+        arrived_values_.clear();
+        spare_values_.push_back(std::move(arrived_values_));
+    }
     arrived_values_ = std::move(e.values);
     SparseValues().swap(e.values);
     ip.store->release(h);
@@ -489,7 +500,7 @@ void TspChip::on_arrival(std::uint32_t arg) {
 void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& values) {
     Time floor = run.floor;
     // Units position, position + 1, ... of the run's train: their last bits leave at train_start + ser(position + j).
-    SerialStepper sent(*ip.timing, run.position);
+    SerialStepper sent(ip.serial, run.position);
     auto next_arrival = [&](std::int64_t k) {
         const Time t = ip.view.arrival_after(run.train_start + sent.value(),
                                              run.first_index + static_cast<std::uint64_t>(run.position + k - 1), floor);
@@ -526,10 +537,14 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& 
         const std::int64_t pos0 = ip.arrived - cl.start + 1;
         const bool fwd = forwards(I.ins);
         ForwardDeadlines forward(*this, I, pos0);  // no out ports (storing ops): unused
-        SerialStepper receive_slot(*ip.timing, pos0 - 1);
+        SerialStepper receive_slot(ip.serial, pos0 - 1);
         const bool final_hop = stores(I.ins);
         SerialStepper origin;
-        if (final_hop) origin = SerialStepper(system_.timing(run.origin_channel), run.origin_position + j - 1);
+        if (final_hop) {
+            // The stepper needs the origin link's unit size and rate only (not its latency parts).
+            const LinkTiming& ot = system_.timing(run.origin_channel);
+            origin = SerialStepper(Serializer(ot.unit_wire.bits(), ot.rate.bits_per_s()), run.origin_position + j - 1);
+        }
 
         for (std::uint32_t v = 0; v < m; ++v) {
             const std::int64_t k = j + v;
@@ -668,7 +683,7 @@ void TspChip::consume(InstrState& I, Pending& part) {
             d.train_start = part.run.train_start;
             d.index0 = part.run.first_index + static_cast<std::uint64_t>(part.run.position - 1);
             d.floor = part.run.floor;
-            d.sent = SerialStepper(*ip.timing, part.run.position);
+            d.sent = SerialStepper(ip.serial, part.run.position);
             d.values.assign(static_cast<std::size_t>(m), 0);
             for (const auto& [k, v] : part.values) d.values[k] = v;
             if (reduce)
@@ -763,6 +778,7 @@ void TspChip::finish() {
     std::vector<DeferredRef>().swap(deferred_);
     std::vector<Deferred>().swap(deferred_parts_);
     std::vector<std::uint32_t>().swap(deferred_free_);
+    std::vector<SparseValues>().swap(spare_values_);
 }
 
 // ---- end of run -----------------------------------------------------------------------------------------------
@@ -791,6 +807,7 @@ void TspChip::release_run_state() {
     // write_stats lists the final contents of a memory of at most 256 cells.
     if (memory_.cells() > 256) memory_ = TimedMemory();
     SparseValues().swap(arrived_values_);
+    std::vector<SparseValues>().swap(spare_values_);
     part_ = Pending();
     SparseValues().swap(scratch_);
     SparseValues().swap(scratch_out_);

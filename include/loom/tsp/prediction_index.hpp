@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
 #include "loom/base/link_timing.hpp"
+#include "loom/base/serializer.hpp"
 #include "loom/base/units.hpp"
 #include "loom/sched/schedule.hpp"
 
@@ -50,8 +52,15 @@ private:
     };
     Time arrival(const Entry& e, std::uint32_t j) const;
     const LinkTiming* timing_ = nullptr;
+    Time latency_;       // timing_->latency(), summed once (it adds up the latency parts)
+    Serializer serial_;  // timing_'s serialization, for the stepper
     std::vector<Entry> entries_;
     std::size_t cursor_ = 0;
+    // In-order lookups step the serialization instead of computing it: stepper_ is at offset + next_ + 1 of
+    // entry stepped_ (sched::predicted_arrival's serialization term for vector next_ of that entry).
+    SerialStepper stepper_;
+    std::size_t stepped_ = std::numeric_limits<std::size_t>::max();
+    std::uint32_t next_ = 0;
 };
 
 }  // namespace loom::tsp

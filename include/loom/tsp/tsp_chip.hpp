@@ -179,6 +179,9 @@ private:
         std::int32_t port = 0;
         topo::ChannelId channel = 0;  // arriving channel
         const LinkTiming* timing = nullptr;
+        // The arriving link's serialization, for the steppers made per run (a SerialStepper made from the
+        // LinkTiming sums its latency parts, a cache miss per run at 10,440 TSPs).
+        Serializer serial;
         net::ScheduledLink view;  // the sending link's timing and noise, for timing the vectors of a run
         std::vector<Claim> claims;
         std::size_t cursor = 0;
@@ -192,6 +195,7 @@ private:
         topo::ChannelId channel = 0;
         net::ScheduledPort<WireEntry>* link = nullptr;  // the link (in links_): trains, storage, wire
         net::ScheduledLink& tx() const { return link->link(); }
+        Serializer serial;           // the link's serialization (see InPortState::serial)
         std::int32_t peer_port = 0;  // the receiving port at the other end
         std::int64_t trains = 0;
     };
@@ -352,6 +356,12 @@ private:
     std::vector<std::uint32_t> deferred_free_;  // free slots of deferred_parts_
     std::vector<DeferredRef> deferred_;         // min-heap by key
     SparseValues arrived_values_;  // the values of the run being accepted
+    // Value buffers kept for the runs this chip posts: a run's buffer travels with it to the receiver, which keeps
+    // the one it read before (a forwarding chip posts about as many runs as it takes). At most kSpareBuffers of at
+    // most kSpareEntries entries (a malloc and a free per run otherwise); freed at finish().
+    static constexpr std::size_t kSpareBuffers = 2;    // a Forward or Reduce hands on what it takes: one suffices
+    static constexpr std::size_t kSpareEntries = 256;  // 4 KiB: runs of up to 256 vectors (46 at 10,440 TSPs)
+    std::vector<SparseValues> spare_values_;
     Pending part_;                 // the part of it being handed to one instruction
     SparseValues scratch_;
     SparseValues scratch_out_;
