@@ -13,10 +13,11 @@ RouterNode::RouterNode(sim::Context& ctx, const DcShared& shared, std::uint32_t 
     : DcNode(ctx, shared, index),
       tier_(tier),
       number_(number),
-      seed_(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) + static_cast<std::uint64_t>(tier)),
-      hash_base_(tuple_hash_base(seed_)),
+      hash_base_(tuple_hash_base(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) +
+                                 static_cast<std::uint64_t>(tier))),
       up_(make_ecmp(shared.config.params.ecmp)),
-      vip_(make_ecmp(shared.config.params.ecmp)) {}
+      vip_(make_ecmp(shared.config.params.ecmp)),
+      seed_(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) + static_cast<std::uint64_t>(tier)) {}
 
 void RouterNode::set_up_ports(std::vector<NextHop> ports) { up_->set_next_hops(ports); }
 

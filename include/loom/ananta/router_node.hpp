@@ -54,20 +54,21 @@ private:
     void on_packet(const IpPacket& p) override;
     std::int64_t route(const IpPacket& p) const;
 
+    // Hot: what routing a packet reads, together (the component's lines after DcNode's).
+    std::unique_ptr<BgpPeer> bgp_;  // enable_bgp only
     Tier tier_;
     std::uint32_t number_;  // rack for a ToR
-    std::uint64_t seed_;
     std::uint64_t hash_base_;  // tuple_hash_base(seed_): the flow hash's seed step, once
     std::vector<std::int64_t> down_;      // by rack slot (ToR), rack (spine) or client node (border)
     std::vector<std::int64_t> mux_port_;  // ToR: by Mux number
     std::unique_ptr<EcmpSelector> up_;
     std::unique_ptr<EcmpSelector> vip_;
-    std::vector<double> moved_;
     std::uint64_t forwarded_ = 0;
+    std::uint64_t seed_;
+    std::vector<double> moved_;
     // BGP (enable_bgp only).
     void on_bgp_timer();
     void bgp_done();  // acts on bgp_out_ and re-arms the timer
-    std::unique_ptr<BgpPeer> bgp_;
     std::unique_ptr<sim::Timer> bgp_timer_;
     BgpRouteListener* listener_ = nullptr;
     BgpRouterOutput bgp_out_;
