@@ -37,12 +37,14 @@ std::int64_t uniform_upto(std::uint64_t bits, std::int64_t span) {
 PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
                        std::uint64_t stream, const DropReasons* reasons)
     : ctx_(&ctx),
-      unit_bytes_(timing.unit_payload.count()),
-      overhead_bytes_(config.packet_overhead.count()),
       latency_ps_(timing.latency().count()),
+      unit_bytes_(0),
+      overhead_bytes_(0),
       plain_(false),
-      queueless_(config.scheduling == Scheduling::None),
       wire_(ctx, name),
+      unit_bytes64_(timing.unit_payload.count()),
+      overhead_bytes64_(config.packet_overhead.count()),
+      queueless_(config.scheduling == Scheduling::None),
       tx_(timing, stream_of(ctx, name, stream)),
       wake_(ctx, this, sim::handler<&PortEngine::on_wake>),
       config_(config),
@@ -71,11 +73,16 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
     // Such a rate (ps_per_unit_ >= 1: a rate that divides the bits is at most bits * 10^12) on a queued port
     // with no faults, no jitter and no bit errors: the port's own arithmetic; any other port: the Transmitter
     // (which gives the same times on a plain port: tests/unit/net/output_port_test.cpp).
+    constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
     plain_ = !queueless_ && !faulty_ && timing.jitter == Time::zero() && timing.bit_error_rate <= 0.0 &&
-             ps_per_unit_ > 0;
+             ps_per_unit_ > 0 && unit_bytes64_ <= kI32 && overhead_bytes64_ >= 0 && overhead_bytes64_ <= kI32;
+    if (plain_) {
+        unit_bytes_ = static_cast<std::int32_t>(unit_bytes64_);
+        overhead_bytes_ = static_cast<std::int32_t>(overhead_bytes64_);
+    }
     keep_info_ = !plain_ || deliveries_read_;
-    if (unit_bytes_ > 0 && std::has_single_bit(static_cast<std::uint64_t>(unit_bytes_)))
-        unit_shift_ = std::countr_zero(static_cast<std::uint64_t>(unit_bytes_));
+    if (unit_bytes64_ > 0 && std::has_single_bit(static_cast<std::uint64_t>(unit_bytes64_)))
+        unit_shift_ = static_cast<std::int8_t>(std::countr_zero(static_cast<std::uint64_t>(unit_bytes64_)));
 }
 
 void PortEngine::set_deliveries_read(bool read) {
@@ -96,6 +103,15 @@ void PortEngine::InFlightRing::grow() {
 }
 
 std::int64_t PortEngine::units_of(std::int64_t bytes) const {
+    const std::int64_t unit = unit_bytes64_;
+    const std::int64_t b = bytes + overhead_bytes64_;
+    if (b <= unit) return 1;
+    if (unit_shift_ >= 0) return (b + unit - 1) >> unit_shift_;
+    return (b + unit - 1) / unit;
+}
+
+// units_of() on a plain port, from the constants in its hot lines (the same values).
+inline std::int64_t PortEngine::plain_units(std::int64_t bytes) const {
     const std::int64_t unit = unit_bytes_;
     const std::int64_t b = bytes + overhead_bytes_;
     if (b <= unit) return 1;  // most packets of most links: no division
@@ -105,11 +121,17 @@ std::int64_t PortEngine::units_of(std::int64_t bytes) const {
 
 // Inlined into acquire() and send().
 inline std::uint32_t PortEngine::take_slot() {
-    // The oldest slot on the wire first, once its packet has arrived (strictly past: an arrival at `now` may not
-    // have been handled yet); then a slot given back by a drop; else a new one. A slot grows the port's storage
-    // only when nothing is free and nothing has arrived. Which handle a packet gets changes nothing else: events
-    // are ordered by time and key, never by their argument.
-    if (!in_flight_.empty() && in_flight_.front().arrival < ctx_->now_ps()) {
+    // The most recent packet's slot once it has arrived (strictly past: an arrival at `now` may not have been
+    // handled yet), then the oldest slot on the wire, once arrived; then a slot given back by a drop; else a new
+    // one. A slot grows the port's storage only when nothing is free and nothing has arrived. Which handle a
+    // packet gets changes nothing else: events are ordered by time and key, never by their argument.
+    const std::int64_t now = ctx_->now_ps();
+    if (back_slot_ != kNoSlot && back_arrival_ < now) {
+        const std::uint32_t h = back_slot_;
+        back_slot_ = kNoSlot;
+        return h;
+    }
+    if (!in_flight_.empty() && in_flight_.front().arrival < now) {
         const std::uint32_t h = in_flight_.front().handle;
         in_flight_.pop_front();
         return h;
@@ -171,7 +193,7 @@ void PortEngine::refuse(DropReason reason) {
         drop(handle, DropReason::LinkDown);
         return SendResult::Dropped;
     }
-    const std::int64_t units = units_of(bytes);
+    const std::int64_t units = plain_units(bytes);
     // The link is free (busy_until_ <= now): the packet starts now and its units follow back to back, so the
     // train arithmetic (start + ceil(units so far * bits / rate)) is now + units * ps_per_unit_ at this rate.
     std::int64_t serialization;
@@ -192,7 +214,7 @@ void PortEngine::refuse(DropReason reason) {
         info.duplicate = false;
     }
     wire_.send(handle, Time::ps(arrival - now));
-    in_flight_.push_back({arrival, handle});
+    on_wire(arrival, handle);
     return SendResult::Sent;
 }
 
@@ -309,7 +331,7 @@ SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
         ++duplicated_;
     }
     // Arrivals are nearly in order (reordering only within the window), so a FIFO reclaims slots promptly.
-    in_flight_.push_back({arrival.count(), handle});
+    on_wire(arrival.count(), handle);
     return SendResult::Sent;
 }
 

@@ -123,6 +123,7 @@ public:
     sim::OutPort& wire() { return wire_; }
 
 private:
+    static constexpr std::uint32_t kNoSlot = 0xffff'ffffU;
     struct Item {
         std::uint32_t handle;
         std::int64_t bytes;
@@ -163,6 +164,15 @@ private:
     // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
     SendResult transmit(std::uint32_t handle, std::int64_t bytes);
     SendResult transmit_plain(std::uint32_t handle, std::int64_t bytes);
+    // Units of a packet on a plain port (units_of with the hot 32-bit constants).
+    std::int64_t plain_units(std::int64_t bytes) const;
+    // Records slot `handle` as on the wire until `arrival` (ps): it becomes the back, the former back goes
+    // to in_flight_.
+    void on_wire(std::int64_t arrival, std::uint32_t handle) {
+        if (back_slot_ != kNoSlot) in_flight_.push_back({back_arrival_, back_slot_});
+        back_arrival_ = arrival;
+        back_slot_ = handle;
+    }
     // Serialization time of a train of k units on a plain port (LinkTiming::serialization).
     void drop(std::uint32_t handle, DropReason reason);
     void release(std::uint32_t handle) { free_.push_back(handle); }
@@ -184,18 +194,25 @@ private:
     std::int64_t busy_until_ = 0;
     std::uint64_t next_index_ = 0;   // units sent (plain)
     std::int64_t ps_per_unit_ = 0;   // exact serialization ps per unit, when the rate divides a unit's bits
-    std::int64_t unit_bytes_;        // payload bytes per unit
-    std::int64_t overhead_bytes_;    // config_.packet_overhead
-    std::uint64_t waiting_ = 0;      // packets in all queues
     std::int64_t latency_ps_;        // the link's fixed latency
-    int unit_shift_ = -1;           // log2(unit_bytes_) when a power of two (a shift, not a division); else -1
+    std::uint64_t waiting_ = 0;      // packets in all queues
+    // The most recent packet put on the wire (its slot is kNoSlot when none): kept here, not in in_flight_, so
+    // that a port whose last packet has arrived reuses its slot without reading the ring. Older packets on the
+    // wire are in in_flight_.
+    std::int64_t back_arrival_ = 0;
+    std::uint32_t back_slot_ = kNoSlot;
+    std::int32_t unit_bytes_;       // payload bytes per unit (a plain port's: it fits)
+    std::int32_t overhead_bytes_;   // config_.packet_overhead (a plain port's: it fits)
+    std::int8_t unit_shift_ = -1;   // log2(unit_bytes_) when a power of two (a shift, not a division); else -1
     bool plain_;                    // see plain()
     bool keep_info_ = true;         // info_ is written (the receiver reads it, or the fault draws need seq)
     bool forced_down_ = false;
-    bool queueless_;
     sim::OutPort wire_;
     // Cold: slot bookkeeping beyond the in-flight ring, settings read only off the fast path.
+    std::int64_t unit_bytes64_;      // payload bytes per unit
+    std::int64_t overhead_bytes64_;  // config_.packet_overhead
     std::uint32_t slot_count_ = 0;
+    bool queueless_;
     bool deliveries_read_ = true;
     bool scheduled_down_ = false;  // config_.faults.down is not empty
     bool faulty_ = false;          // some fault (loss, delay, duplicates, reordering, down times) is configured
