@@ -4,6 +4,10 @@
 #include <array>
 #include <bit>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "ring_tuning.hpp"
 
 namespace loom::sim {
@@ -24,14 +28,37 @@ constexpr int kMinDigitBits = 4;
 // quadratic in a bucket's size; at this size the two cost about the same).
 constexpr std::uint32_t kInsertionMax = 16;
 
-// Turns digit counts into the first output index of each digit.
-void exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) {
+// Turns digit counts into the first output index of each digit, and tells whether some digit counted more
+// than kInsertionMax events. Four digits per step where SSE2 is available (every x86-64): the scan runs once
+// per fine bucket, 1-2 per event, and was a fifth of a window load's instructions one digit at a time.
+bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) {
+    std::size_t d = 0;
     std::uint32_t sum = 0;
-    for (std::size_t d = 0; d < n; ++d) {
+    bool full = false;
+#if defined(__SSE2__)
+    __m128i carry = _mm_setzero_si128();
+    __m128i over = _mm_setzero_si128();
+    const __m128i limit = _mm_set1_epi32(static_cast<int>(kInsertionMax));
+    for (; d + 4 <= n; d += 4) {
+        auto* at = reinterpret_cast<__m128i*>(count.data() + d);
+        const __m128i x = _mm_loadu_si128(at);
+        // Counts are at most a window's events (< 2^31): the signed comparison is the unsigned one.
+        over = _mm_or_si128(over, _mm_cmpgt_epi32(x, limit));
+        __m128i scan = _mm_add_epi32(x, _mm_slli_si128(x, 4));
+        scan = _mm_add_epi32(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the four
+        _mm_storeu_si128(at, _mm_add_epi32(carry, _mm_sub_epi32(scan, x)));
+        carry = _mm_add_epi32(carry, _mm_shuffle_epi32(scan, 0xff));
+    }
+    sum = static_cast<std::uint32_t>(_mm_cvtsi128_si32(carry));
+    full = _mm_movemask_epi8(over) != 0;
+#endif
+    for (; d < n; ++d) {
         const std::uint32_t c = count[d];
+        full |= c > kInsertionMax;
         count[d] = sum;
         sum += c;
     }
+    return full;
 }
 
 }  // namespace
@@ -49,6 +76,7 @@ void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end
     windows_.assign(windows, Window{kNil, kNil, 0});
     cur_end_ = cur_end;
     horizon_ = cur_end + (static_cast<std::int64_t>(windows) << shift);
+    span_ = static_cast<std::uint64_t>(windows) << shift;
     pool_.clear();
     next_.clear();
     free_ = kNil;
@@ -172,14 +200,10 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         const std::size_t digits = std::size_t{1} << (shift_ - drop);
         std::array<std::uint32_t, kDigits> count;
         std::fill_n(count.begin(), digits, 0u);
-        std::uint32_t most = 0;  // the fullest fine bucket
-        each([&](const Event& e) {
-            const std::uint32_t c = ++count[static_cast<std::uint64_t>(e.time - start) >> drop];
-            most = std::max(most, c);
-        });
-        exclusive_prefix(count, digits);
+        each([&](const Event& e) { ++count[static_cast<std::uint64_t>(e.time - start) >> drop]; });
+        const bool full = exclusive_prefix(count, digits);
         each([&](const Event& e) { out[count[static_cast<std::uint64_t>(e.time - start) >> drop]++] = e; });
-        if (most > kInsertionMax) [[unlikely]] {
+        if (full) [[unlikely]] {
             // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
             // insertion pass below stays linear. count[d] is now the end of fine bucket d.
             std::uint32_t begin = 0;
@@ -192,15 +216,17 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         }
         // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
         // the inner loop is rarely entered.
-        for (std::size_t i = 1; i < n; ++i) {
-            if (before(out[i], out[i - 1])) [[unlikely]] {
-                const Event e = out[i];
-                std::size_t j = i;
+        // One pointer walks the run (one induction variable per event).
+        Event* const last = out + n;
+        for (Event* p = n == 0 ? last : out + 1; p != last; ++p) {
+            if (before(p[0], p[-1])) [[unlikely]] {
+                const Event e = *p;
+                Event* at = p;
                 do {
-                    out[j] = out[j - 1];
-                    --j;
-                } while (j > 0 && before(e, out[j - 1]));
-                out[j] = e;
+                    *at = at[-1];
+                    --at;
+                } while (at != out && before(e, at[-1]));
+                *at = e;
             }
         }
     } else {

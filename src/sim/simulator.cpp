@@ -258,23 +258,26 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
-    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test.
+    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The slots
+    // do not change while running (add_slot and set_slot are for building), so their address is held.
     RadixQueue& queue = radix_;
+    const Slot* const slots = slots_.data();
     while (events_ < stop_at_) {
-        const Event* e = queue.front();
+        const Event* const e = queue.front();
         if (e == nullptr) [[unlikely]] return LoopExit::Empty;
-        if (e->time > end) [[unlikely]] return LoopExit::PastEnd;
+        const std::int64_t t = e->time;
+        if (t > end) [[unlikely]] return LoopExit::PastEnd;
         queue.pop();
-        if (const std::size_t ahead = queue.in_window(); ahead != 0) {  // e[1], e[2]: the next events
-            const Slot& s = slots_[e[1].target];
+        if (const Event* const last = queue.window_end(); e + 1 != last) {  // e[1], e[2]: the next events
+            const Slot& s = slots[e[1].target];
             __builtin_prefetch(s.obj);
             __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
             __builtin_prefetch(s.hint);
-            if (ahead > 1) __builtin_prefetch(&slots_[e[2].target]);
+            if (e + 2 != last) __builtin_prefetch(&slots[e[2].target]);
         }
-        now_ = e->time;
+        now_ = t;
         ++events_;
-        const Slot& slot = slots_[e->target];
+        const Slot& slot = slots[e->target];
         running_ = static_cast<const Context*>(slot.hint);
         slot.fn(slot.obj, *e);
         if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();

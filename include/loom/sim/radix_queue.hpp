@@ -60,8 +60,8 @@ public:
     void push(const Event& e) {
         LOOM_DEBUG_ASSERT(e.time >= 0, "RadixQueue::push: negative time");
         ++size_;
-        const std::int64_t t = e.time;
-        if (t >= cur_end_ && t < horizon_) [[likely]] {
+        // cur_end_ <= t < horizon_ as one unsigned comparison (t < cur_end_ wraps to a large offset).
+        if (static_cast<std::uint64_t>(e.time - cur_end_) < span_) [[likely]] {
             append(e);
             return;
         }
@@ -83,10 +83,13 @@ public:
             if (size_ == 0) return nullptr;
             advance();
         }
-        return &run_.front();
+        const Event* const e = run_.cursor();
+        if (e == nullptr) __builtin_unreachable();  // a run that is not exhausted has a buffer
+        return e;
     }
-    // How many events follow front() in place (front()[1], front()[2], ...) before the next window.
-    std::size_t in_window() const { return run_.remaining(); }
+    // One past the current window's last event: front()[1], front()[2], ... up to it are the next events, in
+    // place (until the next push or pop).
+    const Event* window_end() const { return run_.limit(); }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     void clear();
@@ -144,6 +147,7 @@ private:
     bool adaptive_;
     std::int64_t cur_end_ = 0;  // end of the current window: every event before it is in run_
     std::int64_t horizon_ = 0;  // end of the ring
+    std::uint64_t span_ = 0;    // horizon_ - cur_end_: the ring's length, windows << shift
     std::vector<Window> windows_;
     std::vector<Event> pool_;           // chunk c is pool_[c * kChunk, (c + 1) * kChunk)
     std::vector<std::uint32_t> next_;   // chunk links: a window's list, or the free list

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "loom/base/assert.hpp"
@@ -14,19 +15,33 @@ namespace loom::sim {
 
 class SortedRun {
 public:
-    bool exhausted() const { return pos_ == n_; }
-    const Event& front() const { return buf_[pos_]; }
+    SortedRun() = default;
+    SortedRun(const SortedRun&) = delete;
+    SortedRun& operator=(const SortedRun&) = delete;
+    SortedRun(SortedRun&& o) noexcept { take(o); }
+    SortedRun& operator=(SortedRun&& o) noexcept {
+        if (this != &o) take(o);
+        return *this;
+    }
+
+    bool exhausted() const { return cur_ == end_; }
+    const Event& front() const { return *cur_; }
     void pop_front() {
-        LOOM_DEBUG_ASSERT(pos_ < n_, "SortedRun::pop_front on an exhausted run");
-        ++pos_;
+        LOOM_DEBUG_ASSERT(cur_ != end_, "SortedRun::pop_front on an exhausted run");
+        ++cur_;
     }
     // The k-th event after the front, or nullptr past the run's end.
-    const Event* peek(std::size_t k) const { return pos_ + k < n_ ? &buf_[pos_ + k] : nullptr; }
-    std::size_t remaining() const { return n_ - pos_; }  // events after the popped ones
-    std::size_t length() const { return n_; }  // events loaded since the last fill, popped ones included
+    const Event* peek(std::size_t k) const { return k < remaining() ? cur_ + k : nullptr; }
+    std::size_t remaining() const { return static_cast<std::size_t>(end_ - cur_); }  // events after the popped ones
+    // Events loaded since the last fill, popped ones included.
+    std::size_t length() const { return static_cast<std::size_t>(end_ - buf_.data()); }
+    // The run as two pointers, for the kernel's run loop: the front and one past the last event. Valid until
+    // the next insert, fill, grow or release (an insert may move the events).
+    const Event* cursor() const { return cur_; }
+    const Event* limit() const { return end_; }
     template <class F>
     void for_each(F&& f) const {
-        for (std::size_t i = pos_; i < n_; ++i) f(buf_[i]);
+        for (const Event* e = cur_; e != end_; ++e) f(*e);
     }
 
     // Inserts `e` after every event of the run that is not after it (the run stays sorted).
@@ -34,57 +49,69 @@ public:
     // The same, for a run that is short or that `e` lands near the end of: it walks back from the end,
     // moving the events after `e` one place by one (no search, no memmove call).
     void insert_from_back(const Event& e) {
-        if (pos_ == n_) {
-            pos_ = n_ = 0;
-        } else if (n_ == buf_.size()) [[unlikely]] {
+        if (cur_ == end_) {
+            cur_ = end_ = buf_.data();
+        } else if (end_ == buf_.data() + buf_.size()) [[unlikely]] {
             make_room();
         }
-        if (n_ == buf_.size()) [[unlikely]] grow();
-        Event* const first = buf_.data() + pos_;
-        Event* at = buf_.data() + n_;
+        if (end_ == buf_.data() + buf_.size()) [[unlikely]] grow();
+        Event* const first = cur_;
+        Event* at = end_;
         while (at != first && before(e, at[-1])) {
             *at = at[-1];
             --at;
         }
         *at = e;
-        ++n_;
+        ++end_;
     }
 
     // Loading: fill() empties the run and returns room for at least `n` events; grow() doubles the room
-    // (returning the moved buffer); filled(n) makes the first n events written the run. The buffer only
-    // grows (value-initialized once; reused for free) until release().
+    // (returning the moved buffer; the events written so far and the run's positions are kept); filled(n)
+    // makes the first n events written the run. The buffer only grows (value-initialized once; reused for
+    // free) until release().
     Event* fill(std::size_t n) {
-        pos_ = n_ = 0;
         if (buf_.size() < n) buf_.resize(n);
+        cur_ = end_ = buf_.data();
         return buf_.data();
     }
     std::size_t room() const { return buf_.size(); }
     Event* grow() {
+        const std::ptrdiff_t pos = cur_ - buf_.data(), n = end_ - buf_.data();
         buf_.resize(buf_.empty() ? kMinRoom : 2 * buf_.size());
+        cur_ = buf_.data() + pos;
+        end_ = buf_.data() + n;
         return buf_.data();
     }
     void filled(std::size_t n) {
         LOOM_DEBUG_ASSERT(n <= buf_.size(), "SortedRun::filled past the buffer");
-        pos_ = 0;
-        n_ = n;
+        cur_ = buf_.data();
+        end_ = cur_ + n;
     }
 
-    void clear() { pos_ = n_ = 0; }
+    void clear() { cur_ = end_ = buf_.data(); }
     // Drops the buffer too (a queue rebuilding for a new tuning lets it grow again from what that needs).
     void release() {
         buf_ = std::vector<Event>();
-        pos_ = n_ = 0;
+        cur_ = end_ = buf_.data();
     }
     std::size_t bytes_held() const { return buf_.capacity() * sizeof(Event); }
 
 private:
     void make_room();  // full: slides the run down over the popped events, if any
+    void take(SortedRun& o) {
+        const std::ptrdiff_t pos = o.cur_ - o.buf_.data(), n = o.end_ - o.buf_.data();
+        buf_ = std::move(o.buf_);
+        cur_ = buf_.data() + pos;
+        end_ = buf_.data() + n;
+        o.buf_ = std::vector<Event>();
+        o.cur_ = o.end_ = o.buf_.data();
+    }
 
     static constexpr std::size_t kMinRoom = 64;  // first allocation: one small bucket's worth
 
-    std::vector<Event> buf_;  // the run is buf_[pos_, n_)
-    std::size_t pos_ = 0;
-    std::size_t n_ = 0;
+    std::vector<Event> buf_;  // the run is [cur_, end_), inside buf_
+    Event* cur_ = nullptr;
+    Event* end_ = nullptr;
 };
 
 }  // namespace loom::sim
