@@ -69,7 +69,6 @@ std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing
 }
 
 void DcNode::arrival(const IpIn::PacketType& p) {
-    ++tally_.received;
     if (traced(p.payload)) hops_.push_back(HopRecord{now(), p.payload, HopEvent::Received, 0, index_, 0});
     if (frozen_) return drop(p.payload, shared_.frozen);
     on_packet(p.payload);

@@ -13,24 +13,31 @@ RouterNode::RouterNode(sim::Context& ctx, const DcShared& shared, std::uint32_t 
     : DcNode(ctx, shared, index),
       tier_(tier),
       number_(number),
-      seed_(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) + static_cast<std::uint64_t>(tier)),
-      hash_base_(tuple_hash_base(seed_)),
+      hash_base_(tuple_hash_base(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) +
+                                 static_cast<std::uint64_t>(tier))),
       up_(make_ecmp(shared.config.params.ecmp)),
-      vip_(make_ecmp(shared.config.params.ecmp)) {}
+      vip_(make_ecmp(shared.config.params.ecmp)),
+      seed_(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) + static_cast<std::uint64_t>(tier)) {}
 
-void RouterNode::set_up_ports(std::vector<NextHop> ports) { up_->set_next_hops(ports); }
+void RouterNode::set_up_ports(std::vector<NextHop> ports) {
+    up_->set_next_hops(ports);
+    up_view_ = up_->view();
+}
 
 double RouterNode::set_vip_ports(std::vector<NextHop> ports) {
     if (vip_->size() == 0) {
         vip_->set_next_hops(ports);
+        vip_view_ = vip_->view();
         return 0.0;
     }
     if (ports.empty()) {
         vip_->set_next_hops(ports);
+        vip_view_ = vip_->view();
         moved_.push_back(1.0);
         return 1.0;
     }
     const double m = change_next_hops(*vip_, ports, kMoveSamples, seed_);
+    vip_view_ = vip_->view();
     moved_.push_back(m);
     return m;
 }
@@ -57,19 +64,19 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
                         if (const std::int64_t port = bgp_->route(p.wire_dst(), h()); port >= 0) return port;
                         break;
                     }
-                    if (vip_->size() > 0) return vip_->select(h());
+                    if (vip_view_.size() > 0) return vip_view_.select(h());
                     break;
                 case addr::Kind::Client: break;
                 case addr::Kind::Unknown: return -1;
             }
-            return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h())) : -1;
+            return up_view_.size() > 0 ? static_cast<std::int64_t>(up_view_.select(h())) : -1;
         case Tier::Spine:
             switch (d.kind) {
                 case addr::Kind::Host:
                 case addr::Kind::Vm: return at(down_, d.rack);
                 case addr::Kind::Mux: return -2;  // resolved by the builder's Mux -> rack map below
-                case addr::Kind::Vip: return vip_->size() > 0 ? static_cast<std::int64_t>(vip_->select(h())) : -1;
-                case addr::Kind::Client: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h())) : -1;
+                case addr::Kind::Vip: return vip_view_.size() > 0 ? static_cast<std::int64_t>(vip_view_.select(h())) : -1;
+                case addr::Kind::Client: return up_view_.size() > 0 ? static_cast<std::int64_t>(up_view_.select(h())) : -1;
                 case addr::Kind::Unknown: return -1;
             }
             return -1;
@@ -77,7 +84,7 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
             switch (d.kind) {
                 case addr::Kind::Client: return at(down_, d.index);
                 case addr::Kind::Unknown: return -1;
-                default: return up_->size() > 0 ? static_cast<std::int64_t>(up_->select(h())) : -1;
+                default: return up_view_.size() > 0 ? static_cast<std::int64_t>(up_view_.select(h())) : -1;
             }
     }
     return -1;

@@ -38,11 +38,13 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
                        std::uint64_t stream, const DropReasons* reasons)
     : ctx_(&ctx),
       latency_ps_(timing.latency().count()),
-      unit_bytes_(timing.unit_payload.count()),
-      overhead_bytes_(config.packet_overhead.count()),
+      unit_bytes_(0),
+      overhead_bytes_(0),
       plain_(false),
-      queueless_(config.scheduling == Scheduling::None),
       wire_(ctx, name),
+      unit_bytes64_(timing.unit_payload.count()),
+      overhead_bytes64_(config.packet_overhead.count()),
+      queueless_(config.scheduling == Scheduling::None),
       tx_(timing, stream_of(ctx, name, stream)),
       wake_(ctx, this, sim::handler<&PortEngine::on_wake>),
       config_(config),
@@ -61,19 +63,26 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
     const FaultConfig& f = config_.faults;
     faulty_ = f.loss > 0.0 || f.duplicate > 0.0 || f.delay != Time::zero() || f.reorder_window > Time::zero() ||
               scheduled_down_;
-    plain_ = !queueless_ && !faulty_ && timing.jitter == Time::zero() && timing.bit_error_rate <= 0.0;
     // ceil(k * bits * 10^12 / rate) is k * (bits * 10^12 / rate) when the rate divides bits * 10^12 (whole Gbit/s
     // and Mbit/s rates with byte units): a multiplication instead of a division per packet.
     __extension__ using i128 = __int128;
     const i128 unit_ps = static_cast<i128>(timing.unit_wire.bits()) * 1'000'000'000'000LL;
     const std::int64_t rate = timing.rate.bits_per_s();
-    if (unit_ps % rate == 0 && unit_ps / rate <= std::numeric_limits<std::int64_t>::max()) {
+    if (unit_ps % rate == 0 && unit_ps / rate <= std::numeric_limits<std::int64_t>::max())
         ps_per_unit_ = static_cast<std::int64_t>(unit_ps / rate);
-        unit_limit_ = ps_per_unit_ == 0 ? -1 : std::numeric_limits<std::int64_t>::max() / ps_per_unit_;
+    // Such a rate (ps_per_unit_ >= 1: a rate that divides the bits is at most bits * 10^12) on a queued port
+    // with no faults, no jitter and no bit errors: the port's own arithmetic; any other port: the Transmitter
+    // (which gives the same times on a plain port: tests/unit/net/output_port_test.cpp).
+    constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
+    plain_ = !queueless_ && !faulty_ && timing.jitter == Time::zero() && timing.bit_error_rate <= 0.0 &&
+             ps_per_unit_ > 0 && unit_bytes64_ <= kI32 && overhead_bytes64_ >= 0 && overhead_bytes64_ <= kI32;
+    if (plain_) {
+        unit_bytes_ = static_cast<std::int32_t>(unit_bytes64_);
+        overhead_bytes_ = static_cast<std::int32_t>(overhead_bytes64_);
     }
     keep_info_ = !plain_ || deliveries_read_;
-    if (unit_bytes_ > 0 && std::has_single_bit(static_cast<std::uint64_t>(unit_bytes_)))
-        unit_shift_ = std::countr_zero(static_cast<std::uint64_t>(unit_bytes_));
+    if (unit_bytes64_ > 0 && std::has_single_bit(static_cast<std::uint64_t>(unit_bytes64_)))
+        unit_shift_ = static_cast<std::int8_t>(std::countr_zero(static_cast<std::uint64_t>(unit_bytes64_)));
 }
 
 void PortEngine::set_deliveries_read(bool read) {
@@ -93,12 +102,16 @@ void PortEngine::InFlightRing::grow() {
     head = 0;
 }
 
-std::int64_t PortEngine::serialization_ps(std::int64_t k) const {
-    if (k <= unit_limit_) return k * ps_per_unit_;
-    return tx_.timing().serialization(k).count();
+std::int64_t PortEngine::units_of(std::int64_t bytes) const {
+    const std::int64_t unit = unit_bytes64_;
+    const std::int64_t b = bytes + overhead_bytes64_;
+    if (b <= unit) return 1;
+    if (unit_shift_ >= 0) return (b + unit - 1) >> unit_shift_;
+    return (b + unit - 1) / unit;
 }
 
-std::int64_t PortEngine::units_of(std::int64_t bytes) const {
+// units_of() on a plain port, from the constants in its hot lines (the same values).
+inline std::int64_t PortEngine::plain_units(std::int64_t bytes) const {
     const std::int64_t unit = unit_bytes_;
     const std::int64_t b = bytes + overhead_bytes_;
     if (b <= unit) return 1;  // most packets of most links: no division
@@ -108,11 +121,17 @@ std::int64_t PortEngine::units_of(std::int64_t bytes) const {
 
 // Inlined into acquire() and send().
 inline std::uint32_t PortEngine::take_slot() {
-    // The oldest slot on the wire first, once its packet has arrived (strictly past: an arrival at `now` may not
-    // have been handled yet); then a slot given back by a drop; else a new one. A slot grows the port's storage
-    // only when nothing is free and nothing has arrived. Which handle a packet gets changes nothing else: events
-    // are ordered by time and key, never by their argument.
-    if (!in_flight_.empty() && in_flight_.front().arrival < ctx_->now_ps()) {
+    // The most recent packet's slot once it has arrived (strictly past: an arrival at `now` may not have been
+    // handled yet), then the oldest slot on the wire, once arrived; then a slot given back by a drop; else a new
+    // one. A slot grows the port's storage only when nothing is free and nothing has arrived. Which handle a
+    // packet gets changes nothing else: events are ordered by time and key, never by their argument.
+    const std::int64_t now = ctx_->now_ps();
+    if (back_slot_ != kNoSlot && back_arrival_ < now) {
+        const std::uint32_t h = back_slot_;
+        back_slot_ = kNoSlot;
+        return h;
+    }
+    if (!in_flight_.empty() && in_flight_.front().arrival < now) {
         const std::uint32_t h = in_flight_.front().handle;
         in_flight_.pop_front();
         return h;
@@ -174,32 +193,28 @@ void PortEngine::refuse(DropReason reason) {
         drop(handle, DropReason::LinkDown);
         return SendResult::Dropped;
     }
-    const std::int64_t units = units_of(bytes);
-    Train& t = train_;
-    if (now > t.busy_until || t.units == 0) {
-        t.start = now;  // idle: a new train
-        t.units = 0;
-    }
-    const std::int64_t start = t.units == 0 ? t.start : t.busy_until;
-    const std::uint64_t first_unit = t.next_index;
-    t.units += units;
-    const std::int64_t sent = t.start + serialization_ps(t.units);
-    const std::int64_t arrival = std::max(sent + latency_ps_, t.last_arrival);
-    t.last_arrival = arrival;
-    t.next_index += static_cast<std::uint64_t>(units);
-    t.busy += sent - start;
-    t.busy_until = sent;
+    const std::int64_t units = plain_units(bytes);
+    // The link is free (busy_until_ <= now): the packet starts now and its units follow back to back, so the
+    // train arithmetic (start + ceil(units so far * bits / rate)) is now + units * ps_per_unit_ at this rate.
+    std::int64_t serialization;
+    if (__builtin_mul_overflow(units, ps_per_unit_, &serialization)) [[unlikely]]
+        serialization = tx_.timing().serialization(units).count();
+    const std::int64_t sent = now + serialization;
+    // Sends are later than the previous one's end and the latency is fixed: arrivals are in order of sending.
+    const std::int64_t arrival = sent + latency_ps_;
+    const std::uint64_t first_unit = next_index_;
+    next_index_ += static_cast<std::uint64_t>(units);
+    busy_until_ = sent;
     if (keep_info_) {
         Delivery& info = info_[handle];
-        info.start = Time::ps(start);
+        info.start = Time::ps(now);
         info.units = units;
         info.first_unit = first_unit;
         info.attempts = 1;
         info.duplicate = false;
     }
     wire_.send(handle, Time::ps(arrival - now));
-    ++delivered_;
-    in_flight_.push_back({arrival, handle});
+    on_wire(arrival, handle);
     return SendResult::Sent;
 }
 
@@ -208,7 +223,7 @@ void PortEngine::refuse(DropReason reason) {
 inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
     if (keep_info_) info_[handle].seq = sent_;
     ++sent_;
-    if (plain_ && waiting_ == 0 && train_.busy_until <= ctx_->now_ps()) return transmit_plain(handle, bytes);
+    if (plain_ && waiting_ == 0 && busy_until_ <= ctx_->now_ps()) return transmit_plain(handle, bytes);
     return offer_general(handle, bytes, queue);
 }
 
@@ -311,14 +326,12 @@ SendResult PortEngine::transmit(std::uint32_t handle, std::int64_t bytes) {
     }
     const Time delay = arrival - now;
     wire_.send(handle, delay);
-    ++delivered_;
     if (faulty_ && f.duplicate > 0.0 && counter_uniform(fault_stream_ ^ kDuplicateSalt, seq) < f.duplicate) {
         wire_.send(handle | kDuplicateBit, delay);
-        ++delivered_;
         ++duplicated_;
     }
     // Arrivals are nearly in order (reordering only within the window), so a FIFO reclaims slots promptly.
-    in_flight_.push_back({arrival.count(), handle});
+    on_wire(arrival.count(), handle);
     return SendResult::Sent;
 }
 
@@ -375,7 +388,7 @@ void PortEngine::set_down(bool down) {
 void PortEngine::write_stats(stats::Group& group) const {
     stats::Json j;
     j["sent"] = sent_;
-    j["delivered"] = delivered_;
+    j["delivered"] = delivered();
     j["duplicated"] = duplicated_;
     j["retries"] = retries_;
     j["dropped"] = reasons_ ? drops_.to_json(*reasons_) : drops_.to_json(DropReasons{});

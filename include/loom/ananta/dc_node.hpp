@@ -69,8 +69,8 @@ struct HopRecord {
 
 // Packets a component created, consumed (an endpoint took them) and dropped itself (ports count their own);
 // `pending` is what it holds at the end (a Mux's departures, a Host Agent's SNAT holds).
+// (What reached it is its input ports' count, InputPort::received.)
 struct Tally {
-    std::uint64_t received = 0;
     std::uint64_t created = 0;
     std::uint64_t consumed = 0;
     net::DropCounts drops;
@@ -133,8 +133,6 @@ protected:
     }
 
     const DcShared& shared_;
-    Tally tally_;
-    std::vector<HopRecord> hops_;
 
 private:
     void arrival(const IpIn::PacketType& p);
@@ -146,11 +144,18 @@ private:
         std::unique_ptr<IpOut> port;
         std::uint32_t data_queue = 0;
     };
+    // Hot: what every arrival and send reads, with the component's own fields and shared_ in its first line.
     std::vector<Out> outs_;
-    std::vector<std::unique_ptr<IpIn>> ins_;
     std::uint32_t mtu_;  // shared_.config.network.mtu
     std::uint32_t index_;
     bool frozen_ = false;
+
+protected:
+    Tally tally_;
+    std::vector<HopRecord> hops_;
+
+private:
+    std::vector<std::unique_ptr<IpIn>> ins_;
 };
 
 // Bytes the components hold for connections, by part, as allocated (vector capacities, index tables): what

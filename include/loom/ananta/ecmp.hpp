@@ -25,6 +25,20 @@ enum class EcmpMode : std::uint8_t { ModuloN, Resilient };
 // Both kinds select table[hash mod table size] (modulo-N: the hops; resilient: its buckets), so select() and
 // size() are plain inline reads of the base (every ECMP choice of a router hop calls them); a power-of-two
 // table takes a mask instead of a division (the same value).
+// What EcmpSelector::select reads, copied out (EcmpSelector::view) for a caller that keeps it among its own
+// per-packet fields: select() gives the selector's answer until the selector's next hops change (take a new view
+// then). 24 bytes.
+struct EcmpView {
+    const NextHop* table = nullptr;
+    std::uint64_t mask = 0;       // table size - 1 when pow2, else the table size
+    std::uint32_t hops = 0;       // EcmpSelector::size()
+    bool pow2 = false;
+    std::size_t size() const { return hops; }
+    NextHop select(std::uint64_t flow_hash) const {
+        return table[static_cast<std::size_t>(pow2 ? flow_hash & mask : flow_hash % mask)];
+    }
+};
+
 class EcmpSelector {
 public:
     virtual ~EcmpSelector() = default;
@@ -35,6 +49,10 @@ public:
     }
     // Next hops in the set (distinct ones for resilient hashing).
     std::size_t size() const { return hop_count_; }
+    EcmpView view() const {
+        return EcmpView{table_.data(), pow2_ ? mask_ : static_cast<std::uint64_t>(table_.size()),
+                        static_cast<std::uint32_t>(hop_count_), pow2_};
+    }
     virtual std::unique_ptr<EcmpSelector> clone() const = 0;
 
 protected:

@@ -40,7 +40,7 @@ public:
     const BgpPeer* bgp() const { return bgp_.get(); }
     std::int64_t mux_port(std::uint32_t mux) const { return mux < mux_port_.size() ? mux_port_[mux] : -1; }
 
-    std::size_t vip_ports() const { return vip_->size(); }
+    std::size_t vip_ports() const { return vip_view_.size(); }
     Tier tier() const { return tier_; }
     std::uint32_t number() const { return number_; }
     const std::vector<double>& shares_moved() const { return moved_; }
@@ -54,20 +54,24 @@ private:
     void on_packet(const IpPacket& p) override;
     std::int64_t route(const IpPacket& p) const;
 
+    // Hot: what routing a packet reads, together in the component's lines after DcNode's (bgp_ to hash_base_
+    // end one line; the views and down_'s begin and end fill the next).
+    std::unique_ptr<BgpPeer> bgp_;  // enable_bgp only
+    std::uint64_t forwarded_ = 0;
     Tier tier_;
     std::uint32_t number_;  // rack for a ToR
-    std::uint64_t seed_;
     std::uint64_t hash_base_;  // tuple_hash_base(seed_): the flow hash's seed step, once
+    EcmpView up_view_;   // up_->view(), taken at each change of up_
+    EcmpView vip_view_;  // vip_->view(), taken at each change of vip_
     std::vector<std::int64_t> down_;      // by rack slot (ToR), rack (spine) or client node (border)
     std::vector<std::int64_t> mux_port_;  // ToR: by Mux number
     std::unique_ptr<EcmpSelector> up_;
     std::unique_ptr<EcmpSelector> vip_;
+    std::uint64_t seed_;
     std::vector<double> moved_;
-    std::uint64_t forwarded_ = 0;
     // BGP (enable_bgp only).
     void on_bgp_timer();
     void bgp_done();  // acts on bgp_out_ and re-arms the timer
-    std::unique_ptr<BgpPeer> bgp_;
     std::unique_ptr<sim::Timer> bgp_timer_;
     BgpRouteListener* listener_ = nullptr;
     BgpRouterOutput bgp_out_;

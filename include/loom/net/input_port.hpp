@@ -2,6 +2,7 @@
 // own and hands the copy to its component; net::connect binds an OutputPort to it over a link.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <type_traits>
@@ -22,26 +23,27 @@ namespace loom::net {
 // once the simulation is past that arrival (a port feeding its own component gets a copy instead, as its
 // handler's sends could move the slots).
 template <class Payload, class Header = PacketHeader>
-class InputPort {
+class alignas(64) InputPort {
 public:
     using PacketType = Packet<Payload, Header>;
 
     template <class C, auto Method>
     InputPort(sim::Context& ctx, std::string_view name, C* owner, sim::Handler<Method>)
-        : owner_(owner),
-          ctx_(&ctx),
-          call_(&InputPort::call<C, Method>),
+        : ctx_(&ctx),
           reads_delivery_(!std::is_invocable_v<decltype(Method), C*, const PacketType&>),
-          in_(ctx, name, this, sim::handler<&InputPort::on_arrival>) {}
+          in_(ctx, name, this, sim::handler<&InputPort::on_arrival>),
+          owner_(owner),
+          call_(&InputPort::call<C, Method>) {}
     InputPort(const InputPort&) = delete;
     InputPort& operator=(const InputPort&) = delete;
 
-    std::uint64_t received() const { return received_; }
+    std::uint64_t received() const { return in_.received().count; }  // the InPort counts every arrival
     const sim::InPort& in() const { return in_; }
 
 private:
     template <class P, class H>
     friend void connect(sim::Simulator& sim, OutputPort<P, H>& from, InputPort<P, H>& to);
+    using Slot = typename OutputPort<Payload, Header>::Slot;
 
     // The handler, called with the packet and the arrival's event argument (its slot handle, bit 31: a
     // duplicate): the Delivery is read from the sending port only for handlers that take it.
@@ -56,8 +58,7 @@ private:
         }
     }
     void on_arrival(std::uint32_t arg) {
-        const PacketType& slot = from_->slots_[arg & ~kDuplicateBit].packet;
-        ++received_;
+        const PacketType& slot = slots_[arg & ~kDuplicateBit].packet;
         if (!copy_) return call_(owner_, slot, *this, arg);
         const PacketType copy = slot;
         call_(owner_, copy, *this, arg);
@@ -65,14 +66,21 @@ private:
 
     static constexpr std::uint32_t kDuplicateBit = 0x8000'0000U;
 
-    void* owner_;
-    const sim::Context* ctx_;
-    void (*call_)(void*, const PacketType&, const InputPort&, std::uint32_t);
+    // Layout (the port is aligned to a cache line): an arrival touches the InPort's owner and tally and the
+    // fields after it, all in the second line; the InPort's first 16 bytes (simulator pointer, id, read by no
+    // arrival) and the cold fields fill the first. So an arrival costs one line of the receiving port, and
+    // none of the sending port's (the slot storage's address is kept here; the sender updates it when it
+    // grows the storage).
     const OutputPort<Payload, Header>* from_ = nullptr;
+    const sim::Context* ctx_;
     bool reads_delivery_;  // the handler takes the Delivery
-    bool copy_ = false;    // the sending port is its own component's
-    std::uint64_t received_ = 0;
+    // Cold padding: puts in_'s hot fields (16 bytes into it) at the start of the second line.
+    std::byte pad_[64 - 16 - 2 * sizeof(void*) - 1];
     sim::InPort in_;
+    void* owner_;
+    void (*call_)(void*, const PacketType&, const InputPort&, std::uint32_t);
+    const Slot* slots_ = nullptr;  // the sending port's slot storage
+    bool copy_ = false;            // the sending port is its own component's
 };
 
 // Binds `from` to `to` over a link whose minimum latency is the LinkTiming's fixed latency (the lookahead).
@@ -81,6 +89,8 @@ void connect(sim::Simulator& sim, OutputPort<Payload, Header>& from, InputPort<P
     sim.connect(from.engine_.wire(), to.in_, from.engine_.timing().latency());
     to.from_ = &from;
     to.copy_ = &from.engine_.context() == to.ctx_;
+    to.slots_ = from.slots_.data();
+    from.peer_slots_ = &to.slots_;
     from.engine_.set_deliveries_read(to.reads_delivery_);
 }
 

@@ -94,14 +94,20 @@ private:
     // Slot `h`, grown into when new. The copy in is a memcpy: a member-wise copy of a padded payload is one
     // load and store per field.
     Slot& slot(std::uint32_t h) {
-        if (h >= slots_.size()) [[unlikely]] slots_.resize(std::size_t{h} + 1);
+        if (h >= slots_.size()) [[unlikely]] grow(h);
         return slots_[h];
+    }
+    // Grows the storage to hold slot `h` and tells the connected InputPort where it now is.
+    [[gnu::noinline]] void grow(std::uint32_t h) {
+        slots_.resize(std::size_t{h} + 1);
+        if (peer_slots_ != nullptr) *peer_slots_ = slots_.data();
     }
 
     // The slots first: their vector shares the port's first cache line with the engine's hottest fields (the
     // port is aligned to a 64-byte line: its send path touches four).
     std::vector<Slot> slots_;
     PortEngine engine_;
+    const Slot** peer_slots_ = nullptr;  // the connected InputPort's copy of slots_.data() (net::connect)
 };
 
 }  // namespace loom::net

@@ -91,10 +91,14 @@ public:
     // Down at time t: forced down, or inside one of faults.down.
     bool down_at(Time t) const;
     bool idle() const;                   // nothing queued and the link free now
-    Time free_at() const { return plain_ ? Time::ps(train_.busy_until) : tx_.free_at(); }
-    std::uint64_t units_sent() const { return plain_ ? train_.next_index : tx_.units_sent(); }
-    Time busy_time() const { return plain_ ? Time::ps(train_.busy) : tx_.busy_time(); }  // serialization so far
-    // Queued, no faults, no jitter, no bit errors: timed by the port's own train arithmetic.
+    Time free_at() const { return plain_ ? Time::ps(busy_until_) : tx_.free_at(); }
+    std::uint64_t units_sent() const { return plain_ ? next_index_ : tx_.units_sent(); }
+    // Serialization so far: on a plain port every unit took exactly ps_per_unit_.
+    Time busy_time() const {
+        return plain_ ? Time::ps(static_cast<std::int64_t>(next_index_) * ps_per_unit_) : tx_.busy_time();
+    }
+    // Queued, no faults, no jitter, no bit errors, and a rate that times a unit in whole picoseconds: timed by
+    // the port's own arithmetic (see busy_until_).
     bool plain() const { return plain_; }
     const LinkTiming& timing() const { return tx_.timing(); }
     const PortConfig& config() const { return config_; }
@@ -103,14 +107,15 @@ public:
     std::int64_t units_of(std::int64_t bytes) const;
 
     std::uint64_t sent() const { return sent_; }            // packets handed to the port (refused ones too)
-    std::uint64_t delivered() const { return delivered_; }  // arrival events scheduled, duplicates included
+    // Arrival events scheduled, duplicates included: the wire counts each.
+    std::uint64_t delivered() const { return wire_.sent().count; }
     std::uint64_t duplicated() const { return duplicated_; }
     std::uint64_t retries() const { return retries_; }      // link-level replays
     const DropCounts& drops() const { return drops_; }
     std::uint64_t queued() const;                           // packets waiting in the queues now
     std::uint64_t queued_packets(std::uint32_t queue) const { return queues_[queue].items.size(); }
     std::int64_t queued_bytes(std::uint32_t queue) const { return queues_[queue].bytes; }
-    bool conservation() const { return sent_ + duplicated_ == delivered_ + drops_.total() + queued(); }
+    bool conservation() const { return sent_ + duplicated_ == delivered() + drops_.total() + queued(); }
     // Writes {sent, delivered, duplicated, retries, dropped:{reason: n}, busy_ps, units, fec_corrected,
     // fec_uncorrectable} under this port's name in `group` (the owner calls it from finish()).
     void write_stats(stats::Group& group) const;
@@ -118,6 +123,7 @@ public:
     sim::OutPort& wire() { return wire_; }
 
 private:
+    static constexpr std::uint32_t kNoSlot = 0xffff'ffffU;
     struct Item {
         std::uint32_t handle;
         std::int64_t bytes;
@@ -149,17 +155,6 @@ private:
         }
         void grow();
     };
-    // The serialization state of a plain port (queued, no faults, no jitter, no bit errors), kept here in the
-    // port's hot lines instead of in tx_: exactly what Transmitter::send computes for such a link, without its
-    // per-unit draws. Times in ps.
-    struct Train {
-        std::int64_t start = 0;       // the current train's start
-        std::int64_t units = 0;       // units in it so far
-        std::int64_t busy_until = 0;  // last bit of the last unit out
-        std::int64_t last_arrival = 0;
-        std::int64_t busy = 0;        // total serialization time
-        std::uint64_t next_index = 0; // units sent
-    };
 
     // acquire()'s and submit()'s bodies (inlined into them and send()) and their rare cases.
     std::uint32_t take_slot();
@@ -169,8 +164,16 @@ private:
     // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
     SendResult transmit(std::uint32_t handle, std::int64_t bytes);
     SendResult transmit_plain(std::uint32_t handle, std::int64_t bytes);
+    // Units of a packet on a plain port (units_of with the hot 32-bit constants).
+    std::int64_t plain_units(std::int64_t bytes) const;
+    // Records slot `handle` as on the wire until `arrival` (ps): it becomes the back, the former back goes
+    // to in_flight_.
+    void on_wire(std::int64_t arrival, std::uint32_t handle) {
+        if (back_slot_ != kNoSlot) in_flight_.push_back({back_arrival_, back_slot_});
+        back_arrival_ = arrival;
+        back_slot_ = handle;
+    }
     // Serialization time of a train of k units on a plain port (LinkTiming::serialization).
-    std::int64_t serialization_ps(std::int64_t k) const;
     void drop(std::uint32_t handle, DropReason reason);
     void release(std::uint32_t handle) { free_.push_back(handle); }
     std::uint32_t pick();  // next queue to serve (some queue is non-empty)
@@ -178,29 +181,41 @@ private:
     void arm_wake();
     bool down_during(Time from, Time to) const;
 
-    // Hot: what a send on an idle plain port touches, first: with OutputPort's slot vector before them, four
-    // cache lines of an OutputPort (it is aligned to a line), the wire's hot fields included.
+    // Hot: what a send on an idle plain port touches, first: with OutputPort's slot vector before them, the
+    // first two cache lines of an OutputPort (it is aligned to a line); the wire's hot fields (its first 56
+    // bytes: simulator, context, target, latency, tally) fill the third.
     sim::Context* ctx_;
     InFlightRing in_flight_;
     std::uint64_t sent_ = 0;         // also the next packet's seq
-    Train train_;
-    std::int64_t latency_ps_;        // the link's fixed latency
+    // A plain port's serialization: its link is free from busy_until_ (ps) on. Every packet starts when it is
+    // handed to the link (the link is free then) and takes its units times ps_per_unit_, exactly as
+    // Transmitter::send's train arithmetic gives at such a rate; arrivals (that plus the fixed latency) are in
+    // order of sending, so no train start or last arrival needs keeping.
+    std::int64_t busy_until_ = 0;
+    std::uint64_t next_index_ = 0;   // units sent (plain)
     std::int64_t ps_per_unit_ = 0;   // exact serialization ps per unit, when the rate divides a unit's bits
-    std::int64_t unit_limit_ = -1;   // largest train (units) ps_per_unit_ serves without overflow; -1: none
-    std::int64_t unit_bytes_;        // payload bytes per unit
-    std::int64_t overhead_bytes_;    // config_.packet_overhead
+    std::int64_t latency_ps_;        // the link's fixed latency
     std::uint64_t waiting_ = 0;      // packets in all queues
-    std::uint64_t delivered_ = 0;
-    std::uint32_t slot_count_ = 0;
-    int unit_shift_ = -1;           // log2(unit_bytes_) when a power of two (a shift, not a division); else -1
-    bool plain_;                    // queued, no faults, no jitter, no bit errors: train_ instead of tx_
+    // The most recent packet put on the wire (its slot is kNoSlot when none): kept here, not in in_flight_, so
+    // that a port whose last packet has arrived reuses its slot without reading the ring. Older packets on the
+    // wire are in in_flight_.
+    std::int64_t back_arrival_ = 0;
+    std::uint32_t back_slot_ = kNoSlot;
+    std::int32_t unit_bytes_;       // payload bytes per unit (a plain port's: it fits)
+    std::int32_t overhead_bytes_;   // config_.packet_overhead (a plain port's: it fits)
+    std::int8_t unit_shift_ = -1;   // log2(unit_bytes_) when a power of two (a shift, not a division); else -1
+    bool plain_;                    // see plain()
     bool keep_info_ = true;         // info_ is written (the receiver reads it, or the fault draws need seq)
-    bool deliveries_read_ = true;
     bool forced_down_ = false;
+    sim::OutPort wire_;
+    // Cold: slot bookkeeping beyond the in-flight ring, settings read only off the fast path.
+    std::int64_t unit_bytes64_;      // payload bytes per unit
+    std::int64_t overhead_bytes64_;  // config_.packet_overhead
+    std::uint32_t slot_count_ = 0;
+    bool queueless_;
+    bool deliveries_read_ = true;
     bool scheduled_down_ = false;  // config_.faults.down is not empty
     bool faulty_ = false;          // some fault (loss, delay, duplicates, reordering, down times) is configured
-    bool queueless_;
-    sim::OutPort wire_;
     std::vector<std::uint32_t> free_;
     std::vector<Delivery> info_;  // by handle, while keep_info_
     // Warm: queues, the general transmitter.

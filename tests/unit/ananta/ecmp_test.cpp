@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -145,6 +146,26 @@ TEST_CASE("Modulo ECMP picks hops[hash mod n] for power-of-two n (masked) and ot
             h = h * 6364136223846793005ULL + 1442695040888963407ULL;
             CHECK(copy->select(h) == set[static_cast<std::size_t>(h % n)]);
         }
+    }
+}
+
+TEST_CASE("An ECMP view selects what its selector selects, for both modes and any table size") {
+    std::vector<std::unique_ptr<EcmpSelector>> selectors;
+    for (const std::uint32_t buckets : {1U, 100U, 256U, 840U}) selectors.push_back(std::make_unique<ResilientEcmp>(buckets));
+    for (int i = 0; i < 4; ++i) selectors.push_back(std::make_unique<ModuloEcmp>());
+    std::size_t k = 0;
+    for (const auto& e : selectors) {
+        for (const std::size_t n : {1U, 3U, 8U}) {
+            e->set_next_hops(hops(static_cast<std::uint32_t>(n + k % 3)));
+            const EcmpView v = e->view();
+            REQUIRE(v.size() == e->size());
+            std::uint64_t h = 0x9e3779b97f4a7c15ULL + k;
+            for (int i = 0; i < 2000; ++i) {
+                h = h * 6364136223846793005ULL + 1442695040888963407ULL;  // unsigned: wraps, no UB
+                CHECK(v.select(h) == e->select(h));
+            }
+        }
+        ++k;
     }
 }
 
