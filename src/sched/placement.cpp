@@ -104,6 +104,27 @@ Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownR
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     const auto phases = static_cast<std::size_t>(timing_.den());
     const std::size_t hops = route.hops.size();
+    TemplateRef* ref = nullptr;
+    if (known.template_pool != template_pool_) {
+        // The timing key: the length, then per hop its parent, kind and leaf flag with its link class.
+        template_key_.clear();
+        template_key_.push_back(n);
+        for (const RouteHop& hop : route.hops) {
+            template_key_.push_back(hop.parent);
+            template_key_.push_back(hop.kind);
+            template_key_.push_back(static_cast<std::int64_t>(hop.pace) << 1 | (hop.leaf ? 1 : 0));
+        }
+        ref = &template_index_[template_key_];
+        if (ref->pool == kNone) {
+            known.template_pool = kNone;
+            return {};
+        }
+        if (ref->pool == template_pool_) {
+            known.template_pool = template_pool_;
+            known.template_at = ref->at;
+            known.template_span_at = ref->span_at;
+        }
+    }
     if (known.template_pool != template_pool_) {
         if (template_hops_.size() + phases * hops > kTemplatePoolHops) {
             template_hops_.clear();
@@ -146,11 +167,13 @@ Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownR
             template_hops_.resize(at);
             template_spans_.resize(span_at);
             known.template_pool = kNone;
+            *ref = TemplateRef{kNone, 0, 0};
             return {};
         }
         known.template_pool = template_pool_;
         known.template_at = static_cast<std::uint32_t>(at);
         known.template_span_at = static_cast<std::uint32_t>(span_at);
+        *ref = TemplateRef{template_pool_, known.template_at, known.template_span_at};
     }
     const TemplateHop* first = template_hops_.data() + known.template_at;
     const TemplateSpan* spans = template_spans_.data() + known.template_span_at;

@@ -213,6 +213,8 @@ void Scheduler::release_search_state() {
     drop(known_hint_);
     drop(template_hops_);
     drop(template_spans_);
+    drop(template_index_);
+    drop(template_key_);
     drop(fit_memo_);
     drop(around_memo_);
     drop(channel_mark_);

@@ -337,6 +337,17 @@ private:
     };
     // Route shape (per hop: channel, parent, kind, leaf) -> its id.
     std::unordered_map<std::vector<std::int64_t>, std::int32_t, ShapeHash> shapes_;
+    // templates(): where the templates of a timing key are in the pool. A template depends on the route only
+    // through its hops' parent, kind, leaf flag and link class, and on the train's length (evaluate()): the
+    // thousands of shapes of a system share a few hundred keys, each timed once per pool instead of once per
+    // shape and length (evaluate() over every phase was a tenth of the compile at 576 TSPs).
+    struct TemplateRef {
+        std::int64_t pool = -1;  // template_pool_ when made; -2: they do not fit TemplateHop
+        std::uint32_t at = 0;
+        std::uint32_t span_at = 0;
+    };
+    std::unordered_map<std::vector<std::int64_t>, TemplateRef, ShapeHash> template_index_;
+    std::vector<std::int64_t> template_key_;  // scratch: the key being looked up
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
     std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape
