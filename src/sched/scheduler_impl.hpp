@@ -341,13 +341,20 @@ private:
     // through its hops' parent, kind, leaf flag and link class, and on the train's length (evaluate()): the
     // thousands of shapes of a system share a few hundred keys, each timed once per pool instead of once per
     // shape and length (evaluate() over every phase was a tenth of the compile at 576 TSPs).
+    // hop_offsets() depends on the same: its answer is kept per key too.
     struct TemplateRef {
         std::int64_t pool = -1;  // template_pool_ when made; -2: they do not fit TemplateHop
         std::uint32_t at = 0;
         std::uint32_t span_at = 0;
+        bool offsets_known = false;  // hop_offsets() of the key: usable, reach and 3 values a hop
+        bool offsets_usable = false;
+        Time reach;
+        std::vector<Time> per_hop;
     };
     std::unordered_map<std::vector<std::int64_t>, TemplateRef, ShapeHash> template_index_;
     std::vector<std::int64_t> template_key_;  // scratch: the key being looked up
+    // template_index_'s entry of route's hops and length n.
+    TemplateRef& timing_key(const Route& route, std::int64_t n);
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
     std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape
