@@ -363,7 +363,7 @@ private:
     static constexpr std::size_t kSpareEntries = 256;  // 4 KiB: runs of up to 256 vectors (46 at 10,440 TSPs)
     std::vector<SparseValues> spare_values_;
     // Live blocks of finished instructions, emptied, for the next ones (an allocation and a free per instruction
-    // otherwise, plus its vectors'): at most kSpareLive, keeping operands of at most kSpareEntries entries.
+    // otherwise, plus its trains'): at most kSpareLive, without their operands' buffers.
     static constexpr std::size_t kSpareLive = 2;  // instructions overlap little on one chip
     std::vector<std::unique_ptr<Live>> spare_live_;
     Pending part_;                 // the part of it being handed to one instruction
