@@ -24,6 +24,13 @@ Format parse_format(const std::string& text, const std::string& flag) {
     throw InputError(fmt::format("{}: expected one of table, json, csv, got '{}'", flag, text));
 }
 
+std::string table_text(const Report& report) {
+    if (!report.table_from_stats) return report.table;
+    std::string text = report.table + stats::render_table(report.document.at("stats"));
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    return text + report.table_tail;
+}
+
 std::string render(const Report& report, Format format) {
     switch (format) {
         case Format::Json: return stats::dump(report.document);
@@ -32,7 +39,7 @@ std::string render(const Report& report, Format format) {
             return report.csv.empty() ? stats::render_csv(report.document.value("stats", Json::object())) : report.csv;
         case Format::Table: break;
     }
-    return report.table;
+    return table_text(report);
 }
 
 void prepare_out_dir(const std::string& dir) {
@@ -123,7 +130,7 @@ void write_report(const std::string& dir, const Report& report, const Json& conf
     const fs::path d(dir);
     // stats.json last: its presence marks a complete output folder (sweeps rely on this).
     if (!config.is_null()) write_file_atomic((d / "config.json").string(), config.dump(2) + "\n");
-    write_file_atomic((d / "report.txt").string(), report.table);
+    write_file_atomic((d / "report.txt").string(), table_text(report));
     if (report.csv_from_stats)
         write_file_atomic((d / "report.csv").string(), stats::render_csv(report.document.at("stats")));
     else if (!report.csv.empty())

@@ -19,14 +19,20 @@ Format parse_format(const std::string& text, const std::string& flag = "--format
 // A finished report: the document and its renderings.
 struct Report {
     Json document;           // the stats document (stats.json)
-    std::string table;       // report.txt
+    std::string table;       // report.txt, or its opening lines when table_from_stats
     std::string summary;     // the lines that open `table` for a person to read first (may be empty)
     std::string csv;         // report.csv (may be empty: not written then, unless csv_from_stats)
     // The CSV is the stats' leaves, rendered from document["stats"] only when it is printed or written (a
     // 10,440-TSP run has over a million leaves, and most runs print the table only).
     bool csv_from_stats = false;
+    // Likewise the table: when set, report.txt is `table`, the stats' table rendered from document["stats"] and
+    // `table_tail`, rendered only when printed or written (`loom schedule --brief` prints the summary only).
+    bool table_from_stats = false;
+    std::string table_tail;
     std::vector<std::pair<std::string, std::string>> extra_files;  // (file name, contents), e.g. trace.json
 };
+// The whole text of report.txt (renders the stats' table when the report defers it).
+std::string table_text(const Report& report);
 // Renders the report for stdout in the given format.
 std::string render(const Report& report, Format format);
 

@@ -47,7 +47,7 @@ TEST_CASE("On one node the schedule has zero spread and UGAL-L a non-zero spread
     // A dynamic network cannot beat the schedule's lower bound.
     const double bound_ns = doc.at("stats").at("tsp").at("schedule").at("lower_bound_ps").get<double>() / 1000.0;
     CHECK(ugal.at("makespan_min_ns").get<double>() >= bound_ns);
-    CHECK(result.report.table.find("dynamic-ugal_l") != std::string::npos);
+    CHECK(loom::scenario::table_text(result.report).find("dynamic-ugal_l") != std::string::npos);
     CHECK(result.report.csv.find("network,routing,runs") == 0);
 }
 
