@@ -133,6 +133,30 @@ TEST_CASE("Dependency cycles and unknown dependencies are reported with the ids 
     CHECK(m.size() == 3);
 }
 
+TEST_CASE("A chain of 300,000 dependencies is searched without recursion, and closing it is one cycle") {
+    // The cycle search keeps its own stack: a chain this long would overflow a recursive search's.
+    const FrozenTopology t = node();
+    const std::size_t n = 300'000;
+    TransferSet s;
+    s.transfers.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        Transfer& x = s.transfers[i];
+        x.id = static_cast<loom::workload::TransferId>(i);
+        x.src = static_cast<loom::topo::VertexId>(i % 2);
+        x.dsts = {2};
+        x.bytes = Bytes(320);
+        if (i > 0) x.deps = {x.id - 1};
+    }
+    loom::config::Errors errors;
+    loom::workload::validate(s, t, ChipConfig{}, "/workload", errors);
+    CHECK(errors.empty());
+    // 0 now waits for the last: the search from 0 walks the whole chain and closes it at transfer 1.
+    s.transfers[0].deps = {static_cast<loom::workload::TransferId>(n - 1)};
+    loom::workload::validate(s, t, ChipConfig{}, "/workload", errors);
+    REQUIRE(errors.messages().size() == 1);
+    CHECK(errors.messages()[0].rfind("/workload/transfers/1/deps: dependency cycle: 0 -> 299999 -> 299998 -> ", 0) == 0);
+}
+
 TEST_CASE("Duplicate ids and tensors that do not fit in memory are rejected") {
     const FrozenTopology t = node();
     const auto m = problems(R"({"transfers": [
