@@ -137,6 +137,8 @@ private:
     void vc_allocate_inline(std::int64_t cycle);
     void grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle);
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
+    void switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint64_t req);
+    std::uint64_t switch_grant(std::int64_t cycle);
     std::uint32_t scan_requests(std::int32_t p, std::int64_t cycle) const;
     std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
@@ -195,6 +197,7 @@ private:
     RingPool* pool_ = nullptr;            // the input buffers' chunks
     std::int32_t* credits_ = nullptr;     // per output VC
     std::uint8_t* ov_busy_ = nullptr;     // per output VC
+    std::uint8_t* vc_port_ = nullptr;     // per input VC: its port (iv / vcs_ without a division)
     std::int32_t* used_ = nullptr;        // per output port: credits consumed (UGAL-L's queue)
     std::uint16_t* sa_vcs_ = nullptr;     // per input port: its VCs Active with a buffered flit
     std::uint32_t* sw_lines_ = nullptr;   // per input port: the VCs requesting the switch this round
