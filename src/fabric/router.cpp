@@ -53,8 +53,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
                  net.config.alloc_iterations == 1),
       va_inline_(net.config.allocate_in_place && net.config.vc_allocator == AllocatorKind::SeparableInputFirst &&
                  net.config.alloc_iterations == 1 && ports_ * vcs_ <= 64),
-      wake_(ctx, "wake", this, sim::handler<&Router::on_wake>),
-      tick_(ctx, this, sim::handler<&Router::on_tick>, sim::Phase::Clock) {
+      wake_(ctx, "wake", this, sim::handler<&Router::on_wake>) {
     LOOM_ASSERT(ports_ <= 64, fmt::format("{}: {} ports, at most 64 are supported", path(), ports_));
     LOOM_ASSERT(net.config.vc_buffer_flits >= 1, fmt::format("{}: input buffers need at least one flit", path()));
     const auto P = static_cast<std::size_t>(ports_);
@@ -170,7 +169,7 @@ std::int64_t Router::buffered_flits() const {
 void Router::wake(std::int64_t cycle) {
     if (cycle >= next_tick_) return;
     next_tick_ = cycle;
-    tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
+    clock_->schedule(this, cycle);
 }
 
 void Router::sa_add(std::int32_t port, std::int32_t vc) {
@@ -640,6 +639,78 @@ void Router::on_tick() {
     for (std::uint64_t m = flit_lines_; m != 0 && next > c + 1; m &= m - 1)
         next = std::min(next, in_[std::countr_zero(m)].flit_due);
     if (next != kNever) wake(next);
+}
+
+RouterClock::RouterClock(sim::Context& ctx, const FabricSetup& net)
+    : sim::Component(ctx), net_(net), tick_(ctx, this, sim::handler<&RouterClock::on_tick>, sim::Phase::Clock) {}
+
+void RouterClock::schedule(Router* r, std::int64_t cycle) {
+    if (cycle - last_ < kRing) {
+        const auto b = static_cast<std::size_t>(cycle & (kRing - 1));
+        ring_[b].push_back(r);
+        busy_[b >> 6] |= std::uint64_t{1} << (b & 63);
+    } else {
+        far_.emplace_back(cycle, r);
+        far_min_ = std::min(far_min_, cycle);
+    }
+    if (cycle < armed_ && !ticking_) {
+        armed_ = cycle;
+        tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
+    }
+}
+
+std::int64_t RouterClock::next_in_ring(std::int64_t from) const {
+    constexpr std::size_t kWords = kRing / 64;
+    const auto s = static_cast<std::size_t>(from & (kRing - 1));
+    // The words from s's on, the first masked below s, then s's word again for the bits below s (wrapped).
+    for (std::size_t k = 0; k <= kWords; ++k) {
+        const std::size_t w = (s / 64 + k) % kWords;
+        std::uint64_t m = busy_[w];
+        if (k == 0) m &= ~std::uint64_t{0} << (s & 63);
+        if (k == kWords) m &= (std::uint64_t{1} << (s & 63)) - 1;
+        if (m == 0) continue;
+        const auto b = static_cast<std::int64_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(m)));
+        return from + ((b - static_cast<std::int64_t>(s)) & (kRing - 1));
+    }
+    return kNever;
+}
+
+void RouterClock::on_tick() {
+    const std::int64_t c = armed_;
+    armed_ = kNever;
+    ticking_ = true;
+    ++fired_;
+    last_ = c;
+    if (far_min_ < c + kRing) {
+        // Entries now within the ring's reach move into it.
+        std::int64_t rest = kNever;
+        std::erase_if(far_, [&](const std::pair<std::int64_t, Router*>& e) {
+            if (e.first >= c + kRing) {
+                rest = std::min(rest, e.first);
+                return false;
+            }
+            const auto b = static_cast<std::size_t>(e.first & (kRing - 1));
+            ring_[b].push_back(e.second);
+            busy_[b >> 6] |= std::uint64_t{1} << (b & 63);
+            return true;
+        });
+        far_min_ = rest;
+    }
+    const auto b = static_cast<std::size_t>(c & (kRing - 1));
+    std::vector<Router*>& due = ring_[b];
+    // By index: a tick schedules its router at a later cycle, never at c, but the bucket may not move under us.
+    for (std::size_t i = 0; i < due.size(); ++i) {
+        Router* r = due[i];
+        if (r->next_tick_ == c) r->on_tick();  // else superseded by an earlier tick that scheduled a later one
+    }
+    due.clear();
+    busy_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));
+    ticking_ = false;
+    const std::int64_t next = std::min(next_in_ring(c + 1), far_min_);
+    if (next != kNever) {
+        armed_ = next;
+        tick_.arm_at(Time::ps(net_.clock.edge(next).count()));
+    }
 }
 
 }  // namespace loom::fabric
