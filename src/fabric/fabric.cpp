@@ -172,6 +172,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     sim::Channel& wakes = sim.add_channel("fabric.wake", static_cast<std::uint32_t>(routers) +
                                                              static_cast<std::uint32_t>(n.pattern.terminals()),
                                           n.clock.min_span(Cycles(shortest)));
+    model->clock_->set_routers(model->routers_);
     for (std::size_t v = 0; v < routers; ++v) {
         model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
         model->routers_[v]->use_pool(model->ring_pool_);

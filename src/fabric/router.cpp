@@ -644,13 +644,19 @@ void Router::on_tick() {
 RouterClock::RouterClock(sim::Context& ctx, const FabricSetup& net)
     : sim::Component(ctx), net_(net), tick_(ctx, this, sim::handler<&RouterClock::on_tick>, sim::Phase::Clock) {}
 
+void RouterClock::set_routers(std::vector<Router*> routers) {
+    routers_ = std::move(routers);
+    words_ = (routers_.size() + 63) / 64;
+    ring_.assign(static_cast<std::size_t>(kRing) * words_, 0);
+}
+
 void RouterClock::schedule(Router* r, std::int64_t cycle) {
+    const auto v = static_cast<std::uint32_t>(r->vertex());
+    LOOM_DEBUG_ASSERT(v < routers_.size() && routers_[v] == r, "a router the clock does not know");
     if (cycle - last_ < kRing) {
-        const auto b = static_cast<std::size_t>(cycle & (kRing - 1));
-        ring_[b].push_back(r);
-        busy_[b >> 6] |= std::uint64_t{1} << (b & 63);
+        mark(cycle, v);
     } else {
-        far_.emplace_back(cycle, r);
+        far_.emplace_back(cycle, v);
         far_min_ = std::min(far_min_, cycle);
     }
     if (cycle < armed_ && !ticking_) {
@@ -684,26 +690,34 @@ void RouterClock::on_tick() {
     if (far_min_ < c + kRing) {
         // Entries now within the ring's reach move into it.
         std::int64_t rest = kNever;
-        std::erase_if(far_, [&](const std::pair<std::int64_t, Router*>& e) {
+        std::erase_if(far_, [&](const std::pair<std::int64_t, std::uint32_t>& e) {
             if (e.first >= c + kRing) {
                 rest = std::min(rest, e.first);
                 return false;
             }
-            const auto b = static_cast<std::size_t>(e.first & (kRing - 1));
-            ring_[b].push_back(e.second);
-            busy_[b >> 6] |= std::uint64_t{1} << (b & 63);
+            mark(e.first, e.second);
             return true;
         });
         far_min_ = rest;
     }
     const auto b = static_cast<std::size_t>(c & (kRing - 1));
-    std::vector<Router*>& due = ring_[b];
-    // By index: a tick schedules its router at a later cycle, never at c, but the bucket may not move under us.
-    for (std::size_t i = 0; i < due.size(); ++i) {
-        Router* r = due[i];
-        if (r->next_tick_ == c) r->on_tick();  // else superseded by an earlier tick that scheduled a later one
+    std::uint64_t* due = ring_.data() + b * words_;
+    // A tick schedules its router at a later cycle, never at c; the words are read again until none is set all
+    // the same. A router whose bit is set but whose schedule moved (an earlier tick scheduled a later one) is
+    // skipped.
+    for (bool again = true; again;) {
+        again = false;
+        for (std::size_t w = 0; w < words_; ++w) {
+            std::uint64_t m = due[w];
+            if (m == 0) continue;
+            due[w] = 0;
+            again = true;
+            for (; m != 0; m &= m - 1) {
+                Router* r = routers_[w * 64 + static_cast<std::size_t>(std::countr_zero(m))];
+                if (r->next_tick_ == c) r->on_tick();
+            }
+        }
     }
-    due.clear();
     busy_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));
     ticking_ = false;
     const std::int64_t next = std::min(next_in_ring(c + 1), far_min_);

@@ -256,13 +256,16 @@ private:
 // due routers' ticks, instead of one timer event per router tick (on the reference, 527 k of 1.21 M events were
 // router ticks). A router's tick touches only its own state and the lines it reads and writes, whose entries
 // arrive at least one cycle after their push, so the order in which the due routers tick changes no result;
-// the clock ticks them in the order they were scheduled. The routers' input lines name the clock as their
-// records' owner (sim::Owner): the records are read in its handler.
+// the clock ticks them by vertex, the order of their blocks and lines in memory. The routers' input lines name
+// the clock as their records' owner (sim::Owner): the records are read in its handler.
 class RouterClock : public sim::Component {
 public:
     static constexpr std::string_view kSubsystem = "fabric";
 
     RouterClock(sim::Context& ctx, const FabricSetup& net);
+
+    // The routers it ticks, by vertex (before the run).
+    void set_routers(std::vector<Router*> routers);
 
     // Router `r` ticks at `cycle` (at or after the current cycle); called by Router::wake, which keeps one
     // schedule per router (an earlier one supersedes, and a superseded entry is skipped when its cycle comes).
@@ -280,12 +283,21 @@ private:
     // (its pipeline stages, a channel's latency); later ones wait in far_.
     static constexpr std::int64_t kRing = 256;
 
+    void mark(std::int64_t cycle, std::uint32_t vertex) {
+        const auto b = static_cast<std::size_t>(cycle & (kRing - 1));
+        ring_[b * words_ + (vertex >> 6)] |= std::uint64_t{1} << (vertex & 63);
+        busy_[b >> 6] |= std::uint64_t{1} << (b & 63);
+    }
+
     const FabricSetup& net_;
     sim::Timer tick_;
-    // Entries of cycle c in ring_[c % kRing], for cycles in [last_, last_ + kRing); busy_ marks the non-empty ones.
-    std::array<std::vector<Router*>, kRing> ring_;
+    std::vector<Router*> routers_;  // by vertex
+    std::size_t words_ = 0;         // 64-bit words of a cycle's router mask
+    // The routers due in cycle c: a bit per vertex in ring_[c % kRing], for cycles in [last_, last_ + kRing);
+    // busy_ marks the cycles with some bit set.
+    std::vector<std::uint64_t> ring_;
     std::array<std::uint64_t, kRing / 64> busy_{};
-    std::vector<std::pair<std::int64_t, Router*>> far_;  // entries of later cycles, unordered
+    std::vector<std::pair<std::int64_t, std::uint32_t>> far_;  // (cycle, vertex) of later cycles, unordered
     std::int64_t far_min_ = kNever;                       // their earliest cycle
     std::int64_t last_ = 0;                               // the cycle ticked last
     std::int64_t armed_ = kNever;                         // the cycle tick_ is armed for (kNever: none)
