@@ -98,12 +98,37 @@ std::pair<const Booking*, const Booking*> Scheduler::table_around(topo::ChannelI
     return {before, after};
 }
 
+Scheduler::TemplateRef& Scheduler::timing_key(const Route& route, std::int64_t n) {
+    // The length, then per hop its parent, kind and leaf flag with its link class.
+    template_key_.clear();
+    template_key_.push_back(n);
+    for (const RouteHop& hop : route.hops) {
+        template_key_.push_back(hop.parent);
+        template_key_.push_back(hop.kind);
+        template_key_.push_back(static_cast<std::int64_t>(hop.pace) << 1 | (hop.leaf ? 1 : 0));
+    }
+    return template_index_[template_key_];
+}
+
 Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownRanges& known) {
     constexpr std::int64_t kNone = -2;
     if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases || known.template_pool == kNone) return {};
     const Route& route = candidates_[static_cast<std::size_t>(r)];
     const auto phases = static_cast<std::size_t>(timing_.den());
     const std::size_t hops = route.hops.size();
+    TemplateRef* ref = nullptr;
+    if (known.template_pool != template_pool_) {
+        ref = &timing_key(route, n);
+        if (ref->pool == kNone) {
+            known.template_pool = kNone;
+            return {};
+        }
+        if (ref->pool == template_pool_) {
+            known.template_pool = template_pool_;
+            known.template_at = ref->at;
+            known.template_span_at = ref->span_at;
+        }
+    }
     if (known.template_pool != template_pool_) {
         if (template_hops_.size() + phases * hops > kTemplatePoolHops) {
             template_hops_.clear();
@@ -146,11 +171,15 @@ Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownR
             template_hops_.resize(at);
             template_spans_.resize(span_at);
             known.template_pool = kNone;
+            ref->pool = kNone;
             return {};
         }
         known.template_pool = template_pool_;
         known.template_at = static_cast<std::uint32_t>(at);
         known.template_span_at = static_cast<std::uint32_t>(span_at);
+        ref->pool = template_pool_;
+        ref->at = known.template_at;
+        ref->span_at = known.template_span_at;
     }
     const TemplateHop* first = template_hops_.data() + known.template_at;
     const TemplateSpan* spans = template_spans_.data() + known.template_span_at;
@@ -478,6 +507,19 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
     if (!timing_.periodic()) return o;
     const std::size_t hops = route.hops.size();
     o.per_hop = std::make_unique<Time[]>(3 * hops);
+    TemplateRef& ref = timing_key(route, n);
+    if (ref.offsets_known) {
+        std::copy(ref.per_hop.begin(), ref.per_hop.end(), o.per_hop.get());
+        o.reach = ref.reach;
+        o.usable = ref.offsets_usable;
+        return o;
+    }
+    const auto keep = [&] {
+        ref.offsets_known = true;
+        ref.offsets_usable = o.usable;
+        ref.reach = o.reach;
+        ref.per_hop.assign(o.per_hop.get(), o.per_hop.get() + 3 * hops);
+    };
     for (std::size_t h = 0; h < hops; ++h) {
         o.lo(h) = Time::max();
         o.hi(h) = Time::ps(std::numeric_limits<std::int64_t>::min());
@@ -487,7 +529,10 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
     Plan plan;
     const std::int64_t base = timing_.den() * 1024;
     for (std::int64_t p = 0; p < timing_.den(); ++p) {
-        if (!evaluate(route, n, base + p, plan)) return o;
+        if (!evaluate(route, n, base + p, plan)) {
+            keep();
+            return o;
+        }
         const Time t0 = timing_.edge(base + p + chip_.issue_cycles);
         o.reach = std::min(o.reach, plan.completion - t0);
         for (std::size_t h = 0; h < hops; ++h) {
@@ -498,6 +543,7 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
         }
     }
     o.usable = true;
+    keep();
     return o;
 }
 

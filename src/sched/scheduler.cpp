@@ -90,11 +90,20 @@ Schedule Scheduler::run() {
         std::vector<std::uint32_t> edges;
         std::vector<std::size_t> waiting(n, 0);
         {
+            // Ids numbered 0..n-1 in order (a generated set) are positions: no search per dependency.
+            bool dense = true;
+            for (std::size_t i = 0; i < n && dense; ++i) dense = set_.transfers[i].id == i;
             std::vector<std::pair<workload::TransferId, std::size_t>> ids;
-            ids.reserve(n);
-            for (std::size_t i = 0; i < n; ++i) ids.emplace_back(set_.transfers[i].id, i);
-            std::sort(ids.begin(), ids.end());
-            auto position_of = [&](workload::TransferId d, const char* what) {
+            if (!dense) {
+                ids.reserve(n);
+                for (std::size_t i = 0; i < n; ++i) ids.emplace_back(set_.transfers[i].id, i);
+                std::sort(ids.begin(), ids.end());
+            }
+            auto position_of = [&](workload::TransferId d, const char* what) -> std::size_t {
+                if (dense) {
+                    LOOM_ASSERT(d < n, what);
+                    return d;
+                }
                 const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
                 LOOM_ASSERT(it != ids.end() && it->first == d, what);
                 return it->second;
@@ -213,6 +222,8 @@ void Scheduler::release_search_state() {
     drop(known_hint_);
     drop(template_hops_);
     drop(template_spans_);
+    drop(template_index_);
+    drop(template_key_);
     drop(fit_memo_);
     drop(around_memo_);
     drop(channel_mark_);

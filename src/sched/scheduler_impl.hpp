@@ -320,7 +320,41 @@ private:
     mutable std::vector<AroundMemo> around_memo_;  // by channel: table_around()'s last answer
 
     bool reuse_ = true;  // false: every search starts from its own start (tests compare both)
-    std::map<std::vector<std::int64_t>, std::int32_t> shapes_;  // route shape (per hop: channel, parent, kind, leaf)
+    // A shape key's hash (shapes are only looked up, never walked in order: a tree's comparisons of whole keys were
+    // 2-3 % of the compile at 1,152 TSPs).
+    struct ShapeHash {
+        std::size_t operator()(const std::vector<std::int64_t>& key) const noexcept {
+            std::uint64_t h = key.size();
+            for (const std::int64_t x : key) {
+                // splitmix64's finalizer over the running value and each hop's packed number.
+                h ^= static_cast<std::uint64_t>(x) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+                h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+                h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+                h ^= h >> 31;
+            }
+            return static_cast<std::size_t>(h);
+        }
+    };
+    // Route shape (per hop: channel, parent, kind, leaf) -> its id.
+    std::unordered_map<std::vector<std::int64_t>, std::int32_t, ShapeHash> shapes_;
+    // templates(): where the templates of a timing key are in the pool. A template depends on the route only
+    // through its hops' parent, kind, leaf flag and link class, and on the train's length (evaluate()): the
+    // thousands of shapes of a system share a few hundred keys, each timed once per pool instead of once per
+    // shape and length (evaluate() over every phase was a tenth of the compile at 576 TSPs).
+    // hop_offsets() depends on the same: its answer is kept per key too.
+    struct TemplateRef {
+        std::int64_t pool = -1;  // template_pool_ when made; -2: they do not fit TemplateHop
+        std::uint32_t at = 0;
+        std::uint32_t span_at = 0;
+        bool offsets_known = false;  // hop_offsets() of the key: usable, reach and 3 values a hop
+        bool offsets_usable = false;
+        Time reach;
+        std::vector<Time> per_hop;
+    };
+    std::unordered_map<std::vector<std::int64_t>, TemplateRef, ShapeHash> template_index_;
+    std::vector<std::int64_t> template_key_;  // scratch: the key being looked up
+    // template_index_'s entry of route's hops and length n.
+    TemplateRef& timing_key(const Route& route, std::int64_t n);
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
     std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
     std::vector<std::vector<KnownRanges>> known_;               // by shape

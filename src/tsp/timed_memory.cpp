@@ -234,6 +234,9 @@ void TimedMemory::read_range(std::int64_t first, std::int64_t count, AccessKey k
     if (count <= 0) return;
     const std::uint32_t lo = checked_slot(first);
     const std::uint32_t hi = checked_slot(first + count - 1);
+    // At most one entry a cell in the range, with the data check about that many: one allocation of the size, not
+    // a doubling per entry (none when the memory holds no cells).
+    out.reserve(std::min(static_cast<std::size_t>(hi - lo) + 1, static_cast<std::size_t>(cells_)));
     for (std::uint32_t s = lo; s <= hi;) {
         const Page* p = page_of(s);
         const std::uint32_t page_end = std::min<std::uint32_t>(hi, (s | static_cast<std::uint32_t>(kPageSlots - 1)));

@@ -293,7 +293,7 @@ void TspChip::on_action() {
 
 void TspChip::open_trains(InstrState& I) {
     const std::int64_t count = I.ins.count;
-    std::vector<OutTrain>& trains = I.state().trains;
+    std::vector<OutTrain>& trains = state(I).trains;
     for_each_out(I.ins, [&](std::int32_t o) {
         OutPortState& op = outs_[static_cast<std::size_t>(o)];
         OutTrain ot;
@@ -324,7 +324,7 @@ void TspChip::act(InstrState& I) {
     const std::int64_t slot0 = I.ins.address / vector_bytes_;
     switch (I.ins.op) {
         case sched::Op::Send: {
-            Live& live = I.state();
+            Live& live = state(I);
             apply_deferred({I.action, I.order});
             memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, live.operand);
             open_trains(I);
@@ -346,7 +346,7 @@ void TspChip::act(InstrState& I) {
                 }
             }
             if (config_.mode == ExecutionMode::Train) {
-                I.live.reset();  // every vector is on its way
+                drop_live(I);  // every vector is on its way
             } else if (!emissions_.empty() &&
                        (!emission_timer_.armed() || emissions_.front().time < emission_timer_.expiry())) {
                 emission_timer_.arm_at(emissions_.front().time);
@@ -358,7 +358,7 @@ void TspChip::act(InstrState& I) {
             break;
         case sched::Op::Reduce:
             apply_deferred({I.action, I.order});
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.state().operand);
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, state(I).operand);
             if (forwards(I.ins)) open_trains(I);
             break;
         case sched::Op::Receive:
@@ -373,7 +373,34 @@ void TspChip::act(InstrState& I) {
 }
 
 void TspChip::release_if_done(InstrState& I) {
-    if (I.ins.op != sched::Op::Send && I.consumed == I.ins.count) I.live.reset();
+    if (I.ins.op != sched::Op::Send && I.consumed == I.ins.count) drop_live(I);
+}
+
+TspChip::Live& TspChip::state(InstrState& I) {
+    if (!I.live) {
+        if (spare_live_.empty()) {
+            I.live = std::make_unique<Live>();
+        } else {
+            I.live = std::move(spare_live_.back());
+            spare_live_.pop_back();
+        }
+    }
+    return *I.live;
+}
+
+void TspChip::drop_live(InstrState& I) {
+    if (!I.live) return;
+    if (spare_live_.size() >= kSpareLive) {
+        I.live.reset();
+        return;
+    }
+    Live& live = *I.live;
+    live.trains.clear();
+    // The operand's buffer is not kept: read_range() sizes the next one at once, and 10,440 chips keeping up to
+    // kSpareLive of them added about 18 MiB to the run's peak.
+    SparseValues().swap(live.operand);
+    std::vector<Pending>().swap(live.pending);
+    spare_live_.push_back(std::move(I.live));
 }
 
 void TspChip::on_emission() {
@@ -404,7 +431,7 @@ void TspChip::on_emission() {
         } else if (std::all_of(live.trains.begin(), live.trains.end(), [&](const OutTrain& x) {
                        return x.next > static_cast<std::int64_t>(I.ins.count);
                    })) {
-            I.live.reset();  // its last vector is on its way on every port
+            drop_live(I);  // its last vector is on its way on every port
         }
     }
     if (!emissions_.empty()) emission_timer_.arm_at(emissions_.front().time);
@@ -572,7 +599,7 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& 
             consume(I, part);
             release_if_done(I);
         } else {
-            I.state().pending.push_back(part);
+            state(I).pending.push_back(part);
         }
         j += m;
     }
@@ -779,6 +806,7 @@ void TspChip::finish() {
     std::vector<Deferred>().swap(deferred_parts_);
     std::vector<std::uint32_t>().swap(deferred_free_);
     std::vector<SparseValues>().swap(spare_values_);
+    std::vector<std::unique_ptr<Live>>().swap(spare_live_);
 }
 
 // ---- end of run -----------------------------------------------------------------------------------------------
@@ -808,6 +836,7 @@ void TspChip::release_run_state() {
     if (memory_.cells() > 256) memory_ = TimedMemory();
     SparseValues().swap(arrived_values_);
     std::vector<SparseValues>().swap(spare_values_);
+    std::vector<std::unique_ptr<Live>>().swap(spare_live_);
     part_ = Pending();
     SparseValues().swap(scratch_);
     SparseValues().swap(scratch_out_);

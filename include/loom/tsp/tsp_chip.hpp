@@ -227,11 +227,7 @@ private:
         std::uint32_t claimed = 0;   // vectors whose arrival was processed
         std::uint32_t consumed = 0;  // vectors handed on (written, forwarded)
         bool acted = false;
-        std::unique_ptr<Live> live;  // while it runs (see Live)
-        Live& state() {
-            if (!live) live = std::make_unique<Live>();
-            return *live;
-        }
+        std::unique_ptr<Live> live;  // while it runs (see Live; from spare_live_ when one is kept)
     };
     // A storing instruction's part whose writes land later than they are known (a train's vectors are known when
     // its first arrives): kept as the part's values and the state that times its vectors, and written into the
@@ -272,6 +268,10 @@ private:
     void on_stop();
 
     void act(InstrState& I);
+    // I's Live block, taken from spare_live_ (or allocated) when it has none.
+    Live& state(InstrState& I);
+    // Frees I's Live block, or keeps it (emptied) in spare_live_.
+    void drop_live(InstrState& I);
     // Frees what a receiving instruction held while running once its last vector is handed on.
     void release_if_done(InstrState& I);
     // Calls f(index into outs_) for each out port of `ins`, in port order.
@@ -362,6 +362,10 @@ private:
     static constexpr std::size_t kSpareBuffers = 2;    // a Forward or Reduce hands on what it takes: one suffices
     static constexpr std::size_t kSpareEntries = 256;  // 4 KiB: runs of up to 256 vectors (46 at 10,440 TSPs)
     std::vector<SparseValues> spare_values_;
+    // Live blocks of finished instructions, emptied, for the next ones (an allocation and a free per instruction
+    // otherwise, plus its trains'): at most kSpareLive, without their operands' buffers.
+    static constexpr std::size_t kSpareLive = 2;  // instructions overlap little on one chip
+    std::vector<std::unique_ptr<Live>> spare_live_;
     Pending part_;                 // the part of it being handed to one instruction
     SparseValues scratch_;
     SparseValues scratch_out_;
