@@ -123,6 +123,8 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         for (const auto& m : trace->messages()) per_terminal[static_cast<std::size_t>(m.src)].push_back(m);
     const auto num_routers = static_cast<std::uint32_t>(t.num_vertices());
     const auto num_terminals = static_cast<std::uint32_t>(n.pattern.terminals());
+    // The clock that ticks every router (RouterClock): one kernel event per cycle with a router due.
+    model->clock_ = &sim.add<RouterClock>("fabric.clock", n);
     model->routers_.assign(num_routers, nullptr);
     model->terminals_.assign(num_terminals, nullptr);
     for (const std::uint32_t k : sim.construction_order(1 + num_routers + num_terminals, "fabric")) {
@@ -170,9 +172,11 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     sim::Channel& wakes = sim.add_channel("fabric.wake", static_cast<std::uint32_t>(routers) +
                                                              static_cast<std::uint32_t>(n.pattern.terminals()),
                                           n.clock.min_span(Cycles(shortest)));
+    model->clock_->set_routers(model->routers_);
     for (std::size_t v = 0; v < routers; ++v) {
         model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
         model->routers_[v]->use_pool(model->ring_pool_);
+        model->routers_[v]->use_clock(*model->clock_);
     }
     auto terminal_endpoint = [&](std::int32_t id) { return static_cast<std::uint32_t>(routers) + static_cast<std::uint32_t>(id); };
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id)
@@ -183,7 +187,9 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         Router& b = *model->routers_[static_cast<std::size_t>(ch.dst)];
         FlitLink& flits = line_of(ch.dst, ch.dst_port, false);
         FlitLink& credits = line_of(ch.src, ch.src_port, true);
-        flits.bind_receiver(b.ctx());  // the records it carries are the receiver's from their heads' arrival on
+        // The records it carries are the receiver's from their heads' arrival on, read in its ticks: the clock's
+        // handler.
+        flits.bind_receiver(model->clock_->ctx());
         a.attach_output(ch.src_port, flits, &credits);
         b.attach_input(ch.dst_port, flits, credits);
         flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port), model->ring_pool_);
@@ -214,7 +220,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         FlitLink& injection = line_of(v, q, false);
         FlitLink& credits = lines[terminal_lines + 2 * static_cast<std::size_t>(id)];
         FlitLink& ejection = lines[terminal_lines + 2 * static_cast<std::size_t>(id) + 1];
-        injection.bind_receiver(r.ctx());
+        injection.bind_receiver(model->clock_->ctx());  // read in the router's ticks (the clock's handler)
         ejection.bind_receiver(term.ctx());
         term.attach(injection, credits, ejection);
         r.attach_input(q, injection, credits);

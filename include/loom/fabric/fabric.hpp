@@ -31,6 +31,7 @@ namespace loom::fabric {
 class FabricModel;
 class Monitor;
 class Router;
+class RouterClock;
 class Terminal;
 
 // The model's four config sections, each optional (absent: its defaults).
@@ -125,6 +126,7 @@ private:
     std::vector<Router*> routers_;      // by vertex
     std::vector<Terminal*> terminals_;  // by terminal id
     Monitor* monitor_ = nullptr;
+    RouterClock* clock_ = nullptr;  // ticks the routers
     double wall_s_ = 0;
     bool finished_ = false;
     sim::Probes probes_;
