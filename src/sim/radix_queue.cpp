@@ -73,7 +73,7 @@ RadixQueue::RadixQueue(int shift, std::size_t windows, bool adaptive) : shift_(s
 void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end) {
     shift_ = shift;
     mask_ = windows - 1;
-    windows_.assign(windows, Window{kNil, kNil, 0});
+    windows_.assign(windows, Window{nullptr, kNil, 0});
     cur_end_ = cur_end;
     horizon_ = cur_end + (static_cast<std::int64_t>(windows) << shift);
     span_ = static_cast<std::uint64_t>(windows) << shift;
@@ -99,7 +99,7 @@ std::size_t RadixQueue::bytes_held() const {
 
 std::size_t RadixQueue::peak_bytes() const { return std::max(peak_bytes_, bytes_held()); }
 
-std::uint32_t RadixQueue::new_chunk(Window& w) {
+Event* RadixQueue::new_chunk(Window& w) {
     std::uint32_t c = free_;
     if (c != kNil) {
         free_ = next_[c];
@@ -111,7 +111,17 @@ std::uint32_t RadixQueue::new_chunk(Window& w) {
             // capacity is what the per-event budget counts.
             const std::size_t more = std::max<std::size_t>(n / 64, 128);
             next_.reserve(n + more);
+            const auto old_base = reinterpret_cast<std::uintptr_t>(pool_.data());
             pool_.reserve((n + more) * kChunk);
+            const auto new_base = reinterpret_cast<std::uintptr_t>(pool_.data());
+            if (new_base != old_base) {
+                // The windows' write positions move with the pool (w, not yet linked, is among them).
+                for (Window& x : windows_) {
+                    if (x.count == 0) continue;
+                    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(x.write) - old_base;
+                    x.write = reinterpret_cast<Event*>(new_base + at);
+                }
+            }
         }
         next_.push_back(kNil);
         pool_.resize((n + 1) * kChunk);
@@ -121,10 +131,9 @@ std::uint32_t RadixQueue::new_chunk(Window& w) {
     if (w.count == 0) {
         w.head = c;
     } else {
-        next_[w.tail] = c;
+        next_[tail_chunk(w)] = c;
     }
-    w.tail = c;
-    return c;
+    return &pool_[std::size_t{c} * kChunk];
 }
 
 void RadixQueue::push_slow(const Event& e) {
@@ -215,19 +224,27 @@ void RadixQueue::load(Window& w, std::int64_t start) {
             }
         }
         // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
-        // the inner loop is rarely entered.
-        // One pointer walks the run (one induction variable per event).
+        // the inner loop is rarely entered. One pointer walks the run, and the time of the event before it
+        // stays in a register: the full (time, key) comparison only runs when the times are out of order or
+        // equal.
         Event* const last = out + n;
-        for (Event* p = n == 0 ? last : out + 1; p != last; ++p) {
-            if (before(p[0], p[-1])) [[unlikely]] {
-                const Event e = *p;
-                Event* at = p;
-                do {
-                    *at = at[-1];
-                    --at;
-                } while (at != out && before(e, at[-1]));
-                *at = e;
+        std::int64_t prev = out[0].time;  // n >= 1: only non-empty windows are loaded
+        for (Event* p = out + 1; p < last; ++p) {
+            const std::int64_t t = p->time;
+            if (t <= prev) [[unlikely]] {
+                if (before(p[0], p[-1])) {
+                    const Event e = *p;
+                    Event* at = p;
+                    do {
+                        *at = at[-1];
+                        --at;
+                    } while (at != out && before(e, at[-1]));
+                    *at = e;
+                }
+                prev = p->time;  // the greatest time so far (the insertion moved it here)
+                continue;
             }
+            prev = t;
         }
     } else {
         Event* o = out;
@@ -235,9 +252,9 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         std::sort(out, out + n, [](const Event& a, const Event& b) { return before(a, b); });
     }
     // The window's chunks go back to the free list at once.
-    next_[w.tail] = free_;
+    next_[tail_chunk(w)] = free_;
     free_ = w.head;
-    w = Window{kNil, kNil, 0};
+    w = Window{nullptr, kNil, 0};
 }
 
 void RadixQueue::maybe_retune() {

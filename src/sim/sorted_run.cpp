@@ -15,10 +15,10 @@ void SortedRun::insert(const Event& e) {
     if (cur_ == end_) {
         // Everything loaded was popped: start the run afresh rather than let it grow.
         cur_ = end_ = buf_.data();
-    } else if (end_ == buf_.data() + buf_.size()) {
+    } else if (end_ == room_end()) {
         make_room();
     }
-    if (end_ == buf_.data() + buf_.size()) grow();
+    if (end_ == room_end()) grow();
     Event* const at = std::upper_bound(cur_, end_, e, [](const Event& a, const Event& b) { return before(a, b); });
     std::copy_backward(at, end_, end_ + 1);
     *at = e;
