@@ -127,12 +127,8 @@ Event* RadixQueue::new_chunk(Window& w) {
         pool_.resize((n + 1) * kChunk);
         c = static_cast<std::uint32_t>(n);
     }
-    next_[c] = kNil;
-    if (w.count == 0) {
-        w.head = c;
-    } else {
-        next_[tail_chunk(w)] = c;
-    }
+    next_[c] = w.count == 0 ? kNil : w.head;
+    w.head = c;
     return &pool_[std::size_t{c} * kChunk];
 }
 
@@ -187,18 +183,9 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     const std::size_t n = w.count;
     Event* const out = run_.fill(n);
     run_.filled(n);
-    // Visits the window's events in chunk order.
-    auto each = [this, &w, n](auto&& f) {
-        std::uint32_t c = w.head;
-        std::size_t i = 0;
-        for (; i + kChunk <= n; i += kChunk) {
-            const Event* chunk = &pool_[std::size_t{c} * kChunk];
-            for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
-            c = next_[c];
-        }
-        const Event* chunk = &pool_[std::size_t{c} * kChunk];
-        for (std::size_t k = 0; i + k < n; ++k) f(chunk[k]);
-    };
+    // Visits the window's events, chunk by chunk.
+    std::uint32_t oldest = kNil;  // the window's last chunk, where its list joins the free list
+    auto each = [this, &w, &oldest](auto&& f) { oldest = each_in(w, f); };
     if (shift_ <= kMaxRadixShift) {
         // One counting-sort pass on the offset's top digit (the whole offset when it fits one digit): the
         // output is sorted by time up to events that share a fine bucket of 2^drop ps.
@@ -252,7 +239,7 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         std::sort(out, out + n, [](const Event& a, const Event& b) { return before(a, b); });
     }
     // The window's chunks go back to the free list at once.
-    next_[tail_chunk(w)] = free_;
+    next_[oldest] = free_;
     free_ = w.head;
     w = Window{nullptr, kNil, 0};
 }

@@ -102,11 +102,7 @@ public:
     void for_each(F&& f) const {
         run_.for_each(f);
         for (const Window& w : windows_) {
-            std::uint32_t c = w.head;
-            for (std::uint32_t i = 0; i < w.count; ++i) {
-                if (i != 0 && i % kChunk == 0) c = next_[c];
-                f(pool_[c * kChunk + i % kChunk]);
-            }
+            if (w.count != 0) each_in(w, f);
         }
         overflow_.for_each(f);
     }
@@ -119,12 +115,28 @@ public:
 private:
     static constexpr std::uint32_t kNil = 0xffffffffu;
 
-    // 16 bytes (a window's address is its index shifted). The tail chunk is the one `write` is in, or ends at.
+    // 16 bytes (a window's address is its index shifted). Its chunks are listed newest first: a new chunk
+    // becomes the head, so no tail is kept (the order events are visited in does not matter to the sort).
     struct Window {
-        Event* write;         // where the next event goes in the tail chunk, once count % kChunk != 0
-        std::uint32_t head;   // first chunk (kNil when empty)
+        Event* write;         // where the next event goes in the head chunk, once count % kChunk != 0
+        std::uint32_t head;   // newest chunk, the only one not full (kNil when empty)
         std::uint32_t count;  // events
     };
+    // Calls f on each event of a non-empty window (the head chunk's, then the full chunks'); returns the
+    // window's last (oldest) chunk.
+    template <class F>
+    std::uint32_t each_in(const Window& w, F&& f) const {
+        std::uint32_t c = w.head;
+        const Event* chunk = &pool_[std::size_t{c} * kChunk];
+        const std::size_t first = (w.count - 1) % kChunk + 1;
+        for (std::size_t k = 0; k < first; ++k) f(chunk[k]);
+        for (std::size_t i = first; i < w.count; i += kChunk) {
+            c = next_[c];
+            chunk = &pool_[std::size_t{c} * kChunk];
+            for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
+        }
+        return c;
+    }
 
     void append(const Event& e) {
         const auto t = static_cast<std::uint64_t>(e.time);
@@ -136,10 +148,7 @@ private:
         w.write = p + 1;
         *p = e;
     }
-    Event* new_chunk(Window& w);  // a chunk appended to w's list (its tail): its first event
-    std::uint32_t tail_chunk(const Window& w) const {  // w non-empty
-        return static_cast<std::uint32_t>(static_cast<std::size_t>(w.write - 1 - pool_.data()) / kChunk);
-    }
+    Event* new_chunk(Window& w);  // a chunk put at the head of w's list: its first event
     void push_slow(const Event& e);      // into the current window or the overflow heap
     void advance();                      // current window exhausted: sort the next non-empty one into it
     void load(Window& w, std::int64_t start);
