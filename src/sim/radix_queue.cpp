@@ -29,22 +29,22 @@ constexpr int kMinDigitBits = 4;
 // quadratic in a bucket's size; at this size the two cost about the same).
 constexpr std::uint32_t kInsertionMax = 16;
 
-// Turns digit counts into the first output index of each digit, and tells whether some digit counted more
-// than kInsertionMax events. Four digits per step where SSE2 is available (every x86-64): the scan runs once
+// Turns digit counts into the first output offset of each digit, and tells whether some digit counted more
+// than `limit` (counts and offsets are in bytes: sizeof(Event) per event). Four digits per step where SSE2 is available (every x86-64): the scan runs once
 // per fine bucket, 1-2 per event, and was a fifth of a window load's instructions one digit at a time.
-bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) {
+bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
     std::size_t d = 0;
     std::uint32_t sum = 0;
     bool full = false;
 #if defined(__SSE2__)
     __m128i carry = _mm_setzero_si128();
     __m128i over = _mm_setzero_si128();
-    const __m128i limit = _mm_set1_epi32(static_cast<int>(kInsertionMax));
+    const __m128i lim = _mm_set1_epi32(static_cast<int>(limit));
     for (; d + 4 <= n; d += 4) {
         auto* at = reinterpret_cast<__m128i*>(count.data() + d);
         const __m128i x = _mm_loadu_si128(at);
-        // Counts are at most a window's events (< 2^31): the signed comparison is the unsigned one.
-        over = _mm_or_si128(over, _mm_cmpgt_epi32(x, limit));
+        // Counts are below 2^31 (kMaxBytes32): the signed comparison is the unsigned one.
+        over = _mm_or_si128(over, _mm_cmpgt_epi32(x, lim));
         __m128i scan = _mm_add_epi32(x, _mm_slli_si128(x, 4));
         scan = _mm_add_epi32(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the four
         _mm_storeu_si128(at, _mm_add_epi32(carry, _mm_sub_epi32(scan, x)));
@@ -55,28 +55,29 @@ bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) 
 #endif
     for (; d < n; ++d) {
         const std::uint32_t c = count[d];
-        full |= c > kInsertionMax;
+        full |= c > limit;
         count[d] = sum;
         sum += c;
     }
     return full;
 }
 
-// The same on 16-bit counts, eight digits per step: for windows of at most kMaxEvents16 events, i.e. every
-// window of PHOLD (~64 events), whose loads spent a fifth of their instructions in the 32-bit scan above.
-constexpr std::size_t kMaxEvents16 = 0x7fff;  // counts below 2^15: the signed 16-bit comparison is the unsigned one
-bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n) {
+// The same on 16-bit counts, eight digits per step: for windows of at most kMaxBytes16 bytes of events, i.e.
+// every window of PHOLD (~64 events), whose loads spent a fifth of their instructions in the 32-bit scan.
+constexpr std::size_t kMaxBytes16 = 0x7fff;  // below 2^15: the signed 16-bit comparison is the unsigned one
+constexpr std::size_t kMaxBytes32 = 0x7fffffff;
+bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
     std::size_t d = 0;
     std::uint16_t sum = 0;
     bool full = false;
 #if defined(__SSE2__)
     __m128i carry = _mm_setzero_si128();
     __m128i over = _mm_setzero_si128();
-    const __m128i limit = _mm_set1_epi16(static_cast<short>(kInsertionMax));
+    const __m128i lim = _mm_set1_epi16(static_cast<short>(limit));
     for (; d + 8 <= n; d += 8) {
         auto* at = reinterpret_cast<__m128i*>(count.data() + d);
         const __m128i x = _mm_loadu_si128(at);
-        over = _mm_or_si128(over, _mm_cmpgt_epi16(x, limit));
+        over = _mm_or_si128(over, _mm_cmpgt_epi16(x, lim));
         __m128i scan = _mm_add_epi16(x, _mm_slli_si128(x, 2));
         scan = _mm_add_epi16(scan, _mm_slli_si128(scan, 4));
         scan = _mm_add_epi16(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the eight
@@ -88,7 +89,7 @@ bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n) 
 #endif
     for (; d < n; ++d) {
         const std::uint16_t c = count[d];
-        full |= c > kInsertionMax;
+        full |= c > limit;
         count[d] = sum;
         sum = static_cast<std::uint16_t>(sum + c);
     }
@@ -220,7 +221,7 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     // Visits the window's events, chunk by chunk.
     std::uint32_t oldest = kNil;  // the window's last chunk, where its list joins the free list
     auto each = [this, &w, &oldest](auto&& f) { oldest = each_in(w, f); };
-    if (shift_ <= kMaxRadixShift) {
+    if (shift_ <= kMaxRadixShift && n * sizeof(Event) <= kMaxBytes32) [[likely]] {
         // One counting-sort pass on the offset's top digit (the whole offset when it fits one digit): the
         // output is sorted by time up to events that share a fine bucket of 2^drop ps.
         // The digit is bit_width(n) bits wide (kMinDigitBits..kDigitBits): clearing the counters and the prefix
@@ -228,27 +229,34 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         const int bits = std::clamp(static_cast<int>(std::bit_width(n)), kMinDigitBits, RadixQueue::kDigitBits);
         const int drop = std::max(shift_ - bits, 0);
         const std::size_t digits = std::size_t{1} << (shift_ - drop);
-        // The counts are 16-bit where the window's events fit (half the clearing and scan work), else 32-bit.
+        // Counts are in bytes (sizeof(Event) per event), so that the scatter adds a count to the output's
+        // address as it is; 16-bit where the window's events fit (half the clearing and scan work), else 32-bit.
+        constexpr std::uint32_t kSize = sizeof(Event);
+        char* const base = reinterpret_cast<char*>(out);
         auto counting_sort = [&](auto& count) {
             using Count = typename std::remove_reference_t<decltype(count)>::value_type;
             std::fill_n(count.begin(), digits, Count{0});
-            each([&](const Event& e) { ++count[static_cast<std::uint64_t>(e.time - start) >> drop]; });
-            const bool full = exclusive_prefix(count, digits);
-            each([&](const Event& e) { out[count[static_cast<std::uint64_t>(e.time - start) >> drop]++] = e; });
+            each([&](const Event& e) { count[static_cast<std::uint64_t>(e.time - start) >> drop] += kSize; });
+            const bool full = exclusive_prefix(count, digits, kInsertionMax * kSize);
+            each([&](const Event& e) {
+                Count& at = count[static_cast<std::uint64_t>(e.time - start) >> drop];
+                *reinterpret_cast<Event*>(base + at) = e;
+                at = static_cast<Count>(at + kSize);
+            });
             if (full) [[unlikely]] {
                 // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
                 // insertion pass below stays linear. count[d] is now the end of fine bucket d.
                 std::uint32_t begin = 0;
                 for (std::size_t d = 0; d < digits; ++d) {
-                    if (count[d] - begin > kInsertionMax) {
-                        std::sort(out + begin, out + count[d],
-                                  [](const Event& a, const Event& b) { return before(a, b); });
+                    const std::uint32_t end = count[d] / kSize;
+                    if (end - begin > kInsertionMax) {
+                        std::sort(out + begin, out + end, [](const Event& a, const Event& b) { return before(a, b); });
                     }
-                    begin = count[d];
+                    begin = end;
                 }
             }
         };
-        if (n <= kMaxEvents16) [[likely]] {
+        if (n * kSize <= kMaxBytes16) [[likely]] {
             std::array<std::uint16_t, kDigits> count;
             counting_sort(count);
         } else {
