@@ -4,6 +4,19 @@
 
 namespace loom::sim {
 
+void SortedRun::resize(std::size_t room) {
+    buf_.resize(room + kPad);
+    cap_ = buf_.data() + room;
+}
+
+Event* SortedRun::grow() {
+    const std::ptrdiff_t pos = cur_ - buf_.data(), n = end_ - buf_.data();
+    resize(buf_.empty() ? kMinRoom : 2 * room());
+    cur_ = buf_.data() + pos;
+    end_ = buf_.data() + n;
+    return buf_.data();
+}
+
 void SortedRun::make_room() {
     if (cur_ == buf_.data()) return;
     // Full, with popped events at the front: slide the run down before growing the buffer.

@@ -79,13 +79,7 @@ public:
         return buf_.data();
     }
     std::size_t room() const { return static_cast<std::size_t>(cap_ - buf_.data()); }
-    Event* grow() {
-        const std::ptrdiff_t pos = cur_ - buf_.data(), n = end_ - buf_.data();
-        resize(buf_.empty() ? kMinRoom : 2 * room());
-        cur_ = buf_.data() + pos;
-        end_ = buf_.data() + n;
-        return buf_.data();
-    }
+    Event* grow();  // out of line, like resize
     void filled(std::size_t n) {
         LOOM_DEBUG_ASSERT(n <= room(), "SortedRun::filled past the room");
         cur_ = buf_.data();
@@ -115,10 +109,7 @@ private:
 
     static constexpr std::size_t kMinRoom = 64;  // first allocation: one small bucket's worth
     Event* room_end() const { return cap_; }
-    void resize(std::size_t room) {
-        buf_.resize(room + kPad);
-        cap_ = buf_.data() + room;
-    }
+    void resize(std::size_t room);  // out of line: keeps the inlined insert's slow path to a call
 
     std::vector<Event> buf_;  // the run is [cur_, end_), inside buf_'s first room() events; kPad more follow
     Event* cur_ = nullptr;
