@@ -69,9 +69,13 @@ std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing
 }
 
 void DcNode::arrival(const IpIn::PacketType& p) {
-    if (traced(p.payload)) hops_.push_back(HopRecord{now(), p.payload, HopEvent::Received, 0, index_, 0});
-    if (frozen_) return drop(p.payload, shared_.frozen);
+    if (traced(p.payload)) [[unlikely]] note_received(p.payload);
+    if (frozen_) [[unlikely]] return drop(p.payload, shared_.frozen);
     on_packet(p.payload);
+}
+
+void DcNode::note_received(const IpPacket& p) {
+    hops_.push_back(HopRecord{now(), p, HopEvent::Received, 0, index_, 0});
 }
 
 void DcNode::send_checked(std::uint32_t port, const IpPacket& p, bool control) {

@@ -13,6 +13,11 @@ void EcmpSelector::set_table(std::vector<NextHop> table, std::size_t hop_count) 
     hop_count_ = hop_count;
     pow2_ = !table_.empty() && std::has_single_bit(table_.size());
     mask_ = pow2_ ? table_.size() - 1 : 0;
+    small_.clear();
+    // The largest hop a byte holds.
+    constexpr NextHop kByteMax = 255;
+    if (std::all_of(table_.begin(), table_.end(), [](NextHop h) { return h <= kByteMax; }))
+        small_.assign(table_.begin(), table_.end());
 }
 
 ResilientEcmp::ResilientEcmp(std::uint32_t buckets) : bucket_count_(buckets) {

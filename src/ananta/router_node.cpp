@@ -11,13 +11,21 @@ constexpr std::uint64_t kMoveSamples = 65'536;
 
 RouterNode::RouterNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, Tier tier, std::uint32_t number)
     : DcNode(ctx, shared, index),
-      tier_(tier),
-      number_(number),
       hash_base_(tuple_hash_base(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) +
                                  static_cast<std::uint64_t>(tier))),
+      number_(number),
+      tier_(tier),
       up_(make_ecmp(shared.config.params.ecmp)),
       vip_(make_ecmp(shared.config.params.ecmp)),
       seed_(static_cast<std::uint64_t>(shared.config.params.ecmp.hash_seed) + static_cast<std::uint64_t>(tier)) {}
+
+void RouterNode::set(std::vector<std::int64_t>& v, std::uint32_t key, std::uint32_t port, const std::int64_t*& data,
+                     std::uint32_t& count) {
+    if (key >= v.size()) v.resize(key + std::size_t{1}, -1);
+    v[key] = port;
+    data = v.data();
+    count = static_cast<std::uint32_t>(v.size());  // key + 1 at most: fits
+}
 
 void RouterNode::set_up_ports(std::vector<NextHop> ports) {
     up_->set_next_hops(ports);
@@ -46,21 +54,18 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
     const addr::Decoded d = addr::decode(p.wire_dst());
     // The flow hash only where a choice among next hops is made (the hops down to a known port need none).
     const auto h = [&] { return wire_hash_from(p, hash_base_); };
-    auto at = [](const std::vector<std::int64_t>& v, std::uint32_t k) -> std::int64_t {
-        return k < v.size() ? v[k] : -1;
-    };
     switch (tier_) {
         case Tier::Tor:
             switch (d.kind) {
                 case addr::Kind::Host:
                 case addr::Kind::Vm:
-                    if (d.rack == number_) return at(down_, d.slot);
+                    if (d.rack == number_) return at(down_, down_count_, d.slot);
                     break;
                 case addr::Kind::Mux:
-                    if (auto port = at(mux_port_, d.index); port >= 0) return port;
+                    if (auto port = at(mux_port_, mux_count_, d.index); port >= 0) return port;
                     break;
                 case addr::Kind::Vip:
-                    if (bgp_) {
+                    if (has_bgp_) {
                         if (const std::int64_t port = bgp_->route(p.wire_dst(), h()); port >= 0) return port;
                         break;
                     }
@@ -73,7 +78,7 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
         case Tier::Spine:
             switch (d.kind) {
                 case addr::Kind::Host:
-                case addr::Kind::Vm: return at(down_, d.rack);
+                case addr::Kind::Vm: return at(down_, down_count_, d.rack);
                 case addr::Kind::Mux: return -2;  // resolved by the builder's Mux -> rack map below
                 case addr::Kind::Vip: return vip_view_.size() > 0 ? static_cast<std::int64_t>(vip_view_.select(h())) : -1;
                 case addr::Kind::Client: return up_view_.size() > 0 ? static_cast<std::int64_t>(up_view_.select(h())) : -1;
@@ -82,7 +87,7 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
             return -1;
         case Tier::Border:
             switch (d.kind) {
-                case addr::Kind::Client: return at(down_, d.index);
+                case addr::Kind::Client: return at(down_, down_count_, d.index);
                 case addr::Kind::Unknown: return -1;
                 default: return up_view_.size() > 0 ? static_cast<std::int64_t>(up_view_.select(h())) : -1;
             }
@@ -91,7 +96,7 @@ std::int64_t RouterNode::route(const IpPacket& p) const {
 }
 
 void RouterNode::on_packet(const IpPacket& in) {
-    if (bgp_)
+    if (has_bgp_)
         if (const auto m = bgp_->accepts(in)) {
             consumed(in);
             bgp_out_.clear();
@@ -107,19 +112,19 @@ void RouterNode::on_packet(const IpPacket& in) {
     std::int64_t port = route(in);
     if (port == -2) {  // spine toward a Mux: the ToR of its rack
         const std::uint32_t mux = addr::decode(in.wire_dst()).index;
-        port = mux < mux_port_.size() ? mux_port_[mux] : -1;
+        port = at(mux_port_, mux_count_, mux);
     }
     if (port < 0) [[unlikely]] {
         IpPacket p = in;
         p.decrement_ttl();
         return drop(p, DropReason::NoRoute);
     }
-    ++forwarded_;
     forward(static_cast<std::uint32_t>(port), in);
 }
 
 void RouterNode::enable_bgp(std::unique_ptr<BgpPeer> peer, BgpRouteListener* listener) {
     bgp_ = std::move(peer);
+    has_bgp_ = bgp_ != nullptr;
     listener_ = listener;
     bgp_timer_ = std::make_unique<sim::Timer>(ctx(), this, sim::handler<&RouterNode::on_bgp_timer>);
 }

@@ -37,11 +37,9 @@ std::int64_t uniform_upto(std::uint64_t bits, std::int64_t span) {
 PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
                        std::uint64_t stream, const DropReasons* reasons)
     : ctx_(&ctx),
-      latency_ps_(timing.latency().count()),
-      unit_bytes_(0),
-      overhead_bytes_(0),
-      plain_(false),
       wire_(ctx, name),
+      latency_ps_(timing.latency().count()),
+      plain_(false),
       unit_bytes64_(timing.unit_payload.count()),
       overhead_bytes64_(config.packet_overhead.count()),
       queueless_(config.scheduling == Scheduling::None),
@@ -76,19 +74,28 @@ PortEngine::PortEngine(sim::Context& ctx, std::string_view name, const LinkTimin
     constexpr std::int64_t kI32 = std::numeric_limits<std::int32_t>::max();
     plain_ = !queueless_ && !faulty_ && timing.jitter == Time::zero() && timing.bit_error_rate <= 0.0 &&
              ps_per_unit_ > 0 && unit_bytes64_ <= kI32 && overhead_bytes64_ >= 0 && overhead_bytes64_ <= kI32;
-    if (plain_) {
-        unit_bytes_ = static_cast<std::int32_t>(unit_bytes64_);
-        overhead_bytes_ = static_cast<std::int32_t>(overhead_bytes64_);
-    }
     keep_info_ = !plain_ || deliveries_read_;
     if (unit_bytes64_ > 0 && std::has_single_bit(static_cast<std::uint64_t>(unit_bytes64_)))
         unit_shift_ = static_cast<std::int8_t>(std::countr_zero(static_cast<std::uint64_t>(unit_bytes64_)));
+    if (plain_ && ps_per_unit_ <= std::numeric_limits<std::int32_t>::max()) {
+        fast_ps_per_unit_ = static_cast<std::int32_t>(ps_per_unit_);
+        overhead_bytes_ = static_cast<std::int32_t>(overhead_bytes64_);
+    }
+    refresh_fast();
 }
 
 void PortEngine::set_deliveries_read(bool read) {
     LOOM_ASSERT(slot_count_ == 0, "output port: deliveries_read set after a send");
     deliveries_read_ = read;
     keep_info_ = !plain_ || deliveries_read_;
+    refresh_fast();
+}
+
+void PortEngine::refresh_fast() {
+    // The wire's latency is the link's (net::connect binds it so): transmit_fast reads it there, in the line it
+    // sends through.
+    fast_ = plain_ && !keep_info_ && !forced_down_ && waiting_ == 0 && unit_shift_ >= 0 && fast_ps_per_unit_ > 0 &&
+            wire_.bound() && wire_.latency().count() == latency_ps_;
 }
 
 void PortEngine::InFlightRing::grow() {
@@ -110,22 +117,12 @@ std::int64_t PortEngine::units_of(std::int64_t bytes) const {
     return (b + unit - 1) / unit;
 }
 
-// units_of() on a plain port, from the constants in its hot lines (the same values).
-inline std::int64_t PortEngine::plain_units(std::int64_t bytes) const {
-    const std::int64_t unit = unit_bytes_;
-    const std::int64_t b = bytes + overhead_bytes_;
-    if (b <= unit) return 1;  // most packets of most links: no division
-    if (unit_shift_ >= 0) return (b + unit - 1) >> unit_shift_;  // byte units (Ananta's links): b itself
-    return (b + unit - 1) / unit;
-}
-
 // Inlined into acquire() and send().
-inline std::uint32_t PortEngine::take_slot() {
+inline std::uint32_t PortEngine::take_slot(std::int64_t now) {
     // The most recent packet's slot once it has arrived (strictly past: an arrival at `now` may not have been
     // handled yet), then the oldest slot on the wire, once arrived; then a slot given back by a drop; else a new
     // one. A slot grows the port's storage only when nothing is free and nothing has arrived. Which handle a
     // packet gets changes nothing else: events are ordered by time and key, never by their argument.
-    const std::int64_t now = ctx_->now_ps();
     if (back_slot_ != kNoSlot && back_arrival_ < now) {
         const std::uint32_t h = back_slot_;
         back_slot_ = kNoSlot;
@@ -148,6 +145,7 @@ inline std::uint32_t PortEngine::take_slot() {
     }
     LOOM_ASSERT(slot_count_ < kDuplicateBit, "output port slots exhausted");
     if (keep_info_) info_.emplace_back();
+    if (grow_slots_ != nullptr) grow_slots_(slot_owner_, slot_count_ + 1);
     return slot_count_++;
 }
 
@@ -193,7 +191,7 @@ void PortEngine::refuse(DropReason reason) {
         drop(handle, DropReason::LinkDown);
         return SendResult::Dropped;
     }
-    const std::int64_t units = plain_units(bytes);
+    const std::int64_t units = units_of(bytes);
     // The link is free (busy_until_ <= now): the packet starts now and its units follow back to back, so the
     // train arithmetic (start + ceil(units so far * bits / rate)) is now + units * ps_per_unit_ at this rate.
     std::int64_t serialization;
@@ -218,17 +216,39 @@ void PortEngine::refuse(DropReason reason) {
     return SendResult::Sent;
 }
 
-// submit()'s body, inlined into submit() and send(): a plain port with its link free and nothing queued sends
-// at once; every other case is offer_general().
-inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
-    if (keep_info_) info_[handle].seq = sent_;
+// transmit_plain() for a fast port (no Delivery kept, not down, a power-of-two unit): its first line and the
+// wire's only. Inlined into send() (the hot path of every Ananta hop).
+[[gnu::always_inline]] inline SendResult PortEngine::transmit_fast(std::uint32_t handle, std::int64_t bytes,
+                                                                   std::int64_t now) {
     ++sent_;
-    if (plain_ && waiting_ == 0 && busy_until_ <= ctx_->now_ps()) return transmit_plain(handle, bytes);
+    // units_of() for a power-of-two unit: one unit up to its size, else the bytes rounded up to whole units.
+    const std::int64_t unit = std::int64_t{1} << unit_shift_;
+    const std::int64_t b = bytes + overhead_bytes_;
+    const std::int64_t units = b <= unit ? 1 : (b + unit - 1) >> unit_shift_;
+    std::int64_t serialization;
+    if (__builtin_mul_overflow(units, std::int64_t{fast_ps_per_unit_}, &serialization)) [[unlikely]]
+        serialization = tx_.timing().serialization(units).count();
+    // The link is free: the packet starts now (see transmit_plain).
+    const std::int64_t sent = now + serialization;
+    const Time latency = wire_.latency();
+    next_index_ += static_cast<std::uint64_t>(units);
+    busy_until_ = sent;
+    wire_.send(handle, Time::ps(serialization) + latency);
+    on_wire(sent + latency.count(), handle);
+    return SendResult::Sent;
+}
+
+// submit()'s body, inlined into submit() and send(): a fast port with its link free sends at once; every
+// other case is offer_general().
+inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue, std::int64_t now) {
+    if (fast_ && busy_until_ <= now) return transmit_fast(handle, bytes, now);
     return offer_general(handle, bytes, queue);
 }
 
 [[gnu::noinline]] SendResult PortEngine::offer_general(std::uint32_t handle, std::int64_t bytes,
                                                        std::uint32_t queue) {
+    if (keep_info_) info_[handle].seq = sent_;
+    ++sent_;
     if (queueless_) {
         if (tx_.free_at().count() > ctx_->now_ps()) {
             drop(handle, DropReason::Collision);
@@ -253,19 +273,21 @@ inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, st
     q.items.push_back({handle, bytes});
     q.bytes += bytes;
     ++waiting_;
+    fast_ = false;
     arm_wake();
     return SendResult::Queued;
 }
 
-std::uint32_t PortEngine::acquire() { return take_slot(); }
+std::uint32_t PortEngine::acquire() { return take_slot(ctx_->now_ps()); }
 
 SendResult PortEngine::submit(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue) {
-    return offer(handle, bytes, queue);
+    return offer(handle, bytes, queue, ctx_->now_ps());
 }
 
 PortEngine::Sending PortEngine::send(std::int64_t bytes, std::uint32_t queue) {
-    const std::uint32_t h = take_slot();
-    return Sending{h, offer(h, bytes, queue)};
+    const std::int64_t now = ctx_->now_ps();
+    const std::uint32_t h = take_slot(now);
+    return Sending{h, offer(h, bytes, queue, now)};
 }
 
 
@@ -366,6 +388,7 @@ void PortEngine::on_wake() {
         transmit(item.handle, item.bytes);
     }
     if (waiting_ > 0) arm_wake();
+    else refresh_fast();
 }
 
 void PortEngine::arm_wake() {
@@ -376,13 +399,15 @@ void PortEngine::arm_wake() {
 
 void PortEngine::set_down(bool down) {
     forced_down_ = down;
-    if (!down) return;
-    for (Queue& q : queues_) {
-        for (const Item& item : q.items) drop(item.handle, DropReason::LinkDown);
-        q.items.clear();
-        q.bytes = 0;
+    if (down) {
+        for (Queue& q : queues_) {
+            for (const Item& item : q.items) drop(item.handle, DropReason::LinkDown);
+            q.items.clear();
+            q.bytes = 0;
+        }
+        waiting_ = 0;
     }
-    waiting_ = 0;
+    refresh_fast();
 }
 
 void PortEngine::write_stats(stats::Group& group) const {

@@ -23,6 +23,7 @@
 #include "loom/config/sweep_summary.hpp"
 #include "loom/scenario/scenario.hpp"
 #include "loom/stats/stats.hpp"
+#include "loom/stats/table.hpp"
 #include "scenario_internal.hpp"
 #include "sweep_group.hpp"
 
@@ -76,13 +77,7 @@ int severity(const std::string& status) {
 
 // A cell of points.csv: strings bare (quoted when needed), everything else as compact JSON.
 std::string csv_cell(const Json& v) {
-    std::string s = v.is_string() ? v.get<std::string>() : v.dump();
-    if (s.find_first_of(",\"\n") != std::string::npos) {
-        std::string q = "\"";
-        for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    }
-    return s;
+    return stats::csv_field(v.is_string() ? v.get<std::string>() : v.dump());
 }
 
 const char* command_name(config::SweepCommand c) {

@@ -3,23 +3,9 @@
 #include <string_view>
 
 #include "loom/base/assert.hpp"
+#include "loom/stats/table.hpp"
 
 namespace loom::stats {
-namespace {
-
-std::string series_csv_field(std::string_view s) {
-    if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    out += '"';
-    return out;
-}
-
-}  // namespace
-
 Series::Series(Time interval, std::vector<std::string> columns)
     : interval_(interval), columns_(std::move(columns)), values_(columns_.size()) {}
 
@@ -43,7 +29,7 @@ std::string Series::to_csv() const {
     std::string out = "time_ps";
     for (const std::string& c : columns_) {
         out += ',';
-        out += series_csv_field(c);
+        out += csv_field(c);
     }
     out += '\n';
     for (std::size_t r = 0; r < times_.size(); ++r) {
@@ -51,7 +37,7 @@ std::string Series::to_csv() const {
         for (std::size_t c = 0; c < columns_.size(); ++c) {
             const Json& v = values_[c][r];
             out += ',';
-            out += series_csv_field(v.is_string() ? v.get<std::string>() : v.dump());
+            out += csv_field(v.is_string() ? v.get<std::string>() : v.dump());
         }
         out += '\n';
     }

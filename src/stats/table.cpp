@@ -83,6 +83,8 @@ void for_each_leaf(const Json& stats, Style style, Visit&& visit) {
     }
 }
 
+}  // namespace
+
 std::string csv_field(std::string_view s) {
     if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
     std::string out = "\"";
@@ -93,8 +95,6 @@ std::string csv_field(std::string_view s) {
     out += '"';
     return out;
 }
-
-}  // namespace
 
 std::string render_table(const Json& stats) {
     // Two passes over the leaves: the column widths and the text's size, then the text into one buffer of that size.

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <vector>
 
 namespace loom_cli {
 
@@ -30,10 +32,22 @@ inline std::string slurp(const fs::path& p) {
     return s.str();
 }
 
+// A fresh folder for one test's files. Named by the test process as well as by `name`, so that two test runs on
+// one machine (two checkouts, or two ctest runs at once) never share one; the process removes its folders when it
+// exits.
 inline fs::path scratch(const std::string& name) {
-    const fs::path d = fs::temp_directory_path() / ("loom-cli-test-" + name);
+    struct Made {
+        std::vector<fs::path> dirs;
+        ~Made() {
+            std::error_code ignored;
+            for (const fs::path& d : dirs) fs::remove_all(d, ignored);
+        }
+    };
+    static Made made;
+    const fs::path d = fs::temp_directory_path() / ("loom-cli-test-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(d);
     fs::create_directories(d);
+    made.dirs.push_back(d);
     return d;
 }
 

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_harness.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -40,12 +42,7 @@ std::string read(const fs::path& p) {
     return s.str();
 }
 
-fs::path scratch(const std::string& name) {
-    const fs::path d = fs::temp_directory_path() / ("loom-cli-test-" + name);
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-}
+using loom_cli::scratch;
 
 const std::string kSmallPhold =
     "configs/bench/phold.json --set phold.lps=64 --set phold.population=4 --set end_time=20us";

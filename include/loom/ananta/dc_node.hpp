@@ -136,6 +136,8 @@ protected:
 
 private:
     void arrival(const IpIn::PacketType& p);
+    // The traced connection's Received record, out of line (an arrival saves no registers for it).
+    [[gnu::noinline]] void note_received(const IpPacket& p);
     // send()'s rare cases, out of line: the traced connection's hop record, the MTU refusal.
     void send_checked(std::uint32_t port, const IpPacket& p, bool control);
 

@@ -27,15 +27,20 @@ enum class EcmpMode : std::uint8_t { ModuloN, Resilient };
 // table takes a mask instead of a division (the same value).
 // What EcmpSelector::select reads, copied out (EcmpSelector::view) for a caller that keeps it among its own
 // per-packet fields: select() gives the selector's answer until the selector's next hops change (take a new view
-// then). 24 bytes.
+// then). The selector's select() is this one. 24 bytes.
 struct EcmpView {
-    const NextHop* table = nullptr;
+    // The selection table: NextHop entries, or bytes (`bytes`) when every hop is below 256 (a 256-bucket table
+    // is then 4 cache lines, not 16: a router's ECMP choice reads one of them).
+    const void* table = nullptr;
     std::uint64_t mask = 0;       // table size - 1 when pow2, else the table size
     std::uint32_t hops = 0;       // EcmpSelector::size()
     bool pow2 = false;
+    bool bytes = false;
     std::size_t size() const { return hops; }
     NextHop select(std::uint64_t flow_hash) const {
-        return table[static_cast<std::size_t>(pow2 ? flow_hash & mask : flow_hash % mask)];
+        LOOM_DEBUG_ASSERT(table != nullptr, "ECMP select with no next hop");
+        const auto i = static_cast<std::size_t>(pow2 ? flow_hash & mask : flow_hash % mask);
+        return bytes ? static_cast<const std::uint8_t*>(table)[i] : static_cast<const NextHop*>(table)[i];
     }
 };
 
@@ -43,15 +48,14 @@ class EcmpSelector {
 public:
     virtual ~EcmpSelector() = default;
     virtual void set_next_hops(std::span<const NextHop> hops) = 0;
-    NextHop select(std::uint64_t flow_hash) const {
-        LOOM_DEBUG_ASSERT(!table_.empty(), "ECMP select with no next hop");
-        return table_[static_cast<std::size_t>(pow2_ ? flow_hash & mask_ : flow_hash % table_.size())];
-    }
+    NextHop select(std::uint64_t flow_hash) const { return view().select(flow_hash); }
     // Next hops in the set (distinct ones for resilient hashing).
     std::size_t size() const { return hop_count_; }
     EcmpView view() const {
-        return EcmpView{table_.data(), pow2_ ? mask_ : static_cast<std::uint64_t>(table_.size()),
-                        static_cast<std::uint32_t>(hop_count_), pow2_};
+        if (table_.empty()) return EcmpView{};
+        return EcmpView{small_.empty() ? static_cast<const void*>(table_.data()) : small_.data(),
+                        pow2_ ? mask_ : static_cast<std::uint64_t>(table_.size()),
+                        static_cast<std::uint32_t>(hop_count_), pow2_, !small_.empty()};
     }
     virtual std::unique_ptr<EcmpSelector> clone() const = 0;
 
@@ -62,6 +66,7 @@ protected:
 
 private:
     std::vector<NextHop> table_;
+    std::vector<std::uint8_t> small_;  // table_ in bytes when every entry is below 256, else empty
     std::uint64_t mask_ = 0;  // table_.size() - 1 when pow2_
     std::size_t hop_count_ = 0;
     bool pow2_ = false;  // table_.size() is a power of two

@@ -28,8 +28,9 @@ public:
     RouterNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, Tier tier, std::uint32_t number);
 
     // Wiring, by the builder (port numbers from add_port).
-    void set_down_port(std::uint32_t key, std::uint32_t port) { set(down_, key, port); }  // rack slot / rack / client node
-    void set_mux_port(std::uint32_t mux, std::uint32_t port) { set(mux_port_, mux, port); }
+    // rack slot / rack / client node
+    void set_down_port(std::uint32_t key, std::uint32_t port) { set(down_ports_, key, port, down_, down_count_); }
+    void set_mux_port(std::uint32_t mux, std::uint32_t port) { set(mux_ports_, mux, port, mux_port_, mux_count_); }
     void set_up_ports(std::vector<NextHop> ports);
     // The ECMP group toward the Muxes (ToR: local Mux ports; spine: ToR ports). Returns the share of sampled
     // flows that moved (0 on the first call); an empty set means "no Mux": VIP traffic goes up or is dropped.
@@ -38,33 +39,39 @@ public:
     // BGP sessions with the Muxes on this ToR (by the builder, before init); route changes go to `listener`.
     void enable_bgp(std::unique_ptr<BgpPeer> peer, BgpRouteListener* listener);
     const BgpPeer* bgp() const { return bgp_.get(); }
-    std::int64_t mux_port(std::uint32_t mux) const { return mux < mux_port_.size() ? mux_port_[mux] : -1; }
+    std::int64_t mux_port(std::uint32_t mux) const { return at(mux_port_, mux_count_, mux); }
 
-    std::size_t vip_ports() const { return vip_view_.size(); }
+    std::size_t vip_ports() const { return vip_->size(); }
     Tier tier() const { return tier_; }
     std::uint32_t number() const { return number_; }
     const std::vector<double>& shares_moved() const { return moved_; }
-    std::uint64_t forwarded() const { return forwarded_; }
 
 private:
-    static void set(std::vector<std::int64_t>& v, std::uint32_t key, std::uint32_t port) {
-        if (key >= v.size()) v.resize(key + std::size_t{1}, -1);
-        v[key] = port;
+    // v[key] = port, growing v (with -1) as needed; `data` and `count` follow it.
+    static void set(std::vector<std::int64_t>& v, std::uint32_t key, std::uint32_t port, const std::int64_t*& data,
+                    std::uint32_t& count);
+    static std::int64_t at(const std::int64_t* data, std::uint32_t count, std::uint32_t k) {
+        return k < count ? data[k] : -1;
     }
     void on_packet(const IpPacket& p) override;
     std::int64_t route(const IpPacket& p) const;
 
-    // Hot: what routing a packet reads, together in the component's lines after DcNode's (bgp_ to hash_base_
-    // end one line; the views and down_'s begin and end fill the next).
-    std::unique_ptr<BgpPeer> bgp_;  // enable_bgp only
-    std::uint64_t forwarded_ = 0;
-    Tier tier_;
-    std::uint32_t number_;  // rack for a ToR
+    // Hot: what routing a packet reads, in the component's two lines after DcNode's: a hop down to a known port
+    // (the rack's hosts at a ToR, a rack at a spine, a client at a border) reads the first only (with the table
+    // it points to); an ECMP choice reads the second too.
     std::uint64_t hash_base_;  // tuple_hash_base(seed_): the flow hash's seed step, once
+    const std::int64_t* down_ = nullptr;  // down_ports_.data()
+    std::uint32_t down_count_ = 0;        // down_ports_.size()
+    std::uint32_t number_;  // rack for a ToR
+    Tier tier_;
+    bool has_bgp_ = false;  // bgp_ is set
     EcmpView up_view_;   // up_->view(), taken at each change of up_
     EcmpView vip_view_;  // vip_->view(), taken at each change of vip_
-    std::vector<std::int64_t> down_;      // by rack slot (ToR), rack (spine) or client node (border)
-    std::vector<std::int64_t> mux_port_;  // ToR: by Mux number
+    const std::int64_t* mux_port_ = nullptr;  // mux_ports_.data()
+    std::uint32_t mux_count_ = 0;             // mux_ports_.size()
+    std::unique_ptr<BgpPeer> bgp_;  // enable_bgp only
+    std::vector<std::int64_t> down_ports_;  // by rack slot (ToR), rack (spine) or client node (border)
+    std::vector<std::int64_t> mux_ports_;   // ToR: by Mux number
     std::unique_ptr<EcmpSelector> up_;
     std::unique_ptr<EcmpSelector> vip_;
     std::uint64_t seed_;

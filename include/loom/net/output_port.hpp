@@ -41,7 +41,9 @@ public:
 
     OutputPort(sim::Context& ctx, std::string_view name, const LinkTiming& timing, const PortConfig& config,
                std::uint64_t stream = 0, const DropReasons* reasons = nullptr)
-        : slots_(), engine_(ctx, name, timing, config, stream, reasons) {}
+        : engine_(ctx, name, timing, config, stream, reasons) {
+        engine_.set_slot_storage(&OutputPort::grow_to, this);
+    }
 
     // Sends `packet` (its header.bytes sets its size on the wire) through queue `queue` (0 = highest priority;
     // ignored without queues). See SendResult; a Collision is the caller's error to report.
@@ -91,22 +93,21 @@ private:
         PacketType packet;
     };
 
-    // Slot `h`, grown into when new. The copy in is a memcpy: a member-wise copy of a padded payload is one
-    // load and store per field.
-    Slot& slot(std::uint32_t h) {
-        if (h >= slots_.size()) [[unlikely]] grow(h);
-        return slots_[h];
-    }
-    // Grows the storage to hold slot `h` and tells the connected InputPort where it now is.
-    [[gnu::noinline]] void grow(std::uint32_t h) {
-        slots_.resize(std::size_t{h} + 1);
-        if (peer_slots_ != nullptr) *peer_slots_ = slots_.data();
+    // Slot `h` of a send (the engine made room for it first): its address from the engine's first line. The
+    // copy in is a memcpy: a member-wise copy of a padded payload is one load and store per field.
+    Slot& slot(std::uint32_t h) { return static_cast<Slot*>(engine_.slot_base())[h]; }
+    // The engine's grow call: room for `n` slots; the engine and the connected InputPort learn where they are.
+    static void grow_to(void* self, std::uint32_t n) {
+        auto* port = static_cast<OutputPort*>(self);
+        port->slots_.resize(n);
+        port->engine_.set_slot_base(port->slots_.data());
+        if (port->peer_slots_ != nullptr) *port->peer_slots_ = port->slots_.data();
     }
 
-    // The slots first: their vector shares the port's first cache line with the engine's hottest fields (the
-    // port is aligned to a 64-byte line: its send path touches four).
-    std::vector<Slot> slots_;
+    // The engine first: its first cache line and its wire's are what a send touches (the port is aligned to a
+    // 64-byte line), with the slot storage's address among them; the slot vector itself is read only to grow.
     PortEngine engine_;
+    std::vector<Slot> slots_;
     const Slot** peer_slots_ = nullptr;  // the connected InputPort's copy of slots_.data() (net::connect)
 };
 

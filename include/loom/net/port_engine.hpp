@@ -49,7 +49,7 @@ struct Delivery {
 // time sent() + duplicated() == delivered() + drops().total() + queued() (checked by conservation()).
 // One event per packet while the port is idle (the arrival); a busy port adds one wake-up per packet it
 // takes from a queue. Events carry the slot handle (bit 31: duplicate copy).
-class PortEngine {
+class alignas(64) PortEngine {
 public:
     // `name` is the port's name inside its component ("out", "port3"): the port path is "<component>.<name>".
     // `stream` seeds the FEC, jitter and fault draws; 0 means derive(run seed, port path). `reasons` names the
@@ -76,6 +76,14 @@ public:
     // Counts a packet the owner refused at this port (MTU, no route) as sent and dropped for `reason`.
     void refuse(DropReason reason);
     std::uint32_t slots() const { return slot_count_; }
+    // The owner's slot storage: `grow(owner, n)` is called when a send needs slot n - 1 for the first time (it
+    // makes room for n slots and calls set_slot_base with their address); slot_base() is that address.
+    void set_slot_storage(void (*grow)(void*, std::uint32_t), void* owner) {
+        grow_slots_ = grow;
+        slot_owner_ = owner;
+    }
+    void set_slot_base(void* base) { slot_base_ = base; }
+    void* slot_base() const { return slot_base_; }
     // How the packet in slot `handle` went over the link; kept only while set_deliveries_read(true) (the default).
     const Delivery& delivery(std::uint32_t handle) const { return info_[handle]; }
     const sim::Context& context() const { return *ctx_; }
@@ -137,8 +145,7 @@ private:
         std::uint32_t handle;
     };
     // Slots on the wire in order of sending, a ring of power-of-two capacity: acquire() reuses the front once it
-    // has arrived (arrivals are nearly in order, so a FIFO reclaims slots promptly). 24 bytes, in the port's first
-    // line.
+    // has arrived (arrivals are nearly in order, so a FIFO reclaims slots promptly). 24 bytes, after the wire.
     struct InFlightRing {
         std::unique_ptr<InFlight[]> items;
         std::uint32_t capacity = 0, head = 0, count = 0;
@@ -157,15 +164,17 @@ private:
     };
 
     // acquire()'s and submit()'s bodies (inlined into them and send()) and their rare cases.
-    std::uint32_t take_slot();
+    std::uint32_t take_slot(std::int64_t now);
     std::uint32_t take_spare();
-    SendResult offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
+    SendResult offer(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue, std::int64_t now);
     SendResult offer_general(std::uint32_t handle, std::int64_t bytes, std::uint32_t queue);
     // Puts the packet on the wire now (or drops it); returns Sent or Dropped.
     SendResult transmit(std::uint32_t handle, std::int64_t bytes);
     SendResult transmit_plain(std::uint32_t handle, std::int64_t bytes);
-    // Units of a packet on a plain port (units_of with the hot 32-bit constants).
-    std::int64_t plain_units(std::int64_t bytes) const;
+    // transmit_plain() on a fast port with its link free at `now`, from the hot fields.
+    SendResult transmit_fast(std::uint32_t handle, std::int64_t bytes, std::int64_t now);
+    // Recomputes fast_ (after a change of what it depends on).
+    void refresh_fast();
     // Records slot `handle` as on the wire until `arrival` (ps): it becomes the back, the former back goes
     // to in_flight_.
     void on_wire(std::int64_t arrival, std::uint32_t handle) {
@@ -181,11 +190,12 @@ private:
     void arm_wake();
     bool down_during(Time from, Time to) const;
 
-    // Hot: what a send on an idle plain port touches, first: with OutputPort's slot vector before them, the
-    // first two cache lines of an OutputPort (it is aligned to a line); the wire's hot fields (its first 56
-    // bytes: simulator, context, target, latency, tally) fill the third.
+    // Hot: what a send on an idle fast port touches is the engine's first cache line (the engine, and an
+    // OutputPort with it at its start, is aligned to a line) and the wire's hot fields (its first 56 bytes:
+    // simulator, context, target, latency, tally), which fill the second; the in-flight ring in the third is read
+    // only when the most recent packet is still on the wire.
     sim::Context* ctx_;
-    InFlightRing in_flight_;
+    void* slot_base_ = nullptr;      // the owner's slot storage (set_slot_storage; kept current as it grows)
     std::uint64_t sent_ = 0;         // also the next packet's seq
     // A plain port's serialization: its link is free from busy_until_ (ps) on. Every packet starts when it is
     // handed to the link (the link is free then) and takes its units times ps_per_unit_, exactly as
@@ -193,21 +203,28 @@ private:
     // order of sending, so no train start or last arrival needs keeping.
     std::int64_t busy_until_ = 0;
     std::uint64_t next_index_ = 0;   // units sent (plain)
-    std::int64_t ps_per_unit_ = 0;   // exact serialization ps per unit, when the rate divides a unit's bits
-    std::int64_t latency_ps_;        // the link's fixed latency
-    std::uint64_t waiting_ = 0;      // packets in all queues
     // The most recent packet put on the wire (its slot is kNoSlot when none): kept here, not in in_flight_, so
     // that a port whose last packet has arrived reuses its slot without reading the ring. Older packets on the
     // wire are in in_flight_.
     std::int64_t back_arrival_ = 0;
     std::uint32_t back_slot_ = kNoSlot;
-    std::int32_t unit_bytes_;       // payload bytes per unit (a plain port's: it fits)
-    std::int32_t overhead_bytes_;   // config_.packet_overhead (a plain port's: it fits)
-    std::int8_t unit_shift_ = -1;   // log2(unit_bytes_) when a power of two (a shift, not a division); else -1
+    std::int32_t fast_ps_per_unit_ = 0;  // ps_per_unit_, when fast_
+    std::int32_t overhead_bytes_ = 0;    // config_.packet_overhead, when fast_
+    std::int8_t unit_shift_ = -1;        // log2(unit_bytes64_) when a power of two (a shift, not a division); else -1
+    // A plain port whose receiver does not read deliveries, with a power-of-two unit, a per-unit time that fits
+    // 32 bits, connected, not forced down and with nothing queued: a send when its link is free is
+    // transmit_fast(), from the fields above and the wire's (refresh_fast keeps it).
+    bool fast_ = false;
+    sim::OutPort wire_;
+    // Warm: the rest of the send path (the ring when the last packet is still flying; the rest for ports that
+    // are not fast).
+    InFlightRing in_flight_;
+    std::int64_t ps_per_unit_ = 0;   // exact serialization ps per unit, when the rate divides a unit's bits
+    std::int64_t latency_ps_;        // the link's fixed latency
+    std::uint64_t waiting_ = 0;      // packets in all queues
     bool plain_;                    // see plain()
     bool keep_info_ = true;         // info_ is written (the receiver reads it, or the fault draws need seq)
     bool forced_down_ = false;
-    sim::OutPort wire_;
     // Cold: slot bookkeeping beyond the in-flight ring, settings read only off the fast path.
     std::int64_t unit_bytes64_;      // payload bytes per unit
     std::int64_t overhead_bytes64_;  // config_.packet_overhead
@@ -218,6 +235,8 @@ private:
     bool faulty_ = false;          // some fault (loss, delay, duplicates, reordering, down times) is configured
     std::vector<std::uint32_t> free_;
     std::vector<Delivery> info_;  // by handle, while keep_info_
+    void (*grow_slots_)(void*, std::uint32_t) = nullptr;  // set_slot_storage's
+    void* slot_owner_ = nullptr;
     // Warm: queues, the general transmitter.
     std::vector<Queue> queues_;
     Transmitter tx_;

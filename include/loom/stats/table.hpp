@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "loom/stats/json.hpp"
 
@@ -20,5 +21,9 @@ std::string render_table(const Json& stats);
 // leaf with nested objects (histograms included) flattened with '.' in the name. Numbers are printed in full
 // as in the JSON document.
 std::string render_csv(const Json& stats);
+
+// One CSV field, RFC 4180: `s` bare unless it holds a comma, a double quote, CR or LF; then in double quotes with
+// each double quote doubled. Every CSV file Loom writes quotes its fields with this.
+std::string csv_field(std::string_view s);
 
 }  // namespace loom::stats

@@ -190,3 +190,28 @@ TEST_CASE("share_moved over sampled hashes counts exactly the samples whose next
         CHECK(share_moved(before, modulo, kFlows, kSeed) == static_cast<double>(moved_mixed) / flows);
     }
 }
+
+TEST_CASE("A table of byte-sized hops selects what the same table of wide hops selects") {
+    // Hops up to 255 are kept in a byte table; shifting every hop by 1000 (the same order) keeps the wide one.
+    for (const std::uint32_t buckets : {7U, 256U}) {
+        ResilientEcmp narrow(buckets), wide(buckets);
+        const std::vector<NextHop> low = {0, 9, 254, 255, 17};
+        std::vector<NextHop> high;
+        for (const NextHop h : low) high.push_back(h + 1000);
+        narrow.set_next_hops(low);
+        wide.set_next_hops(high);
+        REQUIRE(narrow.view().bytes);
+        REQUIRE_FALSE(wide.view().bytes);
+        std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+        for (int i = 0; i < 2000; ++i) {
+            h = h * 6364136223846793005ULL + 1442695040888963407ULL;  // unsigned: wraps, no UB
+            CHECK(wide.select(h) == narrow.select(h) + 1000);
+        }
+    }
+    ModuloEcmp modulo;
+    for (const std::vector<NextHop>& set : {std::vector<NextHop>{255, 0, 3}, std::vector<NextHop>{255, 256, 3}}) {
+        modulo.set_next_hops(set);
+        CHECK(modulo.view().bytes == (set[1] < 256));
+        for (std::uint64_t h = 0; h < 100; ++h) CHECK(modulo.select(h) == set[static_cast<std::size_t>(h % 3)]);
+    }
+}

@@ -692,3 +692,15 @@ TEST_CASE("A NoHeader packet's slot is its payload, and a port feeding its own c
     }
     CHECK(l.out.engine().conservation());
 }
+
+TEST_CASE("A port's engine starts the port, and its wire starts the engine's second cache line") {
+    // The send path of a fast port reads the engine's first line and the wire's hot fields only.
+    sim::Simulator sim(options(1));
+    auto& a = sim.add<Sender>("a", test_timing(), PortConfig{});
+    const auto port = reinterpret_cast<std::uintptr_t>(&a.out);
+    const auto engine = reinterpret_cast<std::uintptr_t>(&a.out.engine());
+    const auto wire = reinterpret_cast<std::uintptr_t>(&a.out.engine().wire());
+    CHECK(port % 64 == 0);
+    CHECK(engine == port);
+    CHECK(wire - engine == 64);
+}

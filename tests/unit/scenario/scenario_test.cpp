@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -67,7 +69,8 @@ TEST_CASE("A run renders its CSV only when printed or written, with the same tex
     CHECK(expected.rfind("path,name,value\n", 0) == 0);
     CHECK(loom::scenario::render(result.report, loom::scenario::Format::Csv) == expected);
 
-    const std::filesystem::path dir = std::filesystem::temp_directory_path() / "loom_scenario_test_csv";
+    const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                          ("loom_scenario_test_csv-" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir);
     loom::scenario::prepare_out_dir(dir.string());
     loom::scenario::write_report(dir.string(), result.report);

@@ -88,3 +88,13 @@ TEST_CASE("Stats table and CSV of no stats are just their headers") {
     CHECK(loom::stats::render_table(Json::object()) == "path  name  value\n----  ----  -----\n");
     CHECK(loom::stats::render_csv(Json::object()) == "path,name,value\n");
 }
+
+TEST_CASE("csv_field quotes a field only when it holds a comma, a quote, CR or LF (RFC 4180)") {
+    using loom::stats::csv_field;
+    CHECK(csv_field("") == "");
+    CHECK(csv_field("plain text") == "plain text");
+    CHECK(csv_field("a,b") == "\"a,b\"");
+    CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+    CHECK(csv_field("line\nbreak") == "\"line\nbreak\"");
+    CHECK(csv_field("carriage\rreturn") == "\"carriage\rreturn\"");
+}
