@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -28,22 +29,22 @@ constexpr int kMinDigitBits = 4;
 // quadratic in a bucket's size; at this size the two cost about the same).
 constexpr std::uint32_t kInsertionMax = 16;
 
-// Turns digit counts into the first output index of each digit, and tells whether some digit counted more
-// than kInsertionMax events. Four digits per step where SSE2 is available (every x86-64): the scan runs once
+// Turns digit counts into the first output offset of each digit, and tells whether some digit counted more
+// than `limit` (counts and offsets are in bytes: sizeof(Event) per event). Four digits per step where SSE2 is available (every x86-64): the scan runs once
 // per fine bucket, 1-2 per event, and was a fifth of a window load's instructions one digit at a time.
-bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) {
+bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
     std::size_t d = 0;
     std::uint32_t sum = 0;
     bool full = false;
 #if defined(__SSE2__)
     __m128i carry = _mm_setzero_si128();
     __m128i over = _mm_setzero_si128();
-    const __m128i limit = _mm_set1_epi32(static_cast<int>(kInsertionMax));
+    const __m128i lim = _mm_set1_epi32(static_cast<int>(limit));
     for (; d + 4 <= n; d += 4) {
         auto* at = reinterpret_cast<__m128i*>(count.data() + d);
         const __m128i x = _mm_loadu_si128(at);
-        // Counts are at most a window's events (< 2^31): the signed comparison is the unsigned one.
-        over = _mm_or_si128(over, _mm_cmpgt_epi32(x, limit));
+        // Counts are below 2^31 (kMaxBytes32): the signed comparison is the unsigned one.
+        over = _mm_or_si128(over, _mm_cmpgt_epi32(x, lim));
         __m128i scan = _mm_add_epi32(x, _mm_slli_si128(x, 4));
         scan = _mm_add_epi32(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the four
         _mm_storeu_si128(at, _mm_add_epi32(carry, _mm_sub_epi32(scan, x)));
@@ -54,9 +55,43 @@ bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) 
 #endif
     for (; d < n; ++d) {
         const std::uint32_t c = count[d];
-        full |= c > kInsertionMax;
+        full |= c > limit;
         count[d] = sum;
         sum += c;
+    }
+    return full;
+}
+
+// The same on 16-bit counts, eight digits per step: for windows of at most kMaxBytes16 bytes of events, i.e.
+// every window of PHOLD (~64 events), whose loads spent a fifth of their instructions in the 32-bit scan.
+constexpr std::size_t kMaxBytes16 = 0x7fff;  // below 2^15: the signed 16-bit comparison is the unsigned one
+constexpr std::size_t kMaxBytes32 = 0x7fffffff;
+bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
+    std::size_t d = 0;
+    std::uint16_t sum = 0;
+    bool full = false;
+#if defined(__SSE2__)
+    __m128i carry = _mm_setzero_si128();
+    __m128i over = _mm_setzero_si128();
+    const __m128i lim = _mm_set1_epi16(static_cast<short>(limit));
+    for (; d + 8 <= n; d += 8) {
+        auto* at = reinterpret_cast<__m128i*>(count.data() + d);
+        const __m128i x = _mm_loadu_si128(at);
+        over = _mm_or_si128(over, _mm_cmpgt_epi16(x, lim));
+        __m128i scan = _mm_add_epi16(x, _mm_slli_si128(x, 2));
+        scan = _mm_add_epi16(scan, _mm_slli_si128(scan, 4));
+        scan = _mm_add_epi16(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the eight
+        _mm_storeu_si128(at, _mm_add_epi16(carry, _mm_sub_epi16(scan, x)));
+        carry = _mm_add_epi16(carry, _mm_shuffle_epi32(_mm_shufflehi_epi16(scan, 0xff), 0xff));
+    }
+    sum = static_cast<std::uint16_t>(_mm_extract_epi16(carry, 0));
+    full = _mm_movemask_epi8(over) != 0;
+#endif
+    for (; d < n; ++d) {
+        const std::uint16_t c = count[d];
+        full |= c > limit;
+        count[d] = sum;
+        sum = static_cast<std::uint16_t>(sum + c);
     }
     return full;
 }
@@ -73,7 +108,7 @@ RadixQueue::RadixQueue(int shift, std::size_t windows, bool adaptive) : shift_(s
 void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end) {
     shift_ = shift;
     mask_ = windows - 1;
-    windows_.assign(windows, Window{kNil, kNil, 0});
+    windows_.assign(windows, Window{nullptr, kNil, 0});
     cur_end_ = cur_end;
     horizon_ = cur_end + (static_cast<std::int64_t>(windows) << shift);
     span_ = static_cast<std::uint64_t>(windows) << shift;
@@ -99,7 +134,7 @@ std::size_t RadixQueue::bytes_held() const {
 
 std::size_t RadixQueue::peak_bytes() const { return std::max(peak_bytes_, bytes_held()); }
 
-std::uint32_t RadixQueue::new_chunk(Window& w) {
+Event* RadixQueue::new_chunk(Window& w) {
     std::uint32_t c = free_;
     if (c != kNil) {
         free_ = next_[c];
@@ -111,20 +146,25 @@ std::uint32_t RadixQueue::new_chunk(Window& w) {
             // capacity is what the per-event budget counts.
             const std::size_t more = std::max<std::size_t>(n / 64, 128);
             next_.reserve(n + more);
+            const auto old_base = reinterpret_cast<std::uintptr_t>(pool_.data());
             pool_.reserve((n + more) * kChunk);
+            const auto new_base = reinterpret_cast<std::uintptr_t>(pool_.data());
+            if (new_base != old_base) {
+                // The windows' write positions move with the pool (w, not yet linked, is among them).
+                for (Window& x : windows_) {
+                    if (x.count == 0) continue;
+                    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(x.write) - old_base;
+                    x.write = reinterpret_cast<Event*>(new_base + at);
+                }
+            }
         }
         next_.push_back(kNil);
         pool_.resize((n + 1) * kChunk);
         c = static_cast<std::uint32_t>(n);
     }
-    next_[c] = kNil;
-    if (w.count == 0) {
-        w.head = c;
-    } else {
-        next_[w.tail] = c;
-    }
-    w.tail = c;
-    return c;
+    next_[c] = w.count == 0 ? kNil : w.head;
+    w.head = c;
+    return &pool_[std::size_t{c} * kChunk];
 }
 
 void RadixQueue::push_slow(const Event& e) {
@@ -178,19 +218,10 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     const std::size_t n = w.count;
     Event* const out = run_.fill(n);
     run_.filled(n);
-    // Visits the window's events in chunk order.
-    auto each = [this, &w, n](auto&& f) {
-        std::uint32_t c = w.head;
-        std::size_t i = 0;
-        for (; i + kChunk <= n; i += kChunk) {
-            const Event* chunk = &pool_[std::size_t{c} * kChunk];
-            for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
-            c = next_[c];
-        }
-        const Event* chunk = &pool_[std::size_t{c} * kChunk];
-        for (std::size_t k = 0; i + k < n; ++k) f(chunk[k]);
-    };
-    if (shift_ <= kMaxRadixShift) {
+    // Visits the window's events, chunk by chunk.
+    std::uint32_t oldest = kNil;  // the window's last chunk, where its list joins the free list
+    auto each = [this, &w, &oldest](auto&& f) { oldest = each_in(w, f); };
+    if (shift_ <= kMaxRadixShift && n * sizeof(Event) <= kMaxBytes32) [[likely]] {
         // One counting-sort pass on the offset's top digit (the whole offset when it fits one digit): the
         // output is sorted by time up to events that share a fine bucket of 2^drop ps.
         // The digit is bit_width(n) bits wide (kMinDigitBits..kDigitBits): clearing the counters and the prefix
@@ -198,36 +229,62 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         const int bits = std::clamp(static_cast<int>(std::bit_width(n)), kMinDigitBits, RadixQueue::kDigitBits);
         const int drop = std::max(shift_ - bits, 0);
         const std::size_t digits = std::size_t{1} << (shift_ - drop);
-        std::array<std::uint32_t, kDigits> count;
-        std::fill_n(count.begin(), digits, 0u);
-        each([&](const Event& e) { ++count[static_cast<std::uint64_t>(e.time - start) >> drop]; });
-        const bool full = exclusive_prefix(count, digits);
-        each([&](const Event& e) { out[count[static_cast<std::uint64_t>(e.time - start) >> drop]++] = e; });
-        if (full) [[unlikely]] {
-            // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
-            // insertion pass below stays linear. count[d] is now the end of fine bucket d.
-            std::uint32_t begin = 0;
-            for (std::size_t d = 0; d < digits; ++d) {
-                if (count[d] - begin > kInsertionMax) {
-                    std::sort(out + begin, out + count[d], [](const Event& a, const Event& b) { return before(a, b); });
+        // Counts are in bytes (sizeof(Event) per event), so that the scatter adds a count to the output's
+        // address as it is; 16-bit where the window's events fit (half the clearing and scan work), else 32-bit.
+        constexpr std::uint32_t kSize = sizeof(Event);
+        char* const base = reinterpret_cast<char*>(out);
+        auto counting_sort = [&](auto& count) {
+            using Count = typename std::remove_reference_t<decltype(count)>::value_type;
+            std::fill_n(count.begin(), digits, Count{0});
+            each([&](const Event& e) { count[static_cast<std::uint64_t>(e.time - start) >> drop] += kSize; });
+            const bool full = exclusive_prefix(count, digits, kInsertionMax * kSize);
+            each([&](const Event& e) {
+                Count& at = count[static_cast<std::uint64_t>(e.time - start) >> drop];
+                *reinterpret_cast<Event*>(base + at) = e;
+                at = static_cast<Count>(at + kSize);
+            });
+            if (full) [[unlikely]] {
+                // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
+                // insertion pass below stays linear. count[d] is now the end of fine bucket d.
+                std::uint32_t begin = 0;
+                for (std::size_t d = 0; d < digits; ++d) {
+                    const std::uint32_t end = count[d] / kSize;
+                    if (end - begin > kInsertionMax) {
+                        std::sort(out + begin, out + end, [](const Event& a, const Event& b) { return before(a, b); });
+                    }
+                    begin = end;
                 }
-                begin = count[d];
             }
+        };
+        if (n * kSize <= kMaxBytes16) [[likely]] {
+            std::array<std::uint16_t, kDigits> count;
+            counting_sort(count);
+        } else {
+            std::array<std::uint32_t, kDigits> count;
+            counting_sort(count);
         }
         // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
-        // the inner loop is rarely entered.
-        // One pointer walks the run (one induction variable per event).
+        // the inner loop is rarely entered. One pointer walks the run, and the time of the event before it
+        // stays in a register: the full (time, key) comparison only runs when the times are out of order or
+        // equal.
         Event* const last = out + n;
-        for (Event* p = n == 0 ? last : out + 1; p != last; ++p) {
-            if (before(p[0], p[-1])) [[unlikely]] {
-                const Event e = *p;
-                Event* at = p;
-                do {
-                    *at = at[-1];
-                    --at;
-                } while (at != out && before(e, at[-1]));
-                *at = e;
+        std::int64_t prev = out[0].time;  // n >= 1: only non-empty windows are loaded
+        for (Event* p = out + 1; p < last; ++p) {
+            const std::int64_t t = p->time;
+            if (t <= prev) [[unlikely]] {
+                if (before(p[0], p[-1])) {
+                    const Event e = *p;
+                    Event* at = p;
+                    do {
+                        *at = at[-1];
+                        --at;
+                    } while (at != out && before(e, at[-1]));
+                    *at = e;
+                }
+                prev = p->time;  // the greatest time so far (the insertion moved it here)
+                continue;
             }
+            prev = t;
         }
     } else {
         Event* o = out;
@@ -235,9 +292,9 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         std::sort(out, out + n, [](const Event& a, const Event& b) { return before(a, b); });
     }
     // The window's chunks go back to the free list at once.
-    next_[w.tail] = free_;
+    next_[oldest] = free_;
     free_ = w.head;
-    w = Window{kNil, kNil, 0};
+    w = Window{nullptr, kNil, 0};
 }
 
 void RadixQueue::maybe_retune() {

@@ -259,7 +259,9 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
     // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The slots
-    // do not change while running (add_slot and set_slot are for building), so their address is held.
+    // do not change while running (add_slot and set_slot are for building), so their address is held. The
+    // next two events are read without testing for the window's end: the run keeps SortedRun::kPad readable
+    // events past it (a stale event there only costs a useless prefetch).
     RadixQueue& queue = radix_;
     const Slot* const slots = slots_.data();
     while (events_ < stop_at_) {
@@ -268,13 +270,11 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
         const std::int64_t t = e->time;
         if (t > end) [[unlikely]] return LoopExit::PastEnd;
         queue.pop();
-        if (const Event* const last = queue.window_end(); e + 1 != last) {  // e[1], e[2]: the next events
-            const Slot& s = slots[e[1].target];
-            __builtin_prefetch(s.obj);
-            __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
-            __builtin_prefetch(s.hint);
-            if (e + 2 != last) __builtin_prefetch(&slots[e[2].target]);
-        }
+        const Slot& s = slots[e[1].target];
+        __builtin_prefetch(s.obj);
+        __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+        __builtin_prefetch(s.hint);
+        __builtin_prefetch(&slots[e[2].target]);
         now_ = t;
         ++events_;
         const Slot& slot = slots[e->target];

@@ -30,7 +30,7 @@ namespace loom::sim {
 // insertion pass orders each fine bucket by (time, key); its inner loop runs only for the few events that
 // arrived out of order inside a fine bucket. Fine buckets fuller than 16 events (bursts at one time) are
 // sorted by comparison first, and windows wider than 2^16 ps (sparse workloads) sort by comparison.
-// Memory: 24 bytes per ring event, the unused tail of each window's last chunk, 12 bytes per window, and the
+// Memory: 24 bytes per ring event, the unused tail of each window's last chunk, 16 bytes per window, and the
 // load buffer (the largest window's events); the tuner keeps windows <= pending / kMinPerWindow (at least
 // kMinWindows), which keeps the chunk tails small next to the events.
 //
@@ -88,7 +88,8 @@ public:
         return e;
     }
     // One past the current window's last event: front()[1], front()[2], ... up to it are the next events, in
-    // place (until the next push or pop).
+    // place (until the next push or pop). While the window is not exhausted, front()[1] and front()[2] may be
+    // read even past it (SortedRun::kPad): there they are stale events, good for nothing but a prefetch.
     const Event* window_end() const { return run_.limit(); }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -101,11 +102,7 @@ public:
     void for_each(F&& f) const {
         run_.for_each(f);
         for (const Window& w : windows_) {
-            std::uint32_t c = w.head;
-            for (std::uint32_t i = 0; i < w.count; ++i) {
-                if (i != 0 && i % kChunk == 0) c = next_[c];
-                f(pool_[c * kChunk + i % kChunk]);
-            }
+            if (w.count != 0) each_in(w, f);
         }
         overflow_.for_each(f);
     }
@@ -118,22 +115,40 @@ public:
 private:
     static constexpr std::uint32_t kNil = 0xffffffffu;
 
+    // 16 bytes (a window's address is its index shifted). Its chunks are listed newest first: a new chunk
+    // becomes the head, so no tail is kept (the order events are visited in does not matter to the sort).
     struct Window {
-        std::uint32_t head;   // first chunk (kNil when empty)
-        std::uint32_t tail;   // chunk the next event goes into, once count % kChunk != 0
+        Event* write;         // where the next event goes in the head chunk, once count % kChunk != 0
+        std::uint32_t head;   // newest chunk, the only one not full (kNil when empty)
         std::uint32_t count;  // events
     };
+    // Calls f on each event of a non-empty window (the head chunk's, then the full chunks'); returns the
+    // window's last (oldest) chunk.
+    template <class F>
+    std::uint32_t each_in(const Window& w, F&& f) const {
+        std::uint32_t c = w.head;
+        const Event* chunk = &pool_[std::size_t{c} * kChunk];
+        const std::size_t first = (w.count - 1) % kChunk + 1;
+        for (std::size_t k = 0; k < first; ++k) f(chunk[k]);
+        for (std::size_t i = first; i < w.count; i += kChunk) {
+            c = next_[c];
+            chunk = &pool_[std::size_t{c} * kChunk];
+            for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
+        }
+        return c;
+    }
 
     void append(const Event& e) {
         const auto t = static_cast<std::uint64_t>(e.time);
         Window& w = windows_[(t >> shift_) & mask_];
         const std::uint32_t n = w.count;
-        std::uint32_t c = w.tail;
-        if (n % kChunk == 0) [[unlikely]] c = new_chunk(w);
+        Event* p = w.write;
+        if (n % kChunk == 0) [[unlikely]] p = new_chunk(w);
         w.count = n + 1;
-        pool_[std::size_t{c} * kChunk + n % kChunk] = e;
+        w.write = p + 1;
+        *p = e;
     }
-    std::uint32_t new_chunk(Window& w);  // a chunk appended to w's list (its tail)
+    Event* new_chunk(Window& w);  // a chunk put at the head of w's list: its first event
     void push_slow(const Event& e);      // into the current window or the overflow heap
     void advance();                      // current window exhausted: sort the next non-empty one into it
     void load(Window& w, std::int64_t start);

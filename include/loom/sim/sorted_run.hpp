@@ -15,6 +15,8 @@ namespace loom::sim {
 
 class SortedRun {
 public:
+    static constexpr std::size_t kPad = 2;  // readable events past the room (see limit())
+
     SortedRun() = default;
     SortedRun(const SortedRun&) = delete;
     SortedRun& operator=(const SortedRun&) = delete;
@@ -36,7 +38,9 @@ public:
     // Events loaded since the last fill, popped ones included.
     std::size_t length() const { return static_cast<std::size_t>(end_ - buf_.data()); }
     // The run as two pointers, for the kernel's run loop: the front and one past the last event. Valid until
-    // the next insert, fill, grow or release (an insert may move the events).
+    // the next insert, fill, grow or release (an insert may move the events). While the run is not exhausted,
+    // the kPad events at limit() and after may be read (stale or zeroed events: their targets are slots that
+    // exist whenever any event does), so a loop can look two events ahead without testing for the end.
     const Event* cursor() const { return cur_; }
     const Event* limit() const { return end_; }
     template <class F>
@@ -51,10 +55,10 @@ public:
     void insert_from_back(const Event& e) {
         if (cur_ == end_) {
             cur_ = end_ = buf_.data();
-        } else if (end_ == buf_.data() + buf_.size()) [[unlikely]] {
+        } else if (end_ == room_end()) [[unlikely]] {
             make_room();
         }
-        if (end_ == buf_.data() + buf_.size()) [[unlikely]] grow();
+        if (end_ == room_end()) [[unlikely]] grow();
         Event* const first = cur_;
         Event* at = end_;
         while (at != first && before(e, at[-1])) {
@@ -70,20 +74,14 @@ public:
     // makes the first n events written the run. The buffer only grows (value-initialized once; reused for
     // free) until release().
     Event* fill(std::size_t n) {
-        if (buf_.size() < n) buf_.resize(n);
+        if (room() < n) resize(n);
         cur_ = end_ = buf_.data();
         return buf_.data();
     }
-    std::size_t room() const { return buf_.size(); }
-    Event* grow() {
-        const std::ptrdiff_t pos = cur_ - buf_.data(), n = end_ - buf_.data();
-        buf_.resize(buf_.empty() ? kMinRoom : 2 * buf_.size());
-        cur_ = buf_.data() + pos;
-        end_ = buf_.data() + n;
-        return buf_.data();
-    }
+    std::size_t room() const { return static_cast<std::size_t>(cap_ - buf_.data()); }
+    Event* grow();  // out of line, like resize
     void filled(std::size_t n) {
-        LOOM_DEBUG_ASSERT(n <= buf_.size(), "SortedRun::filled past the buffer");
+        LOOM_DEBUG_ASSERT(n <= room(), "SortedRun::filled past the room");
         cur_ = buf_.data();
         end_ = cur_ + n;
     }
@@ -92,7 +90,7 @@ public:
     // Drops the buffer too (a queue rebuilding for a new tuning lets it grow again from what that needs).
     void release() {
         buf_ = std::vector<Event>();
-        cur_ = end_ = buf_.data();
+        cur_ = end_ = cap_ = buf_.data();
     }
     std::size_t bytes_held() const { return buf_.capacity() * sizeof(Event); }
 
@@ -100,18 +98,23 @@ private:
     void make_room();  // full: slides the run down over the popped events, if any
     void take(SortedRun& o) {
         const std::ptrdiff_t pos = o.cur_ - o.buf_.data(), n = o.end_ - o.buf_.data();
+        const std::ptrdiff_t room = o.cap_ - o.buf_.data();
         buf_ = std::move(o.buf_);
         cur_ = buf_.data() + pos;
         end_ = buf_.data() + n;
+        cap_ = buf_.data() + room;
         o.buf_ = std::vector<Event>();
-        o.cur_ = o.end_ = o.buf_.data();
+        o.cur_ = o.end_ = o.cap_ = o.buf_.data();
     }
 
     static constexpr std::size_t kMinRoom = 64;  // first allocation: one small bucket's worth
+    Event* room_end() const { return cap_; }
+    void resize(std::size_t room);  // out of line: keeps the inlined insert's slow path to a call
 
-    std::vector<Event> buf_;  // the run is [cur_, end_), inside buf_
+    std::vector<Event> buf_;  // the run is [cur_, end_), inside buf_'s first room() events; kPad more follow
     Event* cur_ = nullptr;
     Event* end_ = nullptr;
+    Event* cap_ = nullptr;  // buf_.data() + room()
 };
 
 }  // namespace loom::sim

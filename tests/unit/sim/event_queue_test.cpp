@@ -195,3 +195,29 @@ TEST_CASE("Queue kinds have config names that parse back") {
     CHECK(parse_queue_kind("radix") == QueueKind::Radix);
     CHECK_FALSE(parse_queue_kind("ladder").has_value());
 }
+
+TEST_CASE("A radix window of 2^15 or more events (32-bit counts) pops the heap's sequence") {
+    // 65,536 ps windows (the widest radix path) holding 40,000 events each, some fine buckets over the
+    // insertion limit (a burst at one time), against the heap.
+    for (std::uint64_t seed = 1; seed <= 2; ++seed) {
+        loom::Rng rng(seed);
+        HeapQueue heap;
+        RadixQueue radix(16, 64, false);
+        std::uint64_t counter = 0;
+        for (int k = 0; k < 80'000; ++k) {
+            const std::int64_t t = k % 50 == 0 ? 70'000 : rng.uniform_int(0, 131'071);
+            const Event e{t, key::make(Phase::Delivery, static_cast<std::uint32_t>(rng.uniform(1000)), counter++), 0, 0};
+            heap.push(e);
+            radix.push(e);
+        }
+        std::vector<Event> a, b;
+        while (!heap.empty()) {
+            a.push_back(heap.top());
+            heap.pop();
+            b.push_back(radix.top());
+            radix.pop();
+        }
+        CHECK(radix.empty());
+        CHECK(same(a, b));
+    }
+}
