@@ -190,7 +190,9 @@ std::vector<std::string> run_pattern(QueueKind kind) {
     Simulator sim(options);
     std::vector<Alarm*> alarms;
     for (int i = 0; i < 50; ++i) {
-        auto& a = sim.add<Alarm>("a" + std::to_string(i), &journal, static_cast<Phase>(i % 4));
+        std::string name = "a";  // appended, not `"a" + std::to_string(i)`: g++ 12 -O2 warns falsely on that
+        name += std::to_string(i);
+        auto& a = sim.add<Alarm>(name, &journal, static_cast<Phase>(i % 4));
         a.rearm_in = Time::ps(1000 * (i % 5 + 1));
         alarms.push_back(&a);
     }
