@@ -44,9 +44,8 @@ class RouterClock;
 //  - an output VC is held by one packet from its VC grant until its tail flit wins switch allocation; a grant
 //    needs a free output VC of the packet's class, and every switch grant needs a credit of that output VC.
 // Activity: the router ticks (Phase::Clock, from the run's RouterClock) only in cycles where a flit arrives or
-// something can progress; a
-// flit blocked on credits waits for the credit's arrival. Credits are read at the next tick, or woken for when
-// a flit waits on them.
+// something can progress; a flit blocked on credits waits for the credit's arrival. Credits are read at the next
+// tick, or woken for when a flit waits on them.
 // Aligned to a cache line, so that its hot members (the context, the setup and the counters a tick writes,
 // declared first) share the object's first lines.
 class alignas(64) Router : public sim::Component {
