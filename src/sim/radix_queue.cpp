@@ -29,6 +29,20 @@ constexpr int kMinDigitBits = 4;
 // quadratic in a bucket's size; at this size the two cost about the same).
 constexpr std::uint32_t kInsertionMax = 16;
 
+// The scan one digit at a time, from digit `d` on with the running `sum` and `full` so far: the digits the vector
+// steps below leave (all of them without SSE2).
+template <typename Count, std::size_t N>
+bool exclusive_prefix_tail(std::array<Count, N>& count, std::size_t d, std::size_t n, Count sum, std::uint32_t limit,
+                           bool full) {
+    for (; d < n; ++d) {
+        const Count c = count[d];
+        full |= c > limit;
+        count[d] = sum;
+        sum = static_cast<Count>(sum + c);
+    }
+    return full;
+}
+
 // Turns digit counts into the first output offset of each digit, and tells whether some digit counted more
 // than `limit` (counts and offsets are in bytes: sizeof(Event) per event). Four digits per step where SSE2 is available (every x86-64): the scan runs once
 // per fine bucket, 1-2 per event, and was a fifth of a window load's instructions one digit at a time.
@@ -53,13 +67,7 @@ bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n, 
     sum = static_cast<std::uint32_t>(_mm_cvtsi128_si32(carry));
     full = _mm_movemask_epi8(over) != 0;
 #endif
-    for (; d < n; ++d) {
-        const std::uint32_t c = count[d];
-        full |= c > limit;
-        count[d] = sum;
-        sum += c;
-    }
-    return full;
+    return exclusive_prefix_tail(count, d, n, sum, limit, full);
 }
 
 // The same on 16-bit counts, eight digits per step: for windows of at most kMaxBytes16 bytes of events, i.e.
@@ -87,13 +95,7 @@ bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n, 
     sum = static_cast<std::uint16_t>(_mm_extract_epi16(carry, 0));
     full = _mm_movemask_epi8(over) != 0;
 #endif
-    for (; d < n; ++d) {
-        const std::uint16_t c = count[d];
-        full |= c > limit;
-        count[d] = sum;
-        sum = static_cast<std::uint16_t>(sum + c);
-    }
-    return full;
+    return exclusive_prefix_tail(count, d, n, sum, limit, full);
 }
 
 }  // namespace
