@@ -247,24 +247,16 @@ void set_lower_bound(const Network& net, const workload::TransferSet& set, Bytes
         // is one and ids are positions (workload::topological_order and a search per dependency were a few
         // percent of the compile at 576 TSPs).
         const std::size_t n = set.transfers.size();
-        bool in_order = true;
+        const workload::TransferPositions positions(set);
+        bool in_order = positions.dense();
         for (std::size_t i = 0; i < n && in_order; ++i) {
             const workload::Transfer& x = set.transfers[i];
-            in_order = x.id == i;
             for (const auto* list : {&x.deps, &x.after, &x.paced_by})
                 for (workload::TransferId d : *list) in_order = in_order && d < i;
         }
         std::vector<std::size_t> order;
-        std::vector<std::pair<workload::TransferId, std::size_t>> ids;
-        if (!in_order) {
-            order = workload::topological_order(set);
-            for (std::size_t i = 0; i < n; ++i) ids.emplace_back(set.transfers[i].id, i);
-            std::sort(ids.begin(), ids.end());
-        }
-        const auto position = [&](workload::TransferId d) -> std::size_t {
-            if (in_order) return d;
-            return std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}))->second;
-        };
+        if (!in_order) order = workload::topological_order(set);
+        const auto position = [&](workload::TransferId d) { return positions.find(d); };
         std::vector<Time> finish(n);
         for (std::size_t k = 0; k < n; ++k) {
             const std::size_t i = in_order ? k : order[k];

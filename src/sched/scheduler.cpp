@@ -90,23 +90,11 @@ Schedule Scheduler::run() {
         std::vector<std::uint32_t> edges;
         std::vector<std::size_t> waiting(n, 0);
         {
-            // Ids numbered 0..n-1 in order (a generated set) are positions: no search per dependency.
-            bool dense = true;
-            for (std::size_t i = 0; i < n && dense; ++i) dense = set_.transfers[i].id == i;
-            std::vector<std::pair<workload::TransferId, std::size_t>> ids;
-            if (!dense) {
-                ids.reserve(n);
-                for (std::size_t i = 0; i < n; ++i) ids.emplace_back(set_.transfers[i].id, i);
-                std::sort(ids.begin(), ids.end());
-            }
+            const workload::TransferPositions positions(set_);
             auto position_of = [&](workload::TransferId d, const char* what) -> std::size_t {
-                if (dense) {
-                    LOOM_ASSERT(d < n, what);
-                    return d;
-                }
-                const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(d, std::size_t{0}));
-                LOOM_ASSERT(it != ids.end() && it->first == d, what);
-                return it->second;
+                const std::size_t at = positions.find(d);
+                LOOM_ASSERT(at != workload::TransferPositions::kAbsent, what);
+                return at;
             };
             // Pass 0 counts, pass 1 fills: dependents in transfer order, then followers in transfer order.
             std::vector<std::uint32_t> next;

@@ -529,19 +529,12 @@ private:
     void check_transfers() {
         const workload::TransferSet& set = *transfers_;
         const std::size_t n = set.transfers.size();
-        // Transfer id -> position in the set (ids are usually 0..n-1 in order: then no search).
-        std::vector<std::pair<std::uint32_t, std::uint32_t>> ids(n);
-        bool dense = true;
-        for (std::size_t k = 0; k < n; ++k) {
-            ids[k] = {set.transfers[k].id, static_cast<std::uint32_t>(k)};
-            dense = dense && set.transfers[k].id == k;
-        }
-        std::sort(ids.begin(), ids.end());
+        // Transfer id -> position in the set (kAbsent: no such transfer).
+        const workload::TransferPositions positions(set);
         constexpr std::uint32_t kAbsent = 0xffffffffu;
         auto position = [&](std::uint32_t id) -> std::uint32_t {
-            if (dense) return id < n ? id : kAbsent;
-            const auto it = std::lower_bound(ids.begin(), ids.end(), std::make_pair(id, std::uint32_t{0}));
-            return it != ids.end() && it->first == id ? it->second : kAbsent;
+            const std::size_t at = positions.find(id);
+            return at == workload::TransferPositions::kAbsent ? kAbsent : static_cast<std::uint32_t>(at);
         };
         // Every destination receives every vector exactly once (Receive claims at the destination).
         std::vector<Claimed> got;

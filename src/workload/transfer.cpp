@@ -42,6 +42,19 @@ std::int64_t TransferSet::index_of(TransferId id) const {
     return -1;
 }
 
+TransferPositions::TransferPositions(const TransferSet& set) : n_(set.transfers.size()) {
+    for (std::size_t i = 0; i < n_ && dense_; ++i) dense_ = set.transfers[i].id == i;
+    if (dense_) return;
+    sorted_.reserve(n_);
+    for (std::size_t i = 0; i < n_; ++i) sorted_.emplace_back(set.transfers[i].id, i);
+    std::sort(sorted_.begin(), sorted_.end());
+}
+
+std::size_t TransferPositions::find_sorted(TransferId id) const {
+    const auto it = std::lower_bound(sorted_.begin(), sorted_.end(), std::make_pair(id, std::size_t{0}));
+    return it != sorted_.end() && it->first == id ? it->second : kAbsent;
+}
+
 config::Schema<TransferSetConfig> transfer_set_schema() {
     using S = TransferSpec;
     config::Schema<S> spec("one tensor transfer");

@@ -65,6 +65,29 @@ struct TransferSet {
     std::int64_t index_of(TransferId id) const;
 };
 
+// Transfer id -> position in one set, built once for many lookups. A set whose ids are 0..n-1 in order (every
+// generated set) needs no search: an id is its position. Any other is searched in its sorted ids.
+class TransferPositions {
+public:
+    static constexpr std::size_t kAbsent = static_cast<std::size_t>(-1);
+
+    explicit TransferPositions(const TransferSet& set);
+    // The position of the first transfer with id `id`, or kAbsent.
+    std::size_t find(TransferId id) const {
+        if (dense_) return id < n_ ? id : kAbsent;
+        return find_sorted(id);
+    }
+    // Whether ids are positions (0..n-1 in order).
+    bool dense() const { return dense_; }
+
+private:
+    std::size_t find_sorted(TransferId id) const;
+
+    std::size_t n_ = 0;
+    bool dense_ = true;
+    std::vector<std::pair<TransferId, std::size_t>> sorted_;  // (id, position) when not dense
+};
+
 // --- The "workload" config section --------------------------------------------------------------------------
 
 // One element of "transfers". Vertex ids are TSP numbers as topo numbers them (node-major: node * 8 + index).

@@ -297,3 +297,27 @@ TEST_CASE("Random transfers that would need more than the upper half of a TSP's 
     CHECK(has_prefix(m, "/workload/random/count: transfer "));
     CHECK(m[0].find("upper half") != std::string::npos);
 }
+
+TEST_CASE("TransferPositions finds a transfer's position by id, in dense and in sparse sets") {
+    using loom::workload::TransferPositions;
+    TransferSet dense;
+    dense.transfers.resize(4);
+    for (std::size_t i = 0; i < 4; ++i) dense.transfers[i].id = static_cast<loom::workload::TransferId>(i);
+    const TransferPositions d(dense);
+    CHECK(d.dense());
+    CHECK(d.find(0) == 0);
+    CHECK(d.find(3) == 3);
+    CHECK(d.find(4) == TransferPositions::kAbsent);
+
+    TransferSet sparse;
+    sparse.transfers.resize(4);
+    const loom::workload::TransferId ids[] = {40, 7, 12, 7};  // 7 twice: the first position is found
+    for (std::size_t i = 0; i < 4; ++i) sparse.transfers[i].id = ids[i];
+    const TransferPositions s(sparse);
+    CHECK_FALSE(s.dense());
+    CHECK(s.find(40) == 0);
+    CHECK(s.find(7) == 1);
+    CHECK(s.find(12) == 2);
+    CHECK(s.find(0) == TransferPositions::kAbsent);
+    CHECK(s.find(41) == TransferPositions::kAbsent);
+}
