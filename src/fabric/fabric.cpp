@@ -144,27 +144,35 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
 
     // Channels: every directed channel is a flit line one way and a credit line back, each with the class's
     // latency. Their wake-ups travel on one channel whose endpoints are the routers (by vertex), then the
-    // terminals (by id); its minimum latency is the shortest line's. The lines a router reads (its input flit lines and
-    // the credit lines of its outputs) are laid out together, then each terminal's (credits, ejection).
+    // terminals (by id); its minimum latency is the shortest line's. The lines are laid out by router and port in
+    // pairs, one cache line each (LinePair): a network port's input flit line and the credit line back to its
+    // output (both pushed by the neighbour, read by this router), a terminal port's injection line and the
+    // terminal's credit line; then the terminals' ejection lines.
     const std::size_t routers = model->routers_.size();
-    std::vector<std::size_t> first_line(routers + 1, 0);
+    std::vector<std::size_t> first_pair(routers + 1, 0);
     for (std::size_t v = 0; v < routers; ++v) {
         const Router& r = *model->routers_[v];
         std::size_t k = 0;
         for (std::int32_t q = 0; q < r.ports(); ++q)
-            if (r.wired(q)) k += r.is_terminal_port(q) ? 1 : 2;
-        first_line[v + 1] = first_line[v] + k;
+            if (r.wired(q)) ++k;
+        first_pair[v + 1] = first_pair[v] + k;
     }
-    const std::size_t terminal_lines = first_line[routers];
-    model->lines_ = std::vector<FlitLink>(terminal_lines + 2 * static_cast<std::size_t>(n.pattern.terminals()));
-    std::vector<FlitLink>& lines = model->lines_;
-    // Line of router v's port q: its input flit line, or (credit = true) the credit line back to its output.
+    const std::size_t port_pairs = first_pair[routers];
+    const auto terminal_count = static_cast<std::size_t>(n.pattern.terminals());
+    model->lines_ = std::vector<LinePair>(port_pairs + (terminal_count + 1) / 2);
+    std::vector<LinePair>& lines = model->lines_;
+    // The pair of router v's port q: its input flit line (side 0), and the credit line back to its output or, on a
+    // terminal port, to the terminal (side 1).
     auto line_of = [&](topo::VertexId v, std::int32_t q, bool credit) -> FlitLink& {
         const Router& r = *model->routers_[static_cast<std::size_t>(v)];
-        std::size_t k = first_line[static_cast<std::size_t>(v)];
+        std::size_t k = first_pair[static_cast<std::size_t>(v)];
         for (std::int32_t p = 0; p < q; ++p)
-            if (r.wired(p)) k += r.is_terminal_port(p) ? 1 : 2;
-        return lines[k + (credit ? 1 : 0)];
+            if (r.wired(p)) ++k;
+        return lines[k].line[credit ? 1 : 0];
+    };
+    auto ejection_line = [&](std::int32_t id) -> FlitLink& {
+        const auto k = static_cast<std::size_t>(id);
+        return lines[port_pairs + k / 2].line[k % 2];
     };
     std::int64_t shortest = n.config.terminal_latency_cycles;
     for (topo::ChannelId c = 0; c < t.num_channels(); ++c)
@@ -192,8 +200,8 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         flits.bind_receiver(model->clock_->ctx());
         a.attach_output(ch.src_port, flits, &credits);
         b.attach_input(ch.dst_port, flits, credits);
-        flits.bind(a.wake_port(), static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port), model->ring_pool_);
-        credits.bind(b.wake_port(), static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port), model->ring_pool_);
+        flits.bind(static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
+        credits.bind(static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
     }
     // The monitor sums every router's and terminal's counts at its sample boundaries; it opens the measurement
     // window and hears of the marked packets ejected after it by messages (Monitor).
@@ -218,16 +226,16 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         Router& r = *model->routers_[static_cast<std::size_t>(v)];
         const std::int32_t q = r.terminal_port(id - n.pattern.first_terminal(v));
         FlitLink& injection = line_of(v, q, false);
-        FlitLink& credits = lines[terminal_lines + 2 * static_cast<std::size_t>(id)];
-        FlitLink& ejection = lines[terminal_lines + 2 * static_cast<std::size_t>(id) + 1];
+        FlitLink& credits = line_of(v, q, true);
+        FlitLink& ejection = ejection_line(id);
         injection.bind_receiver(model->clock_->ctx());  // read in the router's ticks (the clock's handler)
         ejection.bind_receiver(term.ctx());
-        term.attach(injection, credits, ejection);
+        term.attach(injection, credits, ejection, model->ring_pool_);
         r.attach_input(q, injection, credits);
         r.attach_output(q, ejection, nullptr);
-        injection.bind(term.wake_port(), static_cast<std::uint32_t>(v), Router::flit_wake_arg(q), model->ring_pool_);
-        credits.bind(r.wake_port(), terminal_endpoint(id), Terminal::kCreditWake, model->ring_pool_);
-        ejection.bind(r.wake_port(), terminal_endpoint(id), Terminal::kEjectionWake, model->ring_pool_);
+        injection.bind(static_cast<std::uint32_t>(v), Router::flit_wake_arg(q));
+        credits.bind(terminal_endpoint(id), Terminal::kCreditWake);
+        ejection.bind(terminal_endpoint(id), Terminal::kEjectionWake);
     }
     return model;
 }

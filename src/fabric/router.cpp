@@ -256,7 +256,7 @@ void Router::on_credit_wake(std::int32_t port) {
     if (x.state == VcState::Idle) {
         LOOM_DEBUG_ASSERT(Flit::is_head(arg), "body flit into an idle VC");
         // route() reads the packet's record later in this tick (R = 0) or a few cycles on: start fetching it.
-        in_[port].flits->prefetch_record(Flit::packet_of(arg));
+        FlitLink::prefetch_record(*pool_, Flit::packet_of(arg));
         x.state = VcState::Routing;
         x.ready = c + routing_cycles_;
         va_list_.push_back(iv);
@@ -271,13 +271,14 @@ void Router::drain(std::int64_t c) {
     // Each line's front arrival is kept in PortIn (flit_due / credit_due), so lines with nothing due are not
     // touched: the front of a FIFO only changes when its reader pops.
     std::int64_t accepted = 0, accepted_cycles = 0;  // buffer writes, counted once per drain
+    RingPool& pool = *pool_;
     for (std::uint64_t m = flit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
         PortIn& ps = in_[p];
         if (ps.flit_due > c) continue;
         FlitLink& line = *ps.flits;
         do {
-            accept_flit(p, line.pop(), ps.flit_due);
+            accept_flit(p, line.pop(pool), ps.flit_due);
             ++accepted;
             accepted_cycles += ps.flit_due;
             if (line.empty()) break;
@@ -296,7 +297,7 @@ void Router::drain(std::int64_t c) {
         std::int32_t* credits = credits_ + p * vcs_;
         std::int32_t n = 0;
         do {
-            ++credits[line.pop()];
+            ++credits[line.pop(pool)];
             ++n;
             if (line.empty()) break;
             ps.credit_due = line.front_arrival(c);
@@ -315,7 +316,7 @@ void Router::route(std::int32_t iv) {
     std::uint64_t& entry = *x.front;
     const std::uint32_t arg = static_cast<std::uint32_t>(entry);
     FlitLink& from = *in_[iv / vcs_].flits;
-    FabricRecord& packet = from.record(Flit::packet_of(arg));
+    FabricRecord& packet = from.record(*pool_, Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
@@ -334,8 +335,8 @@ void Router::route(std::int32_t iv) {
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
-    const std::uint32_t handle = out_[port].flits->push_record(packet);
-    from.release_record(Flit::packet_of(arg));
+    const std::uint32_t handle = out_[port].flits->push_record(*pool_, packet);
+    from.release_record(*pool_, Flit::packet_of(arg));
     entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }
 
@@ -564,8 +565,9 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     }
     const std::int64_t arrive = at.flit, credit_at = at.credit;
     // The wake-up delays (edge conversions) only for a push onto an empty line.
-    out.flits->push_lazy(arrive, Flit::with_vc(arg, x.out_vc), [&] { return delay_to(arrive); });
-    out_[port].credits_back->push_lazy(credit_at, static_cast<std::uint32_t>(vc), [&] { return delay_to(credit_at); });
+    out.flits->push_lazy(*pool_, wake_, arrive, Flit::with_vc(arg, x.out_vc), [&] { return delay_to(arrive); });
+    out_[port].credits_back->push_lazy(*pool_, wake_, credit_at, static_cast<std::uint32_t>(vc),
+                                       [&] { return delay_to(credit_at); });
     ++counters_.channel_flits[out_kind_[out_port]];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {

@@ -49,7 +49,8 @@ Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
 
 void Terminal::attach_notices(sim::Channel& channel) { notice_->attach(channel, static_cast<std::uint32_t>(id_)); }
 
-void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection) {
+void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RingPool& pool) {
+    pool_ = &pool;
     injection_ = &injection;
     credits_in_ = &credits;
     ejection_ = &ejection;
@@ -87,7 +88,7 @@ void Terminal::on_tick() {
     next_tick_ = INT64_MAX;
     while (ejection_->ready(c)) {
         const std::int64_t arrived = ejection_->front_arrival(c);
-        eject(ejection_->pop(), arrived);
+        eject(ejection_->pop(*pool_), arrived);
     }
     if (!ejection_->empty()) wake(next_ejection(c));
     pump(c);
@@ -269,7 +270,7 @@ void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t 
 
 void Terminal::pump(std::int64_t cycle) {
     FabricCounters& t = counters_;
-    while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop()];
+    while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop(*pool_)];
     for (;;) {
         if (!sending_) {
             if (queue_head_ < queue_.size())
@@ -293,9 +294,9 @@ void Terminal::pump(std::int64_t cycle) {
         if (head) {
             current_.injected_cycle = depart;
             current_handle_ =
-                injection_->push_record(FabricRecord{current_id_, static_cast<std::uint32_t>(id_), current_dst_, current_});
+                injection_->push_record(*pool_, FabricRecord{current_id_, static_cast<std::uint32_t>(id_), current_dst_, current_});
         }
-        injection_->push_lazy(depart + latency_,
+        injection_->push_lazy(*pool_, wake_, depart + latency_,
                               Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head, tail),
                               [&] { return delay_to(depart + latency_); });
         ++t.flits_injected;
@@ -311,10 +312,10 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
     std::uint32_t& handle = arriving_[Flit::vc_of(arg)];
     if (Flit::is_head(arg)) {
         handle = Flit::packet_of(arg);
-        ejection_->prefetch_record(handle);  // read at the tail
+        FlitLink::prefetch_record(*pool_, handle);  // read at the tail
     }
     if (!Flit::is_tail(arg)) return;
-    const FabricRecord& packet = ejection_->record(handle);
+    const FabricRecord& packet = ejection_->record(*pool_, handle);
 
     const FabricPacket& p = packet.payload;
     const std::int64_t total = c - p.created_cycle;
@@ -374,7 +375,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
             }
         }
     }
-    ejection_->release_record(handle);
+    ejection_->release_record(*pool_, handle);
 }
 
 }  // namespace loom::fabric

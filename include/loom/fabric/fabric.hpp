@@ -121,8 +121,8 @@ private:
     std::unique_ptr<FabricSetup> net_;
     std::unique_ptr<TransferBook> book_;
     RingPool ring_pool_;  // the lines' ring chunks (declared before the lines: they end after them)
-    std::vector<FlitLink> lines_;  // every channel direction (flits and credits), grouped by reader; flit lines
-                                   // hold the records of the packets on them
+    std::vector<LinePair> lines_;  // every channel direction (flits and credits), paired by router port; flit
+                                   // lines hold the records of the packets on them
     std::vector<Router*> routers_;      // by vertex
     std::vector<Terminal*> terminals_;  // by terminal id
     Monitor* monitor_ = nullptr;

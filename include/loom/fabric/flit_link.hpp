@@ -129,9 +129,11 @@ private:
 // updates the record there from the head's arrival on and gives the chunk back when it is done with it (the head
 // leaves the router, or the tail reaches the terminal). A record written at a hop takes the chunk freed last, which
 // is in the cache (per-line record slots were written cold).
-// One cache line: the sender's push and the receiver's pop touch the header and one ring chunk (and the pool's
-// free list when a chunk is taken or given back), a head flit one record chunk more.
-class alignas(64) FlitLink {
+// 32 bytes, so that the two lines a router port shares with the other end (LinePair) are one cache line. The pool
+// and the sender's wake endpoint are not kept in the header: the ends pass them (a router or terminal holds both),
+// which halves the header. The sender's push and the receiver's pop touch the header and one ring chunk (and the
+// pool's free list when a chunk is taken or given back), a head flit one record chunk more.
+class alignas(32) FlitLink {
 public:
     FlitLink() = default;
     FlitLink(const FlitLink&) = delete;
@@ -141,25 +143,27 @@ public:
     // The ring's chunks and the records go back with the pool (it outlives its lines, or both end together).
     ~FlitLink() = default;
 
-    // The sender's endpoint on the wake channel, the receiver's endpoint index (below 2^24) and the argument it is
-    // woken with (below 256: a port's line, at most 64 ports), and the pool the ring's chunks come from.
-    void bind(sim::ChannelPort& wake, std::uint32_t to, std::uint32_t arg, RingPool& pool) {
+    // The receiver's endpoint index on the wake channel (below 2^24) and the argument it is woken with (below 256:
+    // a port's line, at most 64 ports).
+    void bind(std::uint32_t to, std::uint32_t arg) {
         LOOM_ASSERT(to < (std::uint32_t{1} << 24) && arg < 256, "a line's wake-up names at most 2^24 endpoints");
-        wake_ = &wake;
         wake_to_ = to << 8 | arg;
-        pool_ = &pool;
     }
 
+    // Every call that touches the ring or the records takes the run's pool (the same one for the line's life); a
+    // push takes the sender's endpoint on the wake channel (always the same one for a line).
     // `delay`: from now to `arrival` (the wake event's delay when the line is empty).
-    [[gnu::always_inline]] void push(std::int64_t arrival, std::uint32_t payload, Time delay) {
-        push_lazy(arrival, payload, [delay] { return delay; });
+    [[gnu::always_inline]] void push(RingPool& pool, sim::ChannelPort& wake, std::int64_t arrival,
+                                     std::uint32_t payload, Time delay) {
+        push_lazy(pool, wake, arrival, payload, [delay] { return delay; });
     }
     // The same, `delay()` giving that delay: called only when the line is empty (a wake-up is sent), so a busy
     // line's push costs no clock-edge conversion.
     template <class Delay>
-    [[gnu::always_inline]] void push_lazy(std::int64_t arrival, std::uint32_t payload, Delay&& delay) {
-        if (size_ == 0) wake_->send(wake_to_ >> 8, wake_to_ & 0xffu, delay());
-        pool_->push_back(front_, back_, size_, (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival));
+    [[gnu::always_inline]] void push_lazy(RingPool& pool, sim::ChannelPort& wake, std::int64_t arrival,
+                                          std::uint32_t payload, Delay&& delay) {
+        if (size_ == 0) wake.send(wake_to_ >> 8, wake_to_ & 0xffu, delay());
+        pool.push_back(front_, back_, size_, (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival));
         ++size_;
     }
     bool empty() const { return size_ == 0; }
@@ -174,9 +178,9 @@ public:
     std::uint32_t front_payload() const { return static_cast<std::uint32_t>(*front_ >> 32); }
     // The last entry's arrival cycle. Requires !empty().
     std::int64_t back_arrival(std::int64_t now) const { return arrival_of(back_[-1], now); }
-    std::uint32_t pop() {
+    std::uint32_t pop(RingPool& pool) {
         const std::uint64_t e = *front_;
-        pool_->pop_front(front_, back_, --size_);
+        pool.pop_front(front_, back_, --size_);
         return static_cast<std::uint32_t>(e >> 32);
     }
     // Calls f(payload, arrival cycle) for the entries in flight, oldest first, until it returns true.
@@ -202,23 +206,23 @@ public:
     void bind_receiver(const sim::Context& receiver) { receiver_.bind(receiver); }
     // Stores the record of a packet whose head the sender pushes next, in a chunk of the pool; returns its handle
     // (below Flit::kMaxPackets), which the head flit names.
-    [[gnu::always_inline]] std::uint32_t push_record(const FabricRecord& r) {
-        RingPool::Chunk* c = pool_->take();
+    [[gnu::always_inline]] std::uint32_t push_record(RingPool& pool, const FabricRecord& r) {
+        RingPool::Chunk* c = pool.take();
         new (c) FabricRecord(r);
         return RingPool::handle_of(c);
     }
     // The record of `handle` (the receiver's).
-    FabricRecord& record(std::uint32_t handle) {
+    FabricRecord& record(const RingPool& pool, std::uint32_t handle) {
         receiver_.check("a line's packet records");
         LOOM_DEBUG_ASSERT(handle < Flit::kMaxPackets, "a line's record read at an invalid handle");
-        return *std::launder(reinterpret_cast<FabricRecord*>(pool_->at(handle)));
+        return *std::launder(reinterpret_cast<FabricRecord*>(pool.at(handle)));
     }
     // Asks the cache for the record of `handle` ahead of reading it (no access: no owner check).
-    void prefetch_record(std::uint32_t handle) const { __builtin_prefetch(pool_->at(handle)); }
+    static void prefetch_record(const RingPool& pool, std::uint32_t handle) { __builtin_prefetch(pool.at(handle)); }
     // The receiver is done with the record: its chunk goes back to the pool.
-    void release_record(std::uint32_t handle) {
+    void release_record(RingPool& pool, std::uint32_t handle) {
         receiver_.check("a line's packet records");
-        pool_->give(pool_->at(handle));
+        pool.give(pool.at(handle));
     }
 
 private:
@@ -231,13 +235,21 @@ private:
     // in chunks linked oldest to newest; both nullptr when the line is empty.
     std::uint64_t* front_ = nullptr;
     std::uint64_t* back_ = nullptr;
-    RingPool* pool_ = nullptr;
-    sim::ChannelPort* wake_ = nullptr;
     std::uint32_t size_ = 0;
     std::uint32_t wake_to_ = 0;  // the receiver's endpoint << 8 | the argument it is woken with
     sim::Owner receiver_;
 };
-static_assert(sizeof(FlitLink) <= 64, "a line's header is one cache line");
+static_assert(sizeof(FlitLink) == 32, "two line headers share a cache line");
+
+// The two lines between a router port and the other end of its channel, in one cache line: for a network port
+// the flits arriving on it and the credits coming back for its output, both pushed by the neighbour and read by
+// this router; for a terminal port the injection line and the credits returned to the terminal, both touched by
+// the router and the terminal. So each end of a channel touches one line header's cache line where it touched
+// two, and the run's line headers take half the memory.
+struct alignas(64) LinePair {
+    FlitLink line[2];
+};
+static_assert(sizeof(LinePair) == 64, "a line pair is one cache line");
 static_assert(sizeof(FabricRecord) == sizeof(RingPool::Chunk) && alignof(FabricRecord) == alignof(RingPool::Chunk),
               "a packet's record fills a pool chunk");
 

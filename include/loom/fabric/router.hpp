@@ -73,7 +73,8 @@ public:
     // (nullptr for a terminal port). The builder binds each line's wake-up; a flit line also holds the records of
     // the packets whose heads it carries.
     void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
-    // The pool the input buffers take their chunks from (the lines'), before the run.
+    // The run's pool: the input buffers take their chunks from it, and the lines' rings and records are in it
+    // (before the run).
     void use_pool(RingPool& pool) { pool_ = &pool; }
     // The clock that ticks the router (the run's routers share one), before the run.
     void use_clock(RouterClock& clock) { clock_ = &clock; }

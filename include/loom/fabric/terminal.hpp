@@ -49,8 +49,9 @@ public:
     static constexpr std::uint32_t kEjectionWake = 0, kCreditWake = 1;
     // The lines: flits to the router, credits back from it, flits ejected to this terminal (the builder binds
     // their wake-ups).
-    // The injection and ejection lines also hold the records of the packets whose heads they carry.
-    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection);
+    // The injection and ejection lines also hold the records of the packets whose heads they carry, in chunks
+    // of `pool` (the run's, which the lines' rings take theirs from).
+    void attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RingPool& pool);
     // The measurement channel ("fabric.measure", endpoint = terminal id) and the monitor's endpoint on it.
     void attach_measure(sim::Channel& channel, std::uint32_t monitor);
     sim::ChannelPort& measure_port() { return measure_; }
@@ -129,6 +130,7 @@ private:
     FlitLink* injection_ = nullptr;
     FlitLink* credits_in_ = nullptr;
     FlitLink* ejection_ = nullptr;
+    RingPool* pool_ = nullptr;
 
     // What sending and ejecting touch comes first, together; the marked packets' statistics and the rest after.
     FabricCounters counters_;

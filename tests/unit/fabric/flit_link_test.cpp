@@ -35,7 +35,7 @@ struct WiredLine {
     WiredLine(Time latency, std::uint32_t arg) : ch(s.add_channel("wake", 2, latency)) {
         tx.out.attach(ch, 0);
         rx.in.attach(ch, 1);
-        line.bind(tx.out, 1, arg, pool);
+        line.bind(1, arg);
         s.init();
     }
     sim::Simulator s;
@@ -51,19 +51,19 @@ struct WiredLine {
 TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
     WiredLine w(Time::ps(10), 7);
     FlitLink& line = w.line;
-    line.push(10, 1, Time::ps(10));
-    line.push(11, 2, Time::ps(11));
-    line.push(11, 3, Time::ps(11));
+    line.push(w.pool, w.tx.out, 10, 1, Time::ps(10));
+    line.push(w.pool, w.tx.out, 11, 2, Time::ps(11));
+    line.push(w.pool, w.tx.out, 11, 3, Time::ps(11));
     CHECK(line.size() == 3);
     CHECK_FALSE(line.ready(9));
     CHECK(line.ready(10));
     CHECK(line.front_arrival(5) == 10);
-    CHECK(line.pop() == 1);
+    CHECK(line.pop(w.pool) == 1);
     CHECK(line.front_payload() == 2);
-    CHECK(line.pop() == 2);
-    CHECK(line.pop() == 3);
+    CHECK(line.pop(w.pool) == 2);
+    CHECK(line.pop(w.pool) == 3);
     CHECK(line.empty());
-    line.push(40, 4, Time::ps(40));
+    line.push(w.pool, w.tx.out, 40, 4, Time::ps(40));
     w.s.run();
     CHECK(w.rx.wakes == std::vector<std::int64_t>{10, 40});
     CHECK(w.rx.args == std::vector<std::uint32_t>{7, 7});  // the line's own argument names it to the receiver
@@ -73,13 +73,13 @@ TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around"
     WiredLine w(Time::ps(1), 0);
     FlitLink& line = w.line;
     const std::int64_t base = (std::int64_t{1} << 32) - 50;
-    for (std::uint32_t k = 0; k < 100; ++k) line.push(base + k, k, Time::ps(1 + k));
+    for (std::uint32_t k = 0; k < 100; ++k) line.push(w.pool, w.tx.out, base + k, k, Time::ps(1 + k));
     std::uint32_t next = 0;
     line.for_each_payload([&](std::uint32_t p) { CHECK(p == next++); });
     for (std::uint32_t k = 0; k < 100; ++k) {
         REQUIRE(line.ready(base + k));
         CHECK(line.front_arrival(base + k) == base + k);
-        CHECK(line.pop() == k);
+        CHECK(line.pop(w.pool) == k);
     }
     CHECK(line.empty());
 }
@@ -93,31 +93,31 @@ TEST_CASE("A flit line keeps its packet records in pool chunks, reused most rece
         r.id = 1000 + k;
         r.dst = k;
         r.payload.flits = static_cast<std::int32_t>(k + 1);
-        handles.push_back(line.push_record(r));
+        handles.push_back(line.push_record(w.pool, r));
         REQUIRE(handles.back() < fabric::Flit::kMaxPackets);
     }
     CHECK(w.pool.chunks() - w.pool.free_chunks() == 9);  // one chunk a record
     for (std::uint32_t k = 0; k < 9; ++k) {
         CHECK(std::count(handles.begin(), handles.end(), handles[k]) == 1);  // distinct
-        const fabric::FabricRecord& r = line.record(handles[k]);
+        const fabric::FabricRecord& r = line.record(w.pool, handles[k]);
         CHECK(r.id == 1000 + k);
         CHECK(r.dst == k);
         CHECK(r.payload.flits == static_cast<std::int32_t>(k + 1));
     }
-    line.release_record(handles[2]);
-    line.release_record(handles[6]);
+    line.release_record(w.pool, handles[2]);
+    line.release_record(w.pool, handles[6]);
     fabric::FabricRecord r;
     r.id = 7;
-    CHECK(line.push_record(r) == handles[6]);  // the chunk released last
+    CHECK(line.push_record(w.pool, r) == handles[6]);  // the chunk released last
     r.id = 8;
-    CHECK(line.push_record(r) == handles[2]);
-    CHECK(line.record(handles[5]).id == 1005);  // the others untouched
-    CHECK(line.record(handles[6]).id == 7);
+    CHECK(line.push_record(w.pool, r) == handles[2]);
+    CHECK(line.record(w.pool, handles[5]).id == 1005);  // the others untouched
+    CHECK(line.record(w.pool, handles[6]).id == 7);
     // Records and ring entries share the pool: pushes between them leave both intact.
-    line.push(5, 42, Time::ps(5));
-    CHECK(line.record(handles[2]).id == 8);
-    CHECK(line.pop() == 42);
-    for (std::uint32_t h : handles) line.release_record(h);
+    line.push(w.pool, w.tx.out, 5, 42, Time::ps(5));
+    CHECK(line.record(w.pool, handles[2]).id == 8);
+    CHECK(line.pop(w.pool) == 42);
+    for (std::uint32_t h : handles) line.release_record(w.pool, h);
     CHECK(w.pool.free_chunks() == w.pool.chunks());
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("A flit line's ring holds the chunks of what is in flight and gives th
     for (std::uint32_t round = 0; round < 100; ++round) {
         const std::uint32_t target = round < 50 ? 3 + round % 15 : 17;
         while (line.size() < target) {
-            line.push(pushed, pushed, Time::ps(1));
+            line.push(w.pool, w.tx.out, pushed, pushed, Time::ps(1));
             ++pushed;
         }
         std::uint32_t k = 0;
@@ -165,16 +165,16 @@ TEST_CASE("A flit line's ring holds the chunks of what is in flight and gives th
         REQUIRE(pool.chunks() - pool.free_chunks() <= line.size() / fabric::RingPool::kEntries + 2);
         for (std::uint32_t j = 0; j < 1 + round % 5 && !line.empty(); ++j) {
             REQUIRE(line.front_arrival(popped) == popped);
-            REQUIRE(line.pop() == popped);
+            REQUIRE(line.pop(w.pool) == popped);
             ++popped;
         }
         if (round % 10 == 9) {
-            while (!line.empty()) REQUIRE(line.pop() == popped++);
+            while (!line.empty()) REQUIRE(line.pop(w.pool) == popped++);
             REQUIRE(pool.free_chunks() == pool.chunks());  // an empty line holds no chunk
             emptied = true;
         }
     }
-    while (!line.empty()) REQUIRE(line.pop() == popped++);
+    while (!line.empty()) REQUIRE(line.pop(w.pool) == popped++);
     CHECK(emptied);
     CHECK(popped == pushed);
     CHECK(pushed > 250);
@@ -189,14 +189,25 @@ TEST_CASE("Lines sharing a ring pool keep their own entries") {
     // Interleaved pushes, so the two lines' chunks alternate in the pool; then one drains while the other grows on
     // the chunks it gives back.
     for (std::uint32_t k = 0; k < 40; ++k) {
-        w.line.push(k, k, Time::ps(1));
+        w.line.push(w.pool, w.tx.out, k, k, Time::ps(1));
         other.push(k, 1000 + k, Time::ps(1));
     }
     for (std::uint32_t k = 0; k < 40; ++k) {
-        REQUIRE(w.line.pop() == k);
+        REQUIRE(w.line.pop(w.pool) == k);
         other.push(40 + k, 1040 + k, Time::ps(1));
     }
     CHECK(w.line.empty());
     for (std::uint32_t k = 0; k < 80; ++k) REQUIRE(other.pop() == 1000 + k);
     CHECK(w.pool.free_chunks() == w.pool.chunks());
+}
+
+TEST_CASE("Two line headers share a cache line") {
+    static_assert(sizeof(FlitLink) == 32);
+    std::vector<fabric::LinePair> pairs(3);
+    for (const fabric::LinePair& p : pairs) {
+        const auto a = reinterpret_cast<std::uintptr_t>(&p.line[0]);
+        const auto b = reinterpret_cast<std::uintptr_t>(&p.line[1]);
+        CHECK(a % 64 == 0);
+        CHECK(b == a + 32);
+    }
 }

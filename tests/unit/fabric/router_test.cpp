@@ -1,10 +1,12 @@
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "fabric_test_util.hpp"
 #include "loom/fabric/router.hpp"
+#include "loom/fabric/terminal.hpp"
 #include "loom/workload/traffic_trace.hpp"
 
 using namespace loom;
@@ -124,6 +126,28 @@ TEST_CASE("A router has the topology ports plus one per terminal and its credits
     CHECK(r.ports() == 3 + 2 + 2);  // 3 local, 2 global, 2 terminals
     CHECK(r.peak_vc_flits() >= 1);
     CHECK(r.ticks() > 0);
+}
+
+TEST_CASE("A router port's two lines from the other end share one cache line") {
+    auto run = build_run(small_config("minimal", "uniform", 0.05));
+    const auto same_line = [](const FlitLink* a, const FlitLink* b) {
+        return reinterpret_cast<std::uintptr_t>(a) / 64 == reinterpret_cast<std::uintptr_t>(b) / 64;
+    };
+    for (const Router* r : run.model->routers()) {
+        for (std::int32_t q = 0; q < r->network_ports(); ++q) {
+            if (!r->wired(q)) continue;
+            // The flits arriving on q and the credits for q's output: both pushed by the neighbour.
+            REQUIRE(r->credit_line(q) != nullptr);
+            CHECK(same_line(&r->input_line(q), r->credit_line(q)));
+            CHECK(&r->input_line(q) != r->credit_line(q));
+        }
+    }
+    for (const Terminal* t : run.model->terminals()) {
+        // The injection line and the terminal's credits share a cache line; the ejection line is elsewhere.
+        CHECK(same_line(&t->injection_line(), &t->credit_line()));
+        CHECK(&t->injection_line() != &t->credit_line());
+        CHECK_FALSE(same_line(&t->injection_line(), &t->ejection_line()));
+    }
 }
 
 TEST_CASE("Allocation in place on bit masks grants exactly what the Allocator grants") {
