@@ -123,7 +123,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         for (const auto& m : trace->messages()) per_terminal[static_cast<std::size_t>(m.src)].push_back(m);
     const auto num_routers = static_cast<std::uint32_t>(t.num_vertices());
     const auto num_terminals = static_cast<std::uint32_t>(n.pattern.terminals());
-    // The clock that ticks every router (RouterClock): one kernel event per cycle with a router due.
+    // The clock that ticks every router and terminal (RouterClock): one kernel event per cycle with one due.
     model->clock_ = &sim.add<RouterClock>("fabric.clock", n);
     model->routers_.assign(num_routers, nullptr);
     model->terminals_.assign(num_terminals, nullptr);
@@ -180,15 +180,17 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     sim::Channel& wakes = sim.add_channel("fabric.wake", static_cast<std::uint32_t>(routers) +
                                                              static_cast<std::uint32_t>(n.pattern.terminals()),
                                           n.clock.min_span(Cycles(shortest)));
-    model->clock_->set_routers(model->routers_);
     for (std::size_t v = 0; v < routers; ++v) {
         model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
         model->routers_[v]->use_pool(model->ring_pool_);
         model->routers_[v]->use_clock(*model->clock_);
     }
     auto terminal_endpoint = [&](std::int32_t id) { return static_cast<std::uint32_t>(routers) + static_cast<std::uint32_t>(id); };
-    for (std::int32_t id = 0; id < n.pattern.terminals(); ++id)
+    for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
         model->terminals_[static_cast<std::size_t>(id)]->wake_port().attach(wakes, terminal_endpoint(id));
+        model->terminals_[static_cast<std::size_t>(id)]->use_clock(*model->clock_);
+    }
+    model->clock_->set_units(model->routers_, model->terminals_);
     for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
         const topo::Channel& ch = t.channel(c);
         Router& a = *model->routers_[static_cast<std::size_t>(ch.src)];
@@ -229,7 +231,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         FlitLink& credits = line_of(v, q, true);
         FlitLink& ejection = ejection_line(id);
         injection.bind_receiver(model->clock_->ctx());  // read in the router's ticks (the clock's handler)
-        ejection.bind_receiver(term.ctx());
+        ejection.bind_receiver(model->clock_->ctx());  // read in the terminal's ticks (the clock's handler)
         term.attach(injection, credits, ejection, model->ring_pool_);
         r.attach_input(q, injection, credits);
         r.attach_output(q, ejection, nullptr);

@@ -8,6 +8,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/fabric/flit.hpp"
+#include "loom/fabric/terminal.hpp"
 #include "loom/sim/simulator.hpp"
 #include "round_robin.hpp"
 
@@ -646,24 +647,52 @@ void Router::on_tick() {
 RouterClock::RouterClock(sim::Context& ctx, const FabricSetup& net)
     : sim::Component(ctx), net_(net), tick_(ctx, this, sim::handler<&RouterClock::on_tick>, sim::Phase::Clock) {}
 
-void RouterClock::set_routers(std::vector<Router*> routers) {
+void RouterClock::set_units(std::vector<Router*> routers, std::vector<Terminal*> terminals) {
     routers_ = std::move(routers);
-    words_ = (routers_.size() + 63) / 64;
+    terminals_ = std::move(terminals);
+}
+
+void RouterClock::init() {
+    // The terminals in source-id order, those before the clock's first.
+    std::sort(terminals_.begin(), terminals_.end(),
+              [](const Terminal* a, const Terminal* b) { return a->ctx().source() < b->ctx().source(); });
+    const auto before = static_cast<std::size_t>(std::count_if(
+        terminals_.begin(), terminals_.end(), [&](const Terminal* t) { return t->ctx().source() < ctx().source(); }));
+    first_router_ = static_cast<std::uint32_t>(before);
+    for (std::size_t j = 0; j < terminals_.size(); ++j)
+        terminals_[j]->clock_unit_ = static_cast<std::uint32_t>(j < before ? j : j + routers_.size());
+    const std::size_t units = routers_.size() + terminals_.size();
+    LOOM_ASSERT(units < (std::size_t{1} << 32), "the fabric clock ticks at most 2^32 routers and terminals");
+    words_ = (units + 63) / 64;
     ring_.assign(static_cast<std::size_t>(kRing) * words_, 0);
 }
 
-void RouterClock::schedule(Router* r, std::int64_t cycle) {
-    const auto v = static_cast<std::uint32_t>(r->vertex());
-    LOOM_DEBUG_ASSERT(v < routers_.size() && routers_[v] == r, "a router the clock does not know");
+std::uint32_t RouterClock::unit_of(const Terminal& t) { return t.clock_unit_; }
+
+void RouterClock::schedule(Terminal* t, std::int64_t cycle) { schedule_unit(t->clock_unit_, cycle); }
+
+void RouterClock::schedule_unit(std::uint32_t unit, std::int64_t cycle) {
     if (cycle - last_ < kRing) {
-        mark(cycle, v);
+        mark(cycle, unit);
     } else {
-        far_.emplace_back(cycle, v);
+        far_.emplace_back(cycle, unit);
         far_min_ = std::min(far_min_, cycle);
     }
     if (cycle < armed_ && !ticking_) {
         armed_ = cycle;
         tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
+    }
+}
+
+// Ticks unit `unit` if it is still due at `cycle` (its schedule did not move).
+inline void RouterClock::tick_unit(std::uint32_t unit, std::int64_t cycle) {
+    const std::uint32_t r = unit - first_router_;
+    if (r < routers_.size()) {
+        Router* router = routers_[r];
+        if (router->next_tick_ == cycle) router->on_tick();
+    } else {
+        Terminal* t = terminals_[unit < first_router_ ? unit : unit - routers_.size()];
+        if (t->next_tick_ == cycle) t->on_tick();
     }
 }
 
@@ -704,9 +733,9 @@ void RouterClock::on_tick() {
     }
     const auto b = static_cast<std::size_t>(c & (kRing - 1));
     std::uint64_t* due = ring_.data() + b * words_;
-    // A tick schedules its router at a later cycle, never at c; the words are read again until none is set all
-    // the same. A router whose bit is set but whose schedule moved (an earlier tick scheduled a later one) is
-    // skipped.
+    // A tick schedules its router or terminal at a later cycle, never at c; the words are read again until none
+    // is set all the same. A unit whose bit is set but whose schedule moved (an earlier tick scheduled a later
+    // one) is skipped.
     for (bool again = true; again;) {
         again = false;
         for (std::size_t w = 0; w < words_; ++w) {
@@ -714,10 +743,8 @@ void RouterClock::on_tick() {
             if (m == 0) continue;
             due[w] = 0;
             again = true;
-            for (; m != 0; m &= m - 1) {
-                Router* r = routers_[w * 64 + static_cast<std::size_t>(std::countr_zero(m))];
-                if (r->next_tick_ == c) r->on_tick();
-            }
+            for (; m != 0; m &= m - 1)
+                tick_unit(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(m))), c);
         }
     }
     busy_[b >> 6] &= ~(std::uint64_t{1} << (b & 63));

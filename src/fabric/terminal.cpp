@@ -7,6 +7,7 @@
 
 #include "loom/base/error.hpp"
 #include "loom/fabric/flit.hpp"
+#include "loom/fabric/router.hpp"
 
 namespace loom::fabric {
 
@@ -22,7 +23,6 @@ Terminal::Terminal(sim::Context& ctx, const FabricSetup& net, std::int32_t id,
       inject_vcs_(net.vc_first(1)),
       wake_(ctx, "wake", this, sim::handler<&Terminal::on_wake>),
       generate_(ctx, this, sim::handler<&Terminal::on_generate>, sim::Phase::Timer),
-      tick_(ctx, this, sim::handler<&Terminal::on_tick>, sim::Phase::Clock),
       trace_(std::move(trace)),
       measure_(ctx, "measure", this, sim::handler<&Terminal::on_measure>) {
     if (net.traffic.pattern == workload::TrafficPatternKind::Trace) measure_start_ = 0;  // every packet is marked
@@ -70,7 +70,7 @@ void Terminal::on_measure(std::uint32_t) {
 void Terminal::wake(std::int64_t cycle) {
     if (cycle >= next_tick_) return;
     next_tick_ = cycle;
-    tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
+    clock_->schedule(this, cycle);
 }
 
 void Terminal::on_wake(std::uint32_t arg) {

@@ -103,6 +103,7 @@ public:
     const std::vector<Router*>& routers() const { return routers_; }
     const std::vector<Terminal*>& terminals() const { return terminals_; }
     const Monitor& monitor() const { return *monitor_; }
+    const RouterClock& clock() const { return *clock_; }
     // The closed-loop transfers of a transfer run (nullptr otherwise).
     const TransferBook* transfers() const { return book_.get(); }
     // Called for every packet that reaches its destination (set before the run).

@@ -24,6 +24,7 @@
 namespace loom::fabric {
 
 class RouterClock;
+class Terminal;
 
 // Ports 0 .. network_ports()-1 are the topology's ports of the router's vertex (unwired ones get nothing and are
 // never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
@@ -252,28 +253,47 @@ private:
     std::unique_ptr<Allocator> va_, sw_;
 };
 
-// Ticks the run's routers: one kernel event (Phase::Clock) per cycle in which some router is due, calling the
-// due routers' ticks, instead of one timer event per router tick (on the reference, 527 k of 1.21 M events were
-// router ticks). A router's tick touches only its own state and the lines it reads and writes, whose entries
-// arrive at least one cycle after their push, so the order in which the due routers tick changes no result;
-// the clock ticks them by vertex, the order of their blocks and lines in memory. The routers' input lines name
-// the clock as their records' owner (sim::Owner): the records are read in its handler.
+// Ticks the run's routers and terminals: one kernel event (Phase::Clock) per cycle in which some router or
+// terminal is due, calling the due ones' ticks, instead of one timer event per tick (on the reference, 527 k of
+// 1.21 M events were router ticks, and a third of the rest terminal ticks). A router's or terminal's tick touches
+// only its own state and the lines it reads and writes, whose entries arrive at least one cycle after their push,
+// so the order of the ticks within a cycle changes no result; it does decide whether a push finds its line empty
+// (and sends a wake-up), and terminals' ejections call the packet observer in it. So the clock keeps the order
+// their own Phase::Clock events had (by source id, from the paths): the terminals whose source id is below the
+// clock's, the routers (by vertex: the order of their blocks and lines in memory), the other terminals. The lines
+// whose records are read in these ticks name the clock as their records' owner (sim::Owner).
 class RouterClock : public sim::Component {
 public:
     static constexpr std::string_view kSubsystem = "fabric";
 
     RouterClock(sim::Context& ctx, const FabricSetup& net);
 
-    // The routers it ticks, by vertex (before the run).
-    void set_routers(std::vector<Router*> routers);
+    // The routers (by vertex) and terminals it ticks (before the run).
+    void set_units(std::vector<Router*> routers, std::vector<Terminal*> terminals);
+    // Orders the terminals by source id (assigned by the simulator after the build, before init).
+    void init() override;
 
-    // Router `r` ticks at `cycle` (at or after the current cycle); called by Router::wake, which keeps one
-    // schedule per router (an earlier one supersedes, and a superseded entry is skipped when its cycle comes).
-    void schedule(Router* r, std::int64_t cycle);
-    // Kernel events the clock handled (cycles with a router due).
+    // Router `r` (terminal `t`) ticks at `cycle` (at or after the current cycle); called by its wake, which keeps
+    // one schedule per router or terminal (an earlier one supersedes, and a superseded entry is skipped when its
+    // cycle comes).
+    void schedule(Router* r, std::int64_t cycle) {
+        LOOM_DEBUG_ASSERT(static_cast<std::size_t>(r->vertex()) < routers_.size() &&
+                              routers_[static_cast<std::size_t>(r->vertex())] == r,
+                          "a router the clock does not know");
+        schedule_unit(first_router_ + static_cast<std::uint32_t>(r->vertex()), cycle);
+    }
+    void schedule(Terminal* t, std::int64_t cycle);
+    // Kernel events the clock handled (cycles with a router or terminal due).
     std::int64_t cycles_ticked() const { return fired_; }
+    // Where the clock ticks terminal `t` among its units, and the first router's unit (checks and tests).
+    static std::uint32_t unit_of(const Terminal& t);
+    std::uint32_t first_router_unit() const { return first_router_; }
 
 private:
+    // Units are bits in a cycle's mask, ticked in ascending order: [0, first_router_) terminals, then the routers
+    // by vertex, then the other terminals.
+    void schedule_unit(std::uint32_t unit, std::int64_t cycle);
+    void tick_unit(std::uint32_t unit, std::int64_t cycle);
     void on_tick();
     // The first cycle in [from, from + kRing) with an entry in the ring, or kNever.
     std::int64_t next_in_ring(std::int64_t from) const;
@@ -283,21 +303,23 @@ private:
     // (its pipeline stages, a channel's latency); later ones wait in far_.
     static constexpr std::int64_t kRing = 256;
 
-    void mark(std::int64_t cycle, std::uint32_t vertex) {
+    void mark(std::int64_t cycle, std::uint32_t unit) {
         const auto b = static_cast<std::size_t>(cycle & (kRing - 1));
-        ring_[b * words_ + (vertex >> 6)] |= std::uint64_t{1} << (vertex & 63);
+        ring_[b * words_ + (unit >> 6)] |= std::uint64_t{1} << (unit & 63);
         busy_[b >> 6] |= std::uint64_t{1} << (b & 63);
     }
 
     const FabricSetup& net_;
     sim::Timer tick_;
-    std::vector<Router*> routers_;  // by vertex
-    std::size_t words_ = 0;         // 64-bit words of a cycle's router mask
-    // The routers due in cycle c: a bit per vertex in ring_[c % kRing], for cycles in [last_, last_ + kRing);
+    std::vector<Router*> routers_;            // by vertex
+    std::vector<Terminal*> terminals_;        // by unit, without the routers' (see Units above), from init on
+    std::uint32_t first_router_ = 0;          // the first router's unit
+    std::size_t words_ = 0;                   // 64-bit words of a cycle's mask
+    // The units due in cycle c: a bit per unit in ring_[c % kRing], for cycles in [last_, last_ + kRing);
     // busy_ marks the cycles with some bit set.
     std::vector<std::uint64_t> ring_;
     std::array<std::uint64_t, kRing / 64> busy_{};
-    std::vector<std::pair<std::int64_t, std::uint32_t>> far_;  // (cycle, vertex) of later cycles, unordered
+    std::vector<std::pair<std::int64_t, std::uint32_t>> far_;  // (cycle, unit) of later cycles, unordered
     std::int64_t far_min_ = kNever;                       // their earliest cycle
     std::int64_t last_ = 0;                               // the cycle ticked last
     std::int64_t armed_ = kNever;                         // the cycle tick_ is armed for (kNever: none)

@@ -20,6 +20,8 @@
 
 namespace loom::fabric {
 
+class RouterClock;
+
 // Injection: a packet generated at cycle t waits in the (unbounded) source queue; when it reaches the front it
 // gets its destination (synthetic traffic draws it then, from the terminal's own stream) and the class-0 VC of
 // the router's terminal port with the most credits, and its flits leave one per cycle from
@@ -55,6 +57,8 @@ public:
     // The measurement channel ("fabric.measure", endpoint = terminal id) and the monitor's endpoint on it.
     void attach_measure(sim::Channel& channel, std::uint32_t monitor);
     sim::ChannelPort& measure_port() { return measure_; }
+    // The clock that ticks the terminal (the run's routers' one), before the run.
+    void use_clock(RouterClock& clock) { clock_ = &clock; }
     const FlitLink& injection_line() const { return *injection_; }
     const FlitLink& credit_line() const { return *credits_in_; }
     const FlitLink& ejection_line() const { return *ejection_; }
@@ -77,6 +81,7 @@ public:
     const TransferBook::Log& transfer_log() const { return xf_ ? xf_->log : kNoLog; }
 
 private:
+    friend class RouterClock;
     // A message not yet wholly started: its packets (packet_flits each, the last one the rest) are cut one at a
     // time as they start, so a huge trace message costs one entry, not one per packet.
     struct Pending {
@@ -125,8 +130,9 @@ private:
 
     sim::ChannelPort wake_;
     sim::Timer generate_;
-    sim::Timer tick_;
-    std::int64_t next_tick_ = INT64_MAX;
+    RouterClock* clock_ = nullptr;
+    std::uint32_t clock_unit_ = 0;        // its bit in the clock's masks (RouterClock::set_units)
+    std::int64_t next_tick_ = INT64_MAX;  // the cycle the clock ticks it at (INT64_MAX: none)
     FlitLink* injection_ = nullptr;
     FlitLink* credits_in_ = nullptr;
     FlitLink* ejection_ = nullptr;
