@@ -185,19 +185,19 @@ TEST_CASE("A flit line's ring holds the chunks of what is in flight and gives th
 TEST_CASE("Lines sharing a ring pool keep their own entries") {
     WiredLine w(Time::ps(1), 0);
     FlitLink other;
-    other.bind(w.tx.out, 1, 1, w.pool);
+    other.bind(1, 1);
     // Interleaved pushes, so the two lines' chunks alternate in the pool; then one drains while the other grows on
     // the chunks it gives back.
     for (std::uint32_t k = 0; k < 40; ++k) {
         w.line.push(w.pool, w.tx.out, k, k, Time::ps(1));
-        other.push(k, 1000 + k, Time::ps(1));
+        other.push(w.pool, w.tx.out, k, 1000 + k, Time::ps(1));
     }
     for (std::uint32_t k = 0; k < 40; ++k) {
         REQUIRE(w.line.pop(w.pool) == k);
-        other.push(40 + k, 1040 + k, Time::ps(1));
+        other.push(w.pool, w.tx.out, 40 + k, 1040 + k, Time::ps(1));
     }
     CHECK(w.line.empty());
-    for (std::uint32_t k = 0; k < 80; ++k) REQUIRE(other.pop() == 1000 + k);
+    for (std::uint32_t k = 0; k < 80; ++k) REQUIRE(other.pop(w.pool) == 1000 + k);
     CHECK(w.pool.free_chunks() == w.pool.chunks());
 }
 
