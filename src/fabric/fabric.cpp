@@ -147,16 +147,12 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     // terminals (by id); its minimum latency is the shortest line's. The lines are laid out by router and port in
     // pairs, one cache line each (LinePair): a network port's input flit line and the credit line back to its
     // output (both pushed by the neighbour, read by this router), a terminal port's injection line and the
-    // terminal's credit line; then the terminals' ejection lines.
+    // terminal's credit line; then the terminals' ejection lines. Every port has its pair (an unwired one's is
+    // never used), so a router finds a port's lines by its number.
     const std::size_t routers = model->routers_.size();
     std::vector<std::size_t> first_pair(routers + 1, 0);
-    for (std::size_t v = 0; v < routers; ++v) {
-        const Router& r = *model->routers_[v];
-        std::size_t k = 0;
-        for (std::int32_t q = 0; q < r.ports(); ++q)
-            if (r.wired(q)) ++k;
-        first_pair[v + 1] = first_pair[v] + k;
-    }
+    for (std::size_t v = 0; v < routers; ++v)
+        first_pair[v + 1] = first_pair[v] + static_cast<std::size_t>(model->routers_[v]->ports());
     const std::size_t port_pairs = first_pair[routers];
     const auto terminal_count = static_cast<std::size_t>(n.pattern.terminals());
     model->lines_ = std::vector<LinePair>(port_pairs + (terminal_count + 1) / 2);
@@ -164,11 +160,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
     // The pair of router v's port q: its input flit line (side 0), and the credit line back to its output or, on a
     // terminal port, to the terminal (side 1).
     auto line_of = [&](topo::VertexId v, std::int32_t q, bool credit) -> FlitLink& {
-        const Router& r = *model->routers_[static_cast<std::size_t>(v)];
-        std::size_t k = first_pair[static_cast<std::size_t>(v)];
-        for (std::int32_t p = 0; p < q; ++p)
-            if (r.wired(p)) ++k;
-        return lines[k].line[credit ? 1 : 0];
+        return lines[first_pair[static_cast<std::size_t>(v)] + static_cast<std::size_t>(q)].line[credit ? 1 : 0];
     };
     auto ejection_line = [&](std::int32_t id) -> FlitLink& {
         const auto k = static_cast<std::size_t>(id);
@@ -184,6 +176,7 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
         model->routers_[v]->use_pool(model->ring_pool_);
         model->routers_[v]->use_clock(*model->clock_);
+        model->routers_[v]->use_lines(&lines[first_pair[v]]);
     }
     auto terminal_endpoint = [&](std::int32_t id) { return static_cast<std::uint32_t>(routers) + static_cast<std::uint32_t>(id); };
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {

@@ -146,13 +146,15 @@ void Router::init() {
 }
 
 void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
-    in_[port].flits = &flits;
+    LOOM_ASSERT(lines_ != nullptr && &lines_[port].line[0] == &flits,
+                fmt::format("{}: port {}'s input flit line is not its line pair's", path(), port));
     out_[port].credits_back = &credits_back;
 }
 
 void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
     out_[port].flits = &flits;
-    in_[port].credits = credits_back;
+    LOOM_ASSERT(credits_back == nullptr || (lines_ != nullptr && &lines_[port].line[1] == credits_back),
+                fmt::format("{}: port {}'s output credit line is not its line pair's", path(), port));
 }
 
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
@@ -277,7 +279,7 @@ void Router::drain(std::int64_t c) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
         PortIn& ps = in_[p];
         if (ps.flit_due > c) continue;
-        FlitLink& line = *ps.flits;
+        FlitLink& line = lines_[p].line[0];
         do {
             accept_flit(p, line.pop(pool), ps.flit_due);
             ++accepted;
@@ -294,7 +296,7 @@ void Router::drain(std::int64_t c) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
         PortIn& ps = in_[p];
         if (ps.credit_due > c) continue;
-        FlitLink& line = *ps.credits;
+        FlitLink& line = lines_[p].line[1];
         std::int32_t* credits = credits_ + p * vcs_;
         std::int32_t n = 0;
         do {
@@ -316,7 +318,7 @@ void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
     std::uint64_t& entry = *x.front;
     const std::uint32_t arg = static_cast<std::uint32_t>(entry);
-    FlitLink& from = *in_[iv / vcs_].flits;
+    FlitLink& from = lines_[iv / vcs_].line[0];
     FabricRecord& packet = from.record(*pool_, Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;

@@ -74,14 +74,20 @@ public:
     // (nullptr for a terminal port). The builder binds each line's wake-up; a flit line also holds the records of
     // the packets whose heads it carries.
     void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
+    // The line pairs of its ports, one per port (wired or not) from `first` on: lines[0] the flits arriving on the
+    // port, lines[1] on a network port the credits coming back for its output (before attach_input and
+    // attach_output, which check that they are given these lines).
+    void use_lines(LinePair* first) { lines_ = first; }
     // The run's pool: the input buffers take their chunks from it, and the lines' rings and records are in it
     // (before the run).
     void use_pool(RingPool& pool) { pool_ = &pool; }
     // The clock that ticks the router (the run's routers share one), before the run.
     void use_clock(RouterClock& clock) { clock_ = &clock; }
     void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
-    const FlitLink& input_line(std::int32_t port) const { return *in_[port].flits; }
-    const FlitLink* credit_line(std::int32_t port) const { return in_[port].credits; }
+    const FlitLink& input_line(std::int32_t port) const { return lines_[port].line[0]; }
+    const FlitLink* credit_line(std::int32_t port) const {
+        return is_terminal_port(port) ? nullptr : &lines_[port].line[1];
+    }
 
     // Every output VC starts with vc_buffer_flits credits (the downstream buffer is empty).
     void init() override;
@@ -115,13 +121,13 @@ private:
         std::uint8_t out_vc = 0;    // Active: the VC held on out_port
     };
     static_assert(sizeof(Vc) == 32);
-    // What draining the lines into the router reads, per port.
+    // What draining the lines into the router reads, per port (the lines themselves are lines_[port]): 16 bytes,
+    // four to a cache line.
     struct PortIn {
-        FlitLink* flits = nullptr;    // flits arriving
-        FlitLink* credits = nullptr;  // credits coming back for this port's output (nullptr: terminal port)
-        std::int64_t flit_due = 0;    // front arrival of `flits` while its bit is in flit_lines_
-        std::int64_t credit_due = 0;  // front arrival of `credits` while its bit is in credit_lines_
+        std::int64_t flit_due = 0;    // front arrival of the flit line while the port's bit is in flit_lines_
+        std::int64_t credit_due = 0;  // front arrival of the credit line while its bit is in credit_lines_
     };
+    static_assert(sizeof(PortIn) == 16);
     // What forwarding a flit writes, per port: as the output its channel, as the input the credit line back.
     // 32 bytes, two to a cache line (forwarding touches two: its output's and its input's).
     struct PortOut {
@@ -200,6 +206,7 @@ private:
     };
     Vc* vc_ = nullptr;                    // input VCs: port * vcs + vc
     PortIn* in_ = nullptr;                // per port
+    LinePair* lines_ = nullptr;           // per port: the lines it reads (use_lines)
     PortOut* out_ = nullptr;              // per port
     RingPool* pool_ = nullptr;            // the input buffers' chunks
     std::int32_t* credits_ = nullptr;     // per output VC
