@@ -322,8 +322,8 @@ private:
 };
 
 // The flow hash routers use for ECMP: the wire addresses (outer header when encapsulated), ports and protocol.
-// `base`: tuple_hash_base of the seed.
-inline std::uint64_t wire_hash_from(const IpPacket& p, std::uint64_t base) {
+// `base`: tuple_hash_base of the seed. Always inlined: a router's ECMP choice calls it.
+[[gnu::always_inline]] inline std::uint64_t wire_hash_from(const IpPacket& p, std::uint64_t base) {
     FiveTuple t = p.inner;
     t.src = p.wire_src();
     t.dst = p.wire_dst();
