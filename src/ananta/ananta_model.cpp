@@ -11,6 +11,7 @@
 
 #include "loom/ananta/ananta_stats.hpp"
 #include "loom/ananta/control_plane.hpp"
+#include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
 #include "loom/stats/group.hpp"
 
@@ -114,14 +115,24 @@ void AnantaModel::build() {
         nodes_.push_back(clients_.back());
     }
 
-    // Links: each a pair of ports, one per direction.
-    auto link = [this](DcNode& a, const std::string& an, DcNode& b, const std::string& bn, const LinkTiming& t,
-                       const net::PortConfig* config = nullptr) {
-        const std::uint32_t dq = config != nullptr ? 1 : 0;  // data behind the control queue
-        const std::uint32_t pa = a.add_port(an, t, config, dq);
-        const std::uint32_t pb = b.add_port(bn, t, config, dq);
-        net::connect(sim_, a.out(pa), b.in(pb));
-        net::connect(sim_, b.out(pb), a.in(pa));
+    // Links: each a pair of ports, one per direction. They are planned first (a port's number is the count of
+    // ports planned on its component before it), so that each component can reserve one block for all its ports
+    // (DcNode::reserve_ports); then they are made in the planned order, the order of the loops below.
+    struct PlannedLink {
+        DcNode* a;
+        DcNode* b;
+        std::string an, bn;
+        const LinkTiming* timing;
+        const net::PortConfig* config;
+        std::uint32_t pa, pb;
+    };
+    std::vector<PlannedLink> planned;
+    std::vector<std::uint32_t> port_count(nodes_.size(), 0);
+    auto link = [&](DcNode& a, const std::string& an, DcNode& b, const std::string& bn, const LinkTiming& t,
+                    const net::PortConfig* config = nullptr) {
+        const std::uint32_t pa = port_count[a.index()]++;
+        const std::uint32_t pb = port_count[b.index()]++;
+        planned.push_back(PlannedLink{&a, &b, an, bn, &t, config, pa, pb});
         return std::make_pair(pa, pb);
     };
     for (std::int64_t r = 0; r < n.racks; ++r) {
@@ -162,6 +173,15 @@ void AnantaModel::build() {
             (void)pc;
             borders_[b]->set_down_port(static_cast<std::uint32_t>(k), pb);
         }
+    for (DcNode* node : nodes_) node->reserve_ports(port_count[node->index()]);
+    for (const PlannedLink& l : planned) {
+        const std::uint32_t dq = l.config != nullptr ? 1 : 0;  // data behind the control queue
+        const std::uint32_t pa = l.a->add_port(l.an, *l.timing, l.config, dq);
+        const std::uint32_t pb = l.b->add_port(l.bn, *l.timing, l.config, dq);
+        LOOM_ASSERT(pa == l.pa && pb == l.pb, "a link's ports are numbered as planned");
+        net::connect(sim_, l.a->out(l.pa), l.b->in(l.pb));
+        net::connect(sim_, l.b->out(l.pb), l.a->in(l.pa));
+    }
     for (std::size_t r = 0; r < tors_.size(); ++r) tors_[r]->set_up_ports(tor_up[r]);
     for (std::size_t s = 0; s < spines_.size(); ++s) spines_[s]->set_up_ports(spine_up[s]);
     for (std::size_t b = 0; b < borders_.size(); ++b) borders_[b]->set_up_ports(border_up[b]);

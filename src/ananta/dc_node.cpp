@@ -1,6 +1,7 @@
 #include "loom/ananta/dc_node.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "loom/base/assert.hpp"
 
@@ -59,11 +60,30 @@ DcNode::DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index)
       mtu_(static_cast<std::uint32_t>(shared.config.network.mtu)),
       index_(index) {}
 
+DcNode::~DcNode() {
+    for (std::uint32_t i = block_used_; i > 0; --i) block_[i - 1].~IpOut();
+    if (block_ != nullptr) ::operator delete(block_, std::align_val_t{alignof(IpOut)});
+}
+
+void DcNode::reserve_ports(std::uint32_t n) {
+    LOOM_ASSERT(outs_.empty() && block_ == nullptr, "DcNode::reserve_ports after the first port");
+    if (n == 0) return;
+    block_ = static_cast<IpOut*>(::operator new(sizeof(IpOut) * n, std::align_val_t{alignof(IpOut)}));
+    block_room_ = n;
+}
+
 std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config,
                               std::uint32_t data_queue) {
-    outs_.push_back(Out{std::make_unique<IpOut>(ctx(), name, timing, config ? *config : shared_.port, 0,
-                                                &shared_.reasons),
-                        data_queue});
+    const net::PortConfig& c = config ? *config : shared_.port;
+    IpOut* out = nullptr;
+    if (outs_.size() == block_used_ && block_used_ < block_room_) {
+        out = new (block_ + block_used_) IpOut(ctx(), name, timing, c, 0, &shared_.reasons);
+        ++block_used_;
+    } else {
+        out = loose_.emplace_back(std::make_unique<IpOut>(ctx(), name, timing, c, 0, &shared_.reasons)).get();
+    }
+    out->engine().set_data_queue(data_queue);
+    outs_.push_back(out);
     ins_.push_back(std::make_unique<IpIn>(ctx(), name + "_in", this, sim::handler<&DcNode::arrival>));
     return static_cast<std::uint32_t>(outs_.size() - 1);
 }
@@ -80,12 +100,12 @@ void DcNode::note_received(const IpPacket& p) {
 
 void DcNode::send_checked(std::uint32_t port, const IpPacket& p, bool control) {
     if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Sent, 0, index_, port});
-    const Out& o = outs_[port];
+    IpOut& o = port_at(port);
     if (check_mtu(p, mtu_) != MtuVerdict::Fits) {
-        o.port->refuse(shared_.net_reason(DropReason::Mtu));
+        o.refuse(shared_.net_reason(DropReason::Mtu));
         return;
     }
-    o.port->send(p, p.size_bytes, control ? 0 : o.data_queue);
+    o.send(p, p.size_bytes, control ? 0 : net::PortEngine::kDataQueue);
 }
 
 void DcNode::drop(const IpPacket& p, net::DropReason r) {

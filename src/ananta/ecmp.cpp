@@ -109,7 +109,13 @@ double share_moved(const EcmpSelector& before, const EcmpSelector& after, std::u
         std::has_single_bit(rb->buckets().size())) {
         const std::size_t n = rb->buckets().size();
         std::vector<std::uint8_t> changed(n);
-        for (std::size_t b = 0; b < n; ++b) changed[b] = rb->buckets()[b] != ra->buckets()[b] ? 1 : 0;
+        bool any = false;
+        for (std::size_t b = 0; b < n; ++b) {
+            changed[b] = rb->buckets()[b] != ra->buckets()[b] ? 1 : 0;
+            any = any || changed[b] != 0;
+        }
+        // No bucket changed hands (a router given its set again): no sample can have moved.
+        if (!any) return 0.0;
         const std::uint64_t mask = n - 1;
         for (std::uint64_t i = 0; i < flows; ++i) moved += changed[static_cast<std::size_t>(derive(seed, i) & mask)];
         return static_cast<double>(moved) / static_cast<double>(flows);

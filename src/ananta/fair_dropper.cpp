@@ -56,13 +56,7 @@ std::vector<std::int64_t> weighted_max_min(const std::vector<std::int64_t>& dema
 }
 
 FairDropper::FairDropper(const FairDropLimits& limits, std::vector<std::int64_t> weights)
-    : limits_(limits),
-      weights_(std::move(weights)),
-      demand_(weights_.size(), 0),
-      passed_(weights_.size(), 0),
-      allowance_(weights_.size(), -1),
-      dropped_(weights_.size(), 0),
-      admitted_(weights_.size(), 0) {
+    : limits_(limits), weights_(std::move(weights)), tenants_(weights_.size()) {
     LOOM_ASSERT(limits.window > Time::zero(), "fair-drop window must be positive");
     for (const auto w : weights_) LOOM_ASSERT(w > 0, "tenant weights must be positive");
 }
@@ -71,27 +65,33 @@ void FairDropper::roll(Time now) {
     const std::int64_t w = now / limits_.window;
     if (w == window_index_) return;
     std::int64_t total = 0;
-    for (const auto d : demand_) total += d;
+    for (const Tenant& t : tenants_) total += t.demand;
     if (w == window_index_ + 1 && total > limits_.capacity_per_window) {
-        allowance_ = weighted_max_min(demand_, weights_, limits_.capacity_per_window);
+        std::vector<std::int64_t> demand(tenants_.size());
+        for (std::size_t i = 0; i < tenants_.size(); ++i) demand[i] = tenants_[i].demand;
+        const std::vector<std::int64_t> allowance = weighted_max_min(demand, weights_, limits_.capacity_per_window);
+        for (std::size_t i = 0; i < tenants_.size(); ++i) tenants_[i].allowance = allowance[i];
     } else {
-        std::fill(allowance_.begin(), allowance_.end(), -1);
+        for (Tenant& t : tenants_) t.allowance = -1;
     }
-    std::fill(demand_.begin(), demand_.end(), 0);
-    std::fill(passed_.begin(), passed_.end(), 0);
+    for (Tenant& t : tenants_) {
+        t.demand = 0;
+        t.passed = 0;
+    }
     window_index_ = w;
 }
 
 bool FairDropper::admit(std::uint32_t tenant, Time now) {
     LOOM_DEBUG_ASSERT(tenant < weights_.size(), "unknown tenant");
     roll(now);
-    ++demand_[tenant];
-    if (allowance_[tenant] >= 0 && passed_[tenant] >= allowance_[tenant]) {
-        ++dropped_[tenant];
+    Tenant& t = tenants_[tenant];
+    ++t.demand;
+    if (t.allowance >= 0 && t.passed >= t.allowance) {
+        ++t.dropped;
         return false;
     }
-    ++passed_[tenant];
-    ++admitted_[tenant];
+    ++t.passed;
+    ++t.admitted;
     return true;
 }
 

@@ -26,16 +26,17 @@ std::int64_t window_capacity(const MuxConfig& c) {
 }  // namespace
 
 Mux::Mux(const MuxConfig& config, IpAddr self)
-    : config_(config),
-      self_(self),
-      hash_(make_mux_hash(config.hash, static_cast<std::uint32_t>(config.maglev_table_size))),
+    : self_(self),
+      mtu_(static_cast<std::uint32_t>(config.mtu)),
       seed_(static_cast<std::uint64_t>(config.hash_seed)),
-      tenant_weights_{1},
-      flows_(flow_limits(config)),
-      cores_(core_limits(config)),
-      fair_(FairDropLimits{config.fair_window, window_capacity(config)}, tenant_weights_),
       talkers_(config.overload_window, static_cast<std::size_t>(config.top_talkers),
-               static_cast<std::uint64_t>(config.overload_drop_threshold)) {}
+               static_cast<std::uint64_t>(config.overload_drop_threshold)),
+      tenant_weights_{1},
+      fair_(FairDropLimits{config.fair_window, window_capacity(config)}, tenant_weights_),
+      cores_(core_limits(config)),
+      flows_(flow_limits(config)),
+      config_(config),
+      hash_(make_mux_hash(config.hash, static_cast<std::uint32_t>(config.maglev_table_size))) {}
 
 void Mux::rebuild_fair() {
     fair_ = FairDropper(FairDropLimits{config_.fair_window, window_capacity(config_)}, tenant_weights_);
@@ -56,6 +57,7 @@ void Mux::handle(const MuxCommand& command, Time now, MuxOutput& out) {
 void Mux::apply(const SetEndpoint& c) {
     LOOM_ASSERT(!c.dips.empty(), "SetEndpoint with an empty DIP list (use RemoveEndpoint)");
     EndpointState& s = endpoints_[c.endpoint];
+    endpoint_index_.set(snat_key(c.endpoint.vip, c.endpoint.proto, c.endpoint.port), &s);
     s.dips = c.dips;
     build_table(s);
     s.tenant = c.tenant;
@@ -92,7 +94,10 @@ const FlowTarget* Mux::snat_target(IpAddr vip, IpProto proto, std::uint16_t port
     return e == nullptr ? nullptr : &e->target;
 }
 
-void Mux::apply(const RemoveEndpoint& c) { endpoints_.erase(c.endpoint); }
+void Mux::apply(const RemoveEndpoint& c) {
+    endpoint_index_.erase(snat_key(c.endpoint.vip, c.endpoint.proto, c.endpoint.port));
+    endpoints_.erase(c.endpoint);
+}
 
 void Mux::apply(const WithdrawVip& c) {
     if (c.withdrawn) {
@@ -125,9 +130,9 @@ void Mux::apply(const SetTenantWeight& c) {
 }
 
 const WeightedDip* Mux::pick(const FiveTuple& tuple) const {
-    auto it = endpoints_.find(Endpoint{tuple.dst, tuple.proto, tuple.dst_port});
-    if (it == endpoints_.end()) return nullptr;
-    const auto& s = it->second;
+    const EndpointState* e = endpoint(tuple.dst, tuple.proto, tuple.dst_port);
+    if (e == nullptr) return nullptr;
+    const EndpointState& s = *e;
     if (s.table.empty()) return nullptr;
     const std::uint64_t h = tuple_hash(tuple, seed_);
     return &s.dips[s.table[static_cast<std::size_t>(h % s.table.size())]];
@@ -155,8 +160,8 @@ void Mux::handle(const IpPacket& packet, Time now, MuxOutput& out) {
 
     const EndpointState* ep = nullptr;
     const SnatEntry* snat = nullptr;
-    if (auto it = endpoints_.find(Endpoint{t.dst, t.proto, t.dst_port}); it != endpoints_.end()) {
-        ep = &it->second;
+    if (const EndpointState* found = endpoint(t.dst, t.proto, t.dst_port); found != nullptr) {
+        ep = found;
     } else if (const SnatEntry* e = snat_.find(snat_key(t.dst, t.proto, t.dst_port)); e != nullptr) {
         snat = e;
     } else {
@@ -204,7 +209,7 @@ void Mux::handle(const IpPacket& packet, Time now, MuxOutput& out) {
     }
     f.packet = packet;
     f.packet.encapsulate(self_, f.target.dip);
-    if (check_mtu(f.packet, static_cast<std::uint32_t>(config_.mtu)) != MtuVerdict::Fits)
+    if (check_mtu(f.packet, mtu_) != MtuVerdict::Fits)
         return drop(f.packet, DropReason::Mtu, out);
     ++counters_.forwarded;
     out.forwards.push_back(f);

@@ -29,9 +29,9 @@ void add_counters(MuxCounters& to, const MuxCounters& c) {
 
 MuxNode::MuxNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index, std::uint32_t number)
     : DcNode(ctx, shared, index),
-      life_(shared.config.params.mux, shared.config.dynamics.bgp, addr::mux(number), mux_routers(shared, number)),
       number_(number),
       depart_timer_(ctx, this, sim::handler<&MuxNode::on_depart>, sim::Phase::Delivery),
+      life_(shared.config.params.mux, shared.config.dynamics.bgp, addr::mux(number), mux_routers(shared, number)),
       tick_timer_(ctx, this, sim::handler<&MuxNode::on_tick>) {
     // Every VIP is announced (as a /32) once the Mux serves; it serves from the start with the builder's state.
     for (std::size_t v = 0; v < shared.config.vips.size(); ++v)

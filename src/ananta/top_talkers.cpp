@@ -40,7 +40,10 @@ std::optional<OverloadReport> TopTalkers::roll(Time now) {
 
 std::optional<OverloadReport> TopTalkers::record_packet(IpAddr vip, Time now) {
     auto r = roll(now);
-    ++packets_[vip];
+    auto it = std::lower_bound(packets_.begin(), packets_.end(), vip,
+                               [](const std::pair<IpAddr, std::uint64_t>& e, IpAddr v) { return e.first < v; });
+    if (it == packets_.end() || it->first != vip) it = packets_.insert(it, {vip, 0});
+    ++it->second;
     return r;
 }
 

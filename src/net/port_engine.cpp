@@ -247,6 +247,7 @@ inline SendResult PortEngine::offer(std::uint32_t handle, std::int64_t bytes, st
 
 [[gnu::noinline]] SendResult PortEngine::offer_general(std::uint32_t handle, std::int64_t bytes,
                                                        std::uint32_t queue) {
+    if (queue == kDataQueue) queue = data_queue_;
     if (keep_info_) info_[handle].seq = sent_;
     ++sent_;
     if (queueless_) {

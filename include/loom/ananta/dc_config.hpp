@@ -187,8 +187,9 @@ struct Decoded {
     Kind kind = Kind::Unknown;
     std::uint32_t rack = 0, slot = 0, index = 0;  // index: VM number, Mux number, VIP number, client node
 };
-// What an address is, by the numbering above (inline: every router hop decodes its destination).
-inline Decoded decode(IpAddr a) {
+// What an address is, by the numbering above. Always inlined: every router hop decodes its destination, and
+// inlined the kind's tests merge with the router's switch on it (out of line it was 27 instructions a call).
+[[gnu::always_inline]] inline Decoded decode(IpAddr a) {
     const std::uint32_t first = a >> 24;
     const std::uint32_t rack = (a >> 8) & 0xffff;
     const std::uint32_t low = a & 255;

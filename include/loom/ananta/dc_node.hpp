@@ -82,14 +82,24 @@ struct Tally {
 class DcNode : public sim::Component {
 public:
     DcNode(sim::Context& ctx, const DcShared& shared, std::uint32_t index);
+    ~DcNode() override;
+    DcNode(const DcNode&) = delete;
+    DcNode& operator=(const DcNode&) = delete;
 
+    // Room for the first `n` output ports in one block (the builder calls it before the first add_port, with the
+    // number of ports it will add): a send finds port i < n at block + i, reading no table of ports (whose line
+    // was cold at most sends: a component sends rarely against the run's footprint). Ports added beyond the
+    // room, or without it, are allocated one by one and found through the table.
+    void reserve_ports(std::uint32_t n);
     // Adds output and input port `name` (the input calls on_packet). Returns the port number. `config`
     // (default: the shared one) and the queue data packets take on it (`data_queue`).
     std::uint32_t add_port(const std::string& name, const LinkTiming& timing, const net::PortConfig* config = nullptr,
                            std::uint32_t data_queue = 0);
-    IpOut& out(std::uint32_t i) { return *outs_[i].port; }
+    IpOut& out(std::uint32_t i) { return *outs_[i]; }
     IpIn& in(std::uint32_t i) { return *ins_[i]; }
     std::size_t ports() const { return outs_.size(); }
+    // Output ports in the reserved block (the first ones), for tests.
+    std::uint32_t block_ports() const { return block_used_; }
     const Tally& tally() const { return tally_; }
     const std::vector<HopRecord>& hops() const { return hops_; }
     virtual std::uint64_t pending() const { return 0; }
@@ -109,8 +119,7 @@ protected:
     void send(std::uint32_t port, const IpPacket& p, bool control = false) {
         if (traced(p) || check_mtu(p, mtu_) != MtuVerdict::Fits) [[unlikely]]
             return send_checked(port, p, control);
-        const Out& o = outs_[port];
-        o.port->send(p, p.size_bytes, control ? 0 : o.data_queue);
+        port_at(port).send(p, p.size_bytes, control ? 0 : net::PortEngine::kDataQueue);
     }
     // Forwards `in` on port `port` with its outermost TTL decremented (the caller checked it is above 1): the
     // port's slot gets the one copy. Traced packets and MTU refusals take send() with a copy of their own.
@@ -120,8 +129,8 @@ protected:
             p.decrement_ttl();
             return send_checked(port, p, false);
         }
-        const Out& o = outs_[port];
-        o.port->send_edited(in, in.size_bytes, o.data_queue, [](IpPacket& p) { p.decrement_ttl(); });
+        port_at(port).send_edited(in, in.size_bytes, net::PortEngine::kDataQueue,
+                                  [](IpPacket& p) { p.decrement_ttl(); });
     }
     void drop(const IpPacket& p, net::DropReason r);
     void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
@@ -141,16 +150,18 @@ private:
     // send()'s rare cases, out of line: the traced connection's hop record, the MTU refusal.
     void send_checked(std::uint32_t port, const IpPacket& p, bool control);
 
-    // An output port with the queue its data packets take: one lookup per send.
-    struct Out {
-        std::unique_ptr<IpOut> port;
-        std::uint32_t data_queue = 0;
-    };
+    // Output port `i`: in the block (its address from the component's first line), else through the table.
+    IpOut& port_at(std::uint32_t i) { return i < block_used_ ? block_[i] : *outs_[i]; }
+
     // Hot: what every arrival and send reads, with the component's own fields and shared_ in its first line.
-    std::vector<Out> outs_;
+    IpOut* block_ = nullptr;       // reserve_ports' block: output ports 0 .. block_used_ - 1
+    std::uint32_t block_used_ = 0;
     std::uint32_t mtu_;  // shared_.config.network.mtu
     std::uint32_t index_;
     bool frozen_ = false;
+    std::uint32_t block_room_ = 0;     // ports the block holds
+    std::vector<IpOut*> outs_;         // every output port, by number
+    std::vector<std::unique_ptr<IpOut>> loose_;  // the ports outside the block
 
 protected:
     Tally tally_;
@@ -311,8 +322,8 @@ private:
 };
 
 // The flow hash routers use for ECMP: the wire addresses (outer header when encapsulated), ports and protocol.
-// `base`: tuple_hash_base of the seed.
-inline std::uint64_t wire_hash_from(const IpPacket& p, std::uint64_t base) {
+// `base`: tuple_hash_base of the seed. Always inlined: a router's ECMP choice calls it.
+[[gnu::always_inline]] inline std::uint64_t wire_hash_from(const IpPacket& p, std::uint64_t base) {
     FiveTuple t = p.inner;
     t.src = p.wire_src();
     t.dst = p.wire_dst();

@@ -32,9 +32,9 @@ public:
     bool admit(std::uint32_t tenant, Time now);
 
     // The allowance of `tenant` in the current window (-1: unlimited, the last window was not overloaded).
-    std::int64_t allowance(std::uint32_t tenant) const { return allowance_[tenant]; }
-    std::uint64_t dropped(std::uint32_t tenant) const { return dropped_[tenant]; }
-    std::uint64_t admitted(std::uint32_t tenant) const { return admitted_[tenant]; }
+    std::int64_t allowance(std::uint32_t tenant) const { return tenants_[tenant].allowance; }
+    std::uint64_t dropped(std::uint32_t tenant) const { return tenants_[tenant].dropped; }
+    std::uint64_t admitted(std::uint32_t tenant) const { return tenants_[tenant].admitted; }
     std::size_t tenants() const { return weights_.size(); }
 
 private:
@@ -43,11 +43,16 @@ private:
     FairDropLimits limits_;
     std::vector<std::int64_t> weights_;
     std::int64_t window_index_ = 0;
-    std::vector<std::int64_t> demand_;     // offered in the current window
-    std::vector<std::int64_t> passed_;     // admitted in the current window
-    std::vector<std::int64_t> allowance_;  // for the current window, -1 = unlimited
-    std::vector<std::uint64_t> dropped_;
-    std::vector<std::uint64_t> admitted_;
+    // What admit() reads and writes for one tenant, side by side: one record (a line) per packet, not one line
+    // in each of five arrays.
+    struct Tenant {
+        std::int64_t demand = 0;      // offered in the current window
+        std::int64_t passed = 0;      // admitted in the current window
+        std::int64_t allowance = -1;  // for the current window, -1 = unlimited
+        std::uint64_t dropped = 0;
+        std::uint64_t admitted = 0;
+    };
+    std::vector<Tenant> tenants_;  // by tenant number
 };
 
 }  // namespace loom::ananta

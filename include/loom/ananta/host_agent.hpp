@@ -168,20 +168,22 @@ private:
     bool try_snat(IpPacket& p, IpAddr vip, Time now);
     void send_to_router(IpPacket p, Time now, HostOutput& out);
 
+    // Hot: what every packet reads, first and side by side (a host's lines are cold at each of its packets).
     HostAgentConfig config_;
     IpAddr self_;
-    EpochGuard epochs_;
+    HostCounters counters_;
     std::set<IpAddr> vms_;
+    TupleIndex inbound_;   // outside (peer -> VIP) -> binding
+    TupleIndex outbound_;  // inside reply (DIP -> peer) -> binding
+    // Not published: 16 bindings (512 bytes) per chunk; a host holds tens of connections.
+    ChunkedVector<Binding, 16> pool_;
+    EpochGuard epochs_;
     std::map<NatKey, std::uint16_t> nat_;
     std::map<IpAddr, IpAddr> snat_vip_;                     // dip -> vip
     std::map<IpAddr, std::vector<SnatGrant>> grants_;       // dip -> port ranges held
     std::set<IpAddr> outstanding_;                          // DIPs with a SNAT request in flight
     std::map<IpAddr, std::vector<IpPacket>> held_;          // dip -> packets waiting for ports
-    // Not published: 16 bindings (512 bytes) per chunk; a host holds tens of connections.
-    ChunkedVector<Binding, 16> pool_;
     std::vector<std::uint32_t> free_;
-    TupleIndex inbound_;   // outside (peer -> VIP) -> binding
-    TupleIndex outbound_;  // inside reply (DIP -> peer) -> binding
     auto outside_of() const {
         return [this](std::uint32_t i) -> const FiveTuple& { return pool_[i].outside; };
     }
@@ -189,7 +191,6 @@ private:
         return [this](std::uint32_t i) { return pool_[i].reply(); };
     }
     HostFastpath fastpath_;
-    HostCounters counters_;
 };
 
 }  // namespace loom::ananta

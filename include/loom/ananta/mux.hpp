@@ -180,7 +180,7 @@ private:
         std::vector<std::uint32_t> table;  // indices into dips, healthy DIPs only; empty when none is healthy
         std::uint32_t tenant = 0;
     };
-    // (VIP, protocol, port) as one non-zero key (the protocol is never 0).
+    // (VIP, protocol, port) as one non-zero key (the protocol is never 0): of SNAT ports and of endpoints.
     static std::uint64_t snat_key(IpAddr vip, IpProto proto, std::uint16_t port) {
         return (static_cast<std::uint64_t>(vip) << 24) | (static_cast<std::uint64_t>(proto) << 16) | port;
     }
@@ -196,24 +196,34 @@ private:
     void apply(const SetTenantWeight& c);
     void apply(const SetDipHealth& c);
     void build_table(EndpointState& s) const;
+    const EndpointState* endpoint(IpAddr vip, IpProto proto, std::uint16_t port) const {
+        EndpointState* const* s = endpoint_index_.find(snat_key(vip, proto, port));
+        return s == nullptr ? nullptr : *s;
+    }
     void drop(const IpPacket& p, DropReason r, MuxOutput& out);
     void rebuild_fair();
 
-    MuxConfig config_;
+    // Hot: what every packet reads (a Mux's lines are cold at each of its packets), the packet's path in order;
+    // the configuration and the tables commands change but packets do not read come after.
     IpAddr self_;
-    std::unique_ptr<MuxHash> hash_;
+    std::uint32_t mtu_;  // config_.mtu
     std::uint64_t seed_;
-    std::map<Endpoint, EndpointState> endpoints_;
-    U64Map<SnatEntry> snat_;  // by snat_key
-    std::set<IpAddr> withdrawn_;
-    std::set<IpAddr> unhealthy_;
-    std::vector<std::int64_t> tenant_weights_;
-    EpochGuard epochs_;
-    FlowTable flows_;
-    CoreModel cores_;
-    FairDropper fair_;
-    TopTalkers talkers_;
     MuxCounters counters_;
+    TopTalkers talkers_;
+    std::set<IpAddr> withdrawn_;
+    // endpoints_' states by snat_key(vip, proto, port): what a packet looks up (the map's nodes are stable).
+    // One probe of a flat table instead of a walk down the tree's nodes.
+    U64Map<EndpointState*> endpoint_index_;
+    U64Map<SnatEntry> snat_;  // by snat_key
+    std::vector<std::int64_t> tenant_weights_;
+    FairDropper fair_;
+    CoreModel cores_;
+    FlowTable flows_;
+    MuxConfig config_;
+    std::unique_ptr<MuxHash> hash_;
+    std::map<Endpoint, EndpointState> endpoints_;
+    std::set<IpAddr> unhealthy_;
+    EpochGuard epochs_;
 };
 
 }  // namespace loom::ananta

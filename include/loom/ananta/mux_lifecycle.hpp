@@ -71,11 +71,12 @@ public:
 private:
     bool alive() const { return state_ != MuxState::Off && state_ != MuxState::Silent; }
 
+    // Read by every packet (alive()): first, in the lifecycle's first line, not in one past the Mux's kilobytes.
+    MuxState state_ = MuxState::Off;
     MuxConfig config_;
     IpAddr self_;
     BgpSpeaker speaker_;
     std::optional<Mux> mux_;
-    MuxState state_ = MuxState::Off;
     std::uint64_t boots_ = 0;
     std::uint64_t lost_packets_ = 0;
     std::uint64_t lost_commands_ = 0;

@@ -103,31 +103,35 @@ private:
     void send_bgp();  // sends lout_.bgp
     void arm_bgp();
 
-    MuxLifecycle life_;
-    MuxLifecycleOutput lout_;
+    void report_overload();
+
+    // Hot: what every packet reads besides the Mux itself, first among the MuxNode's own fields (from a line's
+    // start) and side by side, not spread behind the lifecycle's kilobytes: the flags, the output lists, the
+    // departures.
+    alignas(64) bool failed_ = false;
+    bool bgp_ = false;  // enable_bgp: timers exist only then
     std::uint32_t number_;
-    bool failed_ = false;
+    std::uint64_t overload_reports_ = 0;
+    ControlHooks* control_ = nullptr;
+    std::unique_ptr<MuxFastpath> fastpath_;
+    std::uint64_t black_holed_ = 0, bgp_sent_ = 0, bgp_lost_ = 0;
+    MuxLifecycleOutput lout_;
     std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
     std::uint64_t departure_seq_ = 0;
     sim::Timer depart_timer_;
+    MuxLifecycle life_;
     sim::Timer tick_timer_;
     SightingLog sightings_;
     std::vector<Rejection> rejections_;
-    std::uint64_t overload_reports_ = 0;
-    ControlHooks* control_ = nullptr;
-    void report_overload();
-    std::unique_ptr<MuxFastpath> fastpath_;
     std::vector<FastpathRedirect> redirects_;
     std::map<IpAddr, std::uint64_t> by_vip_;
     std::unique_ptr<sim::ChannelPort> health_;
     std::vector<HealthApplied> health_applied_;
-    // BGP (enable_bgp): timers exist only then.
-    bool bgp_ = false;
+    // BGP (enable_bgp).
     std::vector<BgpMessage> boot_messages_;
     std::vector<MuxCommand> state_;
     MuxCounters past_;
     std::unique_ptr<sim::Timer> bgp_timer_, stop_timer_, state_timer_;
-    std::uint64_t black_holed_ = 0, bgp_sent_ = 0, bgp_lost_ = 0;
 };
 
 }  // namespace loom::ananta

@@ -56,10 +56,11 @@ private:
     void on_packet(const IpPacket& p) override;
     std::int64_t route(const IpPacket& p) const;
 
-    // Hot: what routing a packet reads, in the component's two lines after DcNode's: a hop down to a known port
-    // (the rack's hosts at a ToR, a rack at a spine, a client at a border) reads the first only (with the table
-    // it points to); an ECMP choice reads the second too.
-    std::uint64_t hash_base_;  // tuple_hash_base(seed_): the flow hash's seed step, once
+    // Hot: what routing a packet reads, besides DcNode's first line, in two lines of their own (the first starts
+    // a line, whatever the size of DcNode's cold part): a hop down to a known port (the rack's hosts at a ToR, a
+    // rack at a spine, a client at a border) and an ECMP choice upward read the first only (with the table it
+    // points to); a choice among the VIP's next hops reads the second too.
+    alignas(64) std::uint64_t hash_base_;  // tuple_hash_base(seed_): the flow hash's seed step, once
     const std::int64_t* down_ = nullptr;  // down_ports_.data()
     std::uint32_t down_count_ = 0;        // down_ports_.size()
     std::uint32_t number_;  // rack for a ToR

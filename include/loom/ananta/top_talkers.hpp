@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "loom/ananta/ip_packet.hpp"
@@ -47,7 +47,9 @@ private:
     std::size_t top_k_;
     std::uint64_t drop_threshold_;
     std::int64_t window_index_ = 0;
-    std::map<IpAddr, std::uint64_t> packets_;  // ordered: reports never depend on hash order
+    // Packets by VIP, sorted by VIP (reports never depend on hash order): a Mux serves tens of VIPs, so a
+    // binary search over a flat array (kept, with its capacity, across windows) instead of a tree's nodes.
+    std::vector<std::pair<IpAddr, std::uint64_t>> packets_;
     std::uint64_t drops_ = 0;
 };
 

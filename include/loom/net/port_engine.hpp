@@ -73,6 +73,12 @@ public:
         SendResult result;
     };
     Sending send(std::int64_t bytes, std::uint32_t queue);
+    // A queue argument meaning "the port's data queue" (set_data_queue, default 0): a sender that keeps no
+    // per-port queue number passes it, and the port reads its own only off the fast path (a packet that must
+    // wait), so the send reads no table of the sender's.
+    static constexpr std::uint32_t kDataQueue = 0xffff'ffffU;
+    void set_data_queue(std::uint32_t queue) { data_queue_ = queue; }
+    std::uint32_t data_queue() const { return data_queue_; }
     // Counts a packet the owner refused at this port (MTU, no route) as sent and dropped for `reason`.
     void refuse(DropReason reason);
     std::uint32_t slots() const { return slot_count_; }
@@ -229,6 +235,7 @@ private:
     std::int64_t unit_bytes64_;      // payload bytes per unit
     std::int64_t overhead_bytes64_;  // config_.packet_overhead
     std::uint32_t slot_count_ = 0;
+    std::uint32_t data_queue_ = 0;  // what kDataQueue stands for
     bool queueless_;
     bool deliveries_read_ = true;
     bool scheduled_down_ = false;  // config_.faults.down is not empty

@@ -319,3 +319,59 @@ TEST_CASE("UDP pseudo-connections from the Internet and VIP-to-VIP through SNAT 
     CHECK(internet > 80);
     CHECK(vip > 20);
 }
+
+TEST_CASE("The builder puts each component's output ports side by side in one block, in port order") {
+    Run r(small_config());
+    for (DcNode* n : r.model->nodes()) {
+        INFO(n->path());
+        CHECK(n->block_ports() == n->ports());
+        for (std::uint32_t p = 1; p < n->ports(); ++p) CHECK(&n->out(p) == &n->out(p - 1) + 1);
+    }
+}
+
+namespace {
+
+// A component that sends on command and keeps what it receives.
+class Probe final : public DcNode {
+public:
+    using DcNode::DcNode;
+    void send_on(std::uint32_t port, const IpPacket& p) { send(port, p); }
+    std::vector<IpPacket> got;
+
+private:
+    void on_packet(const IpPacket& p) override { got.push_back(p); }
+};
+
+}  // namespace
+
+TEST_CASE("Ports beyond a component's reserved block, or without one, carry packets like the block's") {
+    sim::Simulator sim;
+    const DcShared shared{DcConfig{}};
+    auto& a = sim.add<Probe>("a", shared, 0u);
+    auto& b = sim.add<Probe>("b", shared, 1u);
+    a.reserve_ports(2);  // three ports follow: two in the block, one alone
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        CHECK(a.add_port("p" + std::to_string(i), shared.fabric_link) == i);
+        CHECK(b.add_port("q" + std::to_string(i), shared.fabric_link) == i);  // b reserved nothing
+        net::connect(sim, a.out(i), b.in(i));
+        net::connect(sim, b.out(i), a.in(i));
+    }
+    CHECK(a.block_ports() == 2);
+    CHECK(b.block_ports() == 0);
+    CHECK(&a.out(1) == &a.out(0) + 1);
+    sim.init();
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        IpPacket p = make_packet(FiveTuple{ip(10, 0, 0, 1), ip(10, 0, 0, 2), 1000, static_cast<std::uint16_t>(i)}, 100);
+        a.send_on(i, p);
+        b.send_on(i, p);
+    }
+    sim.run();
+    REQUIRE(a.got.size() == 3);
+    REQUIRE(b.got.size() == 3);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+        CHECK(a.out(i).engine().sent() == 1);
+        CHECK(b.out(i).engine().sent() == 1);
+        CHECK(b.got[i].inner.dst_port == i);
+        CHECK(a.got[i].inner.dst_port == i);
+    }
+}

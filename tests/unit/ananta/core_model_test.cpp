@@ -63,3 +63,20 @@ TEST_CASE("A core offered twice its rate serves its rate plus the queue and drop
     CHECK(m.accepted() >= 500);
     CHECK(m.dropped() >= 489);
 }
+
+TEST_CASE("A core's departures stay in order as its queue wraps around and grows past its first room") {
+    CoreModel m(one_core(100));
+    const Time s = m.service_time(64);
+    // 6 packets, then 5 leave while 30 more arrive one service time apart from 5 s on: the ring wraps, then grows.
+    for (int i = 0; i < 6; ++i) CHECK(m.offer(5, 64, Time::zero()).departure == s * (i + 1));
+    CHECK(m.backlog(0, Time::zero()) == 6);
+    const Time later = s * 5;
+    for (int i = 0; i < 30; ++i) {
+        const CoreDecision d = m.offer(5, 64, later);
+        REQUIRE(d.accepted);
+        CHECK(d.departure == s * (7 + i));  // behind the one left and each other
+    }
+    CHECK(m.backlog(0, later) == 31);
+    CHECK(m.backlog(0, s * 20) == 16);
+    CHECK(m.backlog(0, s * 36) == 0);
+}

@@ -255,3 +255,31 @@ TEST_CASE("An overloaded Mux drops by tenant weight") {
     CHECK(forwarded[1] == 5 * 75);
     CHECK(m.counters().drops[static_cast<std::size_t>(DropReason::FairShare)] > 0);
 }
+
+TEST_CASE("Packets find an endpoint by VIP, protocol and port until it is removed, and again once it is set anew") {
+    Mux m = configured_mux(MuxConfig{}, ip(10, 1, 0, 1));
+    std::vector<Mux> moved;
+    moved.push_back(std::move(m));  // the endpoint index survives a move of the Mux
+    Mux& mux = moved.back();
+    const Endpoint other{kVip, IpProto::Udp, 80};
+    MuxOutput out;
+    mux.handle(SetEndpoint{2, other, {kDipB}, 0}, Time::zero(), out);
+    CHECK(mux.pick(client_tuple(1000)) != nullptr);
+    FiveTuple udp = client_tuple(1000);
+    udp.proto = IpProto::Udp;
+    REQUIRE(mux.pick(udp) != nullptr);
+    CHECK(mux.pick(udp)->dip == kDipB.dip);
+    mux.handle(RemoveEndpoint{3, kWeb}, Time::zero(), out);
+    CHECK(mux.pick(client_tuple(1000)) == nullptr);
+    CHECK(mux.pick(udp) != nullptr);
+    mux.handle(make_packet(client_tuple(1001), 0, tcp_flag::kSyn), Time::ms(1), out);
+    REQUIRE(out.drops.size() == 1);
+    CHECK(out.drops[0].reason == DropReason::NoRoute);
+    out.clear();
+    mux.handle(SetEndpoint{4, kWeb, {kDipA}, 0}, Time::ms(2), out);
+    REQUIRE(mux.pick(client_tuple(1000)) != nullptr);
+    CHECK(mux.pick(client_tuple(1000))->dip == kDipA.dip);
+    mux.handle(make_packet(client_tuple(1002), 0, tcp_flag::kSyn), Time::ms(3), out);
+    REQUIRE(out.forwards.size() == 1);
+    CHECK(out.forwards[0].target.dip == kDipA.dip);
+}

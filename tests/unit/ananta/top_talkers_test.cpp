@@ -27,3 +27,17 @@ TEST_CASE("A window without overload drops reports nothing") {
     CHECK_FALSE(t.poll(Time::ms(150)).has_value());
     CHECK(t.current().empty());
 }
+
+TEST_CASE("VIPs first seen out of address order are counted apart, busiest first and ties by lower VIP") {
+    TopTalkers t(Time::ms(100), 8, 1);
+    const IpAddr order[] = {ip(100, 64, 0, 9), ip(100, 64, 0, 3), ip(100, 64, 0, 7), ip(100, 64, 0, 1),
+                            ip(100, 64, 0, 3), ip(100, 64, 0, 9), ip(100, 64, 0, 5), ip(100, 64, 0, 9)};
+    for (const IpAddr v : order) t.record_packet(v, Time::ms(1));
+    CHECK(t.current() == std::vector<TopTalker>{{ip(100, 64, 0, 9), 3},
+                                                {ip(100, 64, 0, 3), 2},
+                                                {ip(100, 64, 0, 1), 1},
+                                                {ip(100, 64, 0, 5), 1},
+                                                {ip(100, 64, 0, 7), 1}});
+    t.record_packet(ip(100, 64, 0, 2), Time::ms(150));  // a new window starts from nothing
+    CHECK(t.current() == std::vector<TopTalker>{{ip(100, 64, 0, 2), 1}});
+}
