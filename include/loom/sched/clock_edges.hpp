@@ -1,7 +1,8 @@
-// Division-free clock-edge arithmetic for the per-vector checks of the planner, the verifier and the executor:
-// rule 3 (available_at) asks for edge_at_or_after and edge of one core clock for every vector at every hop, two
-// 64-bit divisions by the same two numbers (the period's numerator and denominator) each time. Here they are
-// multiplies by precomputed reciprocals, with the same answers as ClockDomain's.
+// Division-free clock-edge arithmetic for the per-vector checks of the verifier and the executor (FixedDivisor is
+// the planner's too, in hop_timing.hpp): rule 3 (available_at) asks for edge_at_or_after and edge of one core clock
+// for every vector at every hop, two 64-bit divisions by the same two numbers (the period's numerator and
+// denominator) each time. Here they are multiplies by precomputed reciprocals, with the same answers as
+// ClockDomain's.
 #pragma once
 
 #include <algorithm>
