@@ -12,27 +12,11 @@
 #include "loom/base/link_timing.hpp"
 #include "loom/base/serializer.hpp"
 #include "loom/base/units.hpp"
+#include "loom/sched/clock_edges.hpp"
 
 namespace loom::sched::detail {
 
-// x / d for 0 <= x < 2^64 and a divisor fixed in advance, by a multiply instead of a 64-bit division (the planner
-// converts times and clock edges millions of times with the same period): with m = floor((2^64 - 1) / d), the
-// product's high half is floor(x / d) or one less, and one comparison corrects it. Exact.
-class FixedDivisor {
-public:
-    FixedDivisor() = default;
-    explicit FixedDivisor(std::uint64_t d) : d_(d), m_(~std::uint64_t{0} / d) {}
-    std::uint64_t operator()(std::uint64_t x) const {
-        __extension__ using u128 = unsigned __int128;
-        std::uint64_t q = static_cast<std::uint64_t>((static_cast<u128>(x) * m_) >> 64);
-        if (x - q * d_ >= d_) ++q;
-        return q;
-    }
-
-private:
-    std::uint64_t d_ = 1;
-    std::uint64_t m_ = ~std::uint64_t{0};
-};
+using loom::sched::FixedDivisor;  // clock_edges.hpp
 
 // Serializer::operator() (S(k) = ceil(k * wire_bits * 10^12 / rate)) by a multiply with the rate's reciprocal where
 // Serializer takes its 64-bit path, else by Serializer itself: the same values.

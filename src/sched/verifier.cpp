@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "loom/base/clock_domain.hpp"
+#include "loom/sched/leave_times.hpp"
 #include "loom/base/link_timing.hpp"
 #include "loom/base/serializer.hpp"
 
@@ -77,37 +78,11 @@ struct Claimed {
     friend auto operator<=>(const Claimed&, const Claimed&) = default;
 };
 
-// Leave times of the vectors held in a clock-crossing FIFO, ascending: vectors mostly leave in arrival order,
-// so an insertion from the back costs O(1) where a heap would cost O(log n) per vector.
-class LeaveTimes {
-public:
-    void clear() {
-        t_.clear();
-        head_ = 0;
-    }
-    void pop_through(Time a) {
-        while (head_ < t_.size() && t_[head_] <= a) ++head_;
-        if (head_ > 64 && 2 * head_ > t_.size()) {
-            t_.erase(t_.begin(), t_.begin() + static_cast<std::ptrdiff_t>(head_));
-            head_ = 0;
-        }
-    }
-    void push(Time t) {
-        t_.push_back(t);
-        for (std::size_t k = t_.size() - 1; k > head_ && t_[k - 1] > t_[k]; --k) std::swap(t_[k - 1], t_[k]);
-    }
-    std::size_t size() const { return t_.size() - head_; }
-
-private:
-    std::vector<Time> t_;
-    std::size_t head_ = 0;
-};
-
 class Verifier {
 public:
     Verifier(const Schedule& s, const topo::FrozenTopology& t, const topo::LinkClassTiming& links,
              const topo::ChipConfig& chip, const workload::TransferSet* transfers, std::size_t max)
-        : s_(s), t_(t), chip_(chip), clock_(chip.clock()), transfers_(transfers), problems_(max),
+        : s_(s), t_(t), chip_(chip), clock_(chip.clock()), edges_(clock_), transfers_(transfers), problems_(max),
           unit_(links.unit_payload) {
         for (topo::LinkClass c : topo::kAllLinkClasses) timings_.push_back(links.timing(c));
     }
@@ -147,7 +122,7 @@ private:
     }
     // Time a train sent by this instruction starts, or nullopt if it sends none.
     std::optional<Time> train_start(const Instruction& ins) const { return sched::train_start(clock_, ins, chip_); }
-    Time available(Time arrival) const { return available_at(clock_, arrival + s_.jitter_allowance, chip_); }
+    Time available(Time arrival) const { return available_at(edges_, arrival + s_.jitter_allowance, chip_); }
 
     void check_programs() {
         const auto V = static_cast<std::uint32_t>(t_.num_vertices());
@@ -419,7 +394,7 @@ private:
         for (std::size_t c = c_begin; c < c_end; ++c) {
             const Consumer& ref = consumers_[c];
             const Instruction& ins = s_.programs[ref.program].instructions[ref.instruction];
-            const Time t_issue = issue_time(clock_, ins);
+            const Time t_issue = issue_time(edges_, ins);
             bool forwards = false;
             // Slots t_issue + S(u - 1) on every out port (forwarding) or on the in port (storing), stepped in u.
             slots_.clear();
@@ -632,6 +607,7 @@ private:
     const topo::FrozenTopology& t_;
     const topo::ChipConfig& chip_;
     ClockDomain clock_;
+    ClockEdges edges_;  // clock_, for the per-vector checks
     const workload::TransferSet* transfers_;
     Problems problems_;
     Bytes unit_;

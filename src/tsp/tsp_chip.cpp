@@ -73,6 +73,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
       vertex_(vertex),
       config_(config),
       clock_(system.chip().clock()),
+      edges_(clock_),
       crossing_cycles_(system.chip().crossing_cycles),
       vector_bytes_(system.vector_bytes()),
       fifo_depth_(system.chip().fifo_depth),
@@ -139,7 +140,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         InstrState I;
         I.ins = ins;
         I.order = order;
-        I.issue = sched::issue_time(clock_, ins);
+        I.issue = sched::issue_time(edges_, ins);
         const bool receiving = ins.op != sched::Op::Send;
         if (receiving) I.in = in_index_[ins.in_port];
         switch (ins.op) {
@@ -234,7 +235,7 @@ bool TspChip::stores(const sched::Instruction& ins) {
     return ins.op == sched::Op::Receive || (ins.op == sched::Op::Reduce && ins.out_ports == 0);
 }
 
-Time TspChip::available(Time arrival) const { return sched::available_at(clock_, arrival, system_.chip()); }
+Time TspChip::available(Time arrival) const { return sched::available_at(edges_, arrival, system_.chip()); }
 
 // ---- forward timing (schedule.hpp rules 5 and 7) ---------------------------------------------------------------
 
@@ -630,17 +631,13 @@ void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, con
     // The clock-crossing FIFO holds the vector from its arrival until it leaves: [t, leave).
     leave = std::max(leave, t);
     auto& fifo = ip.fifo;
-    while (!fifo.empty() && fifo.front() <= t) {
-        std::pop_heap(fifo.begin(), fifo.end(), std::greater<>());
-        fifo.pop_back();
-    }
+    fifo.pop_through(t);
     if (static_cast<std::int64_t>(fifo.size()) + 1 > fifo_depth_) {
         report(t, port, run.transfer, vec, ErrorKind::Overflow,
                fmt::format("FIFO overflow: transfer {} vector {} arrived with {} vectors queued (fifo_depth {})",
                            run.transfer, vec, fifo.size(), fifo_depth_));
     }
-    fifo.push_back(leave);
-    std::push_heap(fifo.begin(), fifo.end(), std::greater<>());
+    fifo.push(leave);
 
     if (check_predictions_) {
         ++totals_.predictions_checked;
@@ -829,7 +826,7 @@ void TspChip::release_run_state() {
     for (InPortState& ip : ins_) {
         std::vector<Claim>().swap(ip.claims);
         ip.cursor = 0;
-        std::vector<Time>().swap(ip.fifo);
+        ip.fifo.release();
         ip.predictions = PredictionIndex();
     }
     // write_stats lists the final contents of a memory of at most 256 cells.

@@ -11,6 +11,7 @@
 #include "loom/base/clock_domain.hpp"
 #include "loom/base/link_timing.hpp"
 #include "loom/base/units.hpp"
+#include "loom/sched/clock_edges.hpp"
 #include "loom/topo/chip_config.hpp"
 
 namespace loom::sched {
@@ -67,6 +68,7 @@ struct Instruction {
 
 // Rule 1: the issue time of `ins`, t_issue = clock.edge(cycle).
 inline Time issue_time(const ClockDomain& clock, const Instruction& ins) { return clock.edge(ins.cycle); }
+inline Time issue_time(const ClockEdges& clock, const Instruction& ins) { return clock.edge(ins.cycle); }
 
 // Rules 2, 5 and 7: the core cycles from the issue of `ins` to the first bit of the train it sends (issue_cycles,
 // forward_cycles or reduce_cycles), or nullopt when it sends none (Receive, a Reduce that stores).
@@ -93,6 +95,10 @@ inline std::optional<Time> train_start(const ClockDomain& clock, const Instructi
 // Rule 3: when a vector that has fully arrived at `arrival` is available to the core: the first core edge at or
 // after it, plus crossing_cycles edges. (A planner or verifier that allows jitter passes arrival + allowance.)
 inline Time available_at(const ClockDomain& clock, Time arrival, const topo::ChipConfig& chip) {
+    return clock.next_edge(arrival, Cycles(chip.crossing_cycles));
+}
+// The same for the per-vector checks (the verifier's and the executor's), without a division.
+inline Time available_at(const ClockEdges& clock, Time arrival, const topo::ChipConfig& chip) {
     return clock.next_edge(arrival, Cycles(chip.crossing_cycles));
 }
 

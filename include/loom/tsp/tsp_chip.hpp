@@ -20,6 +20,7 @@
 #include "loom/base/units.hpp"
 #include "loom/net/error_model.hpp"
 #include "loom/net/scheduled_port.hpp"
+#include "loom/sched/leave_times.hpp"
 #include "loom/sched/schedule.hpp"
 #include "loom/sim/component.hpp"
 #include "loom/sim/port.hpp"
@@ -186,7 +187,7 @@ private:
         std::vector<Claim> claims;
         std::size_t cursor = 0;
         std::int64_t arrived = 0;
-        std::vector<Time> fifo;  // min-heap of the times the vectors in the FIFO leave it
+        sched::LeaveTimes fifo;  // when the vectors in the FIFO leave it
         PredictionIndex predictions;
         WireStore* store = nullptr;  // the upstream out port's storage
     };
@@ -331,6 +332,7 @@ private:
     topo::VertexId vertex_;
     ExecutorConfig config_;
     ClockDomain clock_;
+    sched::ClockEdges edges_;  // clock_, for the per-vector checks (available())
     std::int64_t crossing_cycles_;
     std::int64_t vector_bytes_;
     std::int64_t fifo_depth_;

@@ -107,3 +107,39 @@ TEST_CASE("HopTiming's clock edges equal ClockDomain's for random cycles and tim
     }
     SUCCEED();
 }
+
+TEST_CASE("ClockEdges gives ClockDomain's edges and next edges for any clock, phase and offset") {
+    std::mt19937_64 rng(23);
+    std::vector<ClockDomain> clocks = {
+        ClockDomain(loom::Frequency::mhz(900)),
+        ClockDomain(loom::Frequency::mhz(1000)),
+        ClockDomain(loom::Frequency::mhz(937), 0, Time::ps(517)),
+        ClockDomain(loom::Frequency::mhz(900), 100'000),       // +100 ppm: a large reduced period
+        ClockDomain(loom::Frequency::mhz(900), -37, Time::ps(3)),
+        ClockDomain::with_period(Time::ps(26'240)),
+        ClockDomain(loom::Frequency::mhz(1)),
+    };
+    for (const ClockDomain& clk : clocks) {
+        const loom::sched::ClockEdges e(clk);
+        const std::int64_t n_max = std::numeric_limits<std::int64_t>::max() / (clk.period_floor().count() + 1) / 2;
+        const std::int64_t t_max = clk.edge(n_max).count();
+        std::vector<std::int64_t> ns = {0, 1, 8, 9, 10, 1'000'000, n_max - 1, n_max};
+        std::vector<std::int64_t> ts = {-5, 0, 1, 3, 516, 517, 518, 1'110, 1'111, 1'112, 10'000, t_max - 1, t_max};
+        for (int j = 0; j < 3'000; ++j) {
+            ns.push_back(static_cast<std::int64_t>((rng() >> (rng() % 64)) % static_cast<std::uint64_t>(n_max)));
+            ts.push_back(static_cast<std::int64_t>((rng() >> (rng() % 64)) % static_cast<std::uint64_t>(t_max)));
+        }
+        for (const std::int64_t n : ns) {
+            if (e.edge(n) != clk.edge(n)) FAIL(clk.nominal().hertz() << " Hz edge(" << n << ")");
+        }
+        for (const std::int64_t t : ts) {
+            if (e.edge_at_or_after(Time::ps(t)) != clk.edge_at_or_after(Time::ps(t)))
+                FAIL(clk.nominal().hertz() << " Hz edge_at_or_after(" << t << " ps)");
+            for (const std::int64_t extra : {0, 2, 7}) {
+                if (e.next_edge(Time::ps(t), loom::Cycles(extra)) != clk.next_edge(Time::ps(t), loom::Cycles(extra)))
+                    FAIL(clk.nominal().hertz() << " Hz next_edge(" << t << " ps, " << extra << ")");
+            }
+        }
+    }
+    SUCCEED();
+}
