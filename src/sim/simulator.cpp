@@ -258,31 +258,136 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
-    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The slots
-    // do not change while running (add_slot and set_slot are for building), so their address is held. The
-    // next two events are read without testing for the window's end: the run keeps SortedRun::kPad readable
-    // events past it (a stale event there only costs a useless prefetch).
+    // window entry (see HandlerFn). A batch walks the window with a pointer held here, from front() to the
+    // window's last event at or before `end` (found once: the window is sorted), so the per-event end and
+    // exhausted tests are one pointer comparison; a push into the current window (rare: most pushes land in
+    // later windows) may move its events, so it ends the batch (run_inserts). The event count and the peak of
+    // pending events are kept in registers and written back when the loop returns (nothing reads them while
+    // a handler runs; an exception from a handler writes them back too). The slots do not change while
+    // running. The next two events are read without testing for the window's end: the run keeps
+    // SortedRun::kPad readable events past it (a stale event there only costs a useless prefetch).
     RadixQueue& queue = radix_;
     const Slot* const slots = slots_.data();
-    while (events_ < stop_at_) {
-        const Event* const e = queue.front();
-        if (e == nullptr) [[unlikely]] return LoopExit::Empty;
-        const std::int64_t t = e->time;
-        if (t > end) [[unlikely]] return LoopExit::PastEnd;
-        queue.pop();
-        const Slot& s = slots[e[1].target];
-        __builtin_prefetch(s.obj);
-        __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
-        __builtin_prefetch(s.hint);
-        __builtin_prefetch(&slots[e[2].target]);
-        now_ = t;
-        ++events_;
-        const Slot& slot = slots[e->target];
-        running_ = static_cast<const Context*>(slot.hint);
-        slot.fn(slot.obj, *e);
-        if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();
+    std::uint64_t events = events_;
+    std::size_t peak = peak_pending_;
+    LoopExit exit = LoopExit::CheckPoint;
+    try {
+        while (events < stop_at_) {
+            const Event* e = queue.front();
+            if (e == nullptr) [[unlikely]] {
+                exit = LoopExit::Empty;
+                break;
+            }
+            const Event* const limit = queue.window_end();
+            const Event* stop = limit;
+            if (limit[-1].time > end) [[unlikely]] {
+                stop = std::upper_bound(e, limit, end, [](std::int64_t t, const Event& x) { return t < x.time; });
+                if (stop == e) {
+                    exit = LoopExit::PastEnd;
+                    break;
+                }
+            }
+            const std::uint64_t inserts = queue.run_inserts();
+            for (;;) {
+                queue.pop_front();
+                const Slot& s = slots[e[1].target];
+                __builtin_prefetch(s.obj);
+                __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+                __builtin_prefetch(s.hint);
+                __builtin_prefetch(&slots[e[2].target]);
+                now_ = e->time;
+                ++events;
+                const Slot& slot = slots[e->target];
+                running_ = static_cast<const Context*>(slot.hint);
+                slot.fn(slot.obj, *e);
+                if (queue.size() > peak) [[unlikely]] peak = queue.size();
+                ++e;
+                if (e == stop || events >= stop_at_ || queue.run_inserts() != inserts) [[unlikely]] break;
+            }
+        }
+    } catch (...) {
+        events_ = events;
+        peak_pending_ = peak;
+        throw;
     }
-    return LoopExit::CheckPoint;
+    events_ = events;
+    peak_pending_ = peak;
+    return exit;
+}
+
+Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
+    // As loop(), for the calendar queue, reading its events in place (see HandlerFn) and merging its two
+    // sorted lists here: the loaded run, which stays where it is while handlers push and is walked with a
+    // pointer held in a register, and near_ (pushes into the buckets being popped), whose front is read
+    // afresh after each event. While near_ is empty, an event costs one test of it. The event count and the
+    // peak of pending events are kept in registers and written back when the loop returns (nothing reads them
+    // while a handler runs; an exception from a handler writes them back too). The slots do not change while
+    // running. The next two events are guessed as the two after the one handled in its own list, read without
+    // testing for the list's end (SortedRun::kPad: a stale event there only costs a useless prefetch).
+    CalendarQueue& queue = calendar_;
+    const Slot* const slots = slots_.data();
+    std::uint64_t events = events_;
+    std::size_t peak = peak_pending_;
+    LoopExit exit = LoopExit::CheckPoint;
+    try {
+        while (events < stop_at_) {
+            if (!queue.ready()) [[unlikely]] {
+                exit = LoopExit::Empty;
+                break;
+            }
+            const Event* run = queue.run_cursor();
+            const Event* const limit = queue.run_limit();
+            for (;;) {
+                const Event* e;
+                if (!queue.near_pending()) [[likely]] {
+                    if (run == limit) [[unlikely]] break;  // loads the next buckets
+                    e = run;
+                    if (e->time > end) [[unlikely]] {
+                        exit = LoopExit::PastEnd;
+                        break;
+                    }
+                    ++run;
+                    queue.run_popped();
+                } else {
+                    const Event* const near = queue.near_cursor();
+                    const bool from_run = run != limit && before(*run, *near);
+                    e = from_run ? run : near;
+                    if (e->time > end) [[unlikely]] {
+                        exit = LoopExit::PastEnd;
+                        break;
+                    }
+                    if (from_run) {
+                        ++run;
+                        queue.run_popped();
+                    } else {
+                        queue.near_popped();
+                    }
+                }
+                const Slot& s = slots[e[1].target];
+                __builtin_prefetch(s.obj);
+                __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+                __builtin_prefetch(s.hint);
+                __builtin_prefetch(&slots[e[2].target]);
+                now_ = e->time;
+                ++events;
+                const Slot& slot = slots[e->target];
+                running_ = static_cast<const Context*>(slot.hint);
+                slot.fn(slot.obj, *e);
+                if (queue.size() > peak) [[unlikely]] peak = queue.size();
+                if (events >= stop_at_) [[unlikely]] break;
+            }
+            if (exit == LoopExit::PastEnd) break;
+        }
+    } catch (...) {
+        events_ = events;
+        peak_pending_ = peak;
+        queue.resync();
+        throw;
+    }
+    events_ = events;
+    peak_pending_ = peak;
+    queue.resync();
+    return exit;
 }
 
 RunResult Simulator::run(const RunLimits& limits) {
@@ -316,7 +421,7 @@ RunResult Simulator::run(const RunLimits& limits) {
         const std::int64_t end = std::min(limits.end.count(), next_sample_);
         const LoopExit exit = kind_ == QueueKind::Radix      ? loop_radix(end)
                               : kind_ == QueueKind::TwoLevel ? loop(two_level_, end)
-                              : kind_ == QueueKind::Calendar ? loop(calendar_, end)
+                              : kind_ == QueueKind::Calendar ? loop_calendar(end)
                                                              : loop(heap_, end);
         if (exit == LoopExit::Empty) {
             sample_through(std::min(now_, limits.end.count()));

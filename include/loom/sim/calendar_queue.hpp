@@ -91,6 +91,36 @@ public:
     }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
+
+    // ---- for the kernel's run loop (Simulator::loop_calendar), which reads the events in place ----
+    // The least pending event is the lesser of two sorted lists' fronts: the loaded run's and near_'s. The
+    // run does not move while handlers push (pushes go to the ring, the overflow heap or near_), so the loop
+    // walks it with a pointer of its own, from run_cursor() to run_limit(), telling the queue each pop
+    // (run_popped); near_ may move at any push, so its front is read afresh (near_cursor, near_popped). The
+    // loop keeps its own account of which front is least: resync() restores the queue's before the queue is
+    // used through top() or pop() again.
+    bool near_pending() const { return !near_.exhausted(); }
+    // Loads the next buckets if both lists are exhausted; false when the queue is empty.
+    bool ready() {
+        if (run_.exhausted() && near_.exhausted()) [[unlikely]] {
+            if (size_ == 0) return false;
+            advance();
+        }
+        return true;
+    }
+    const Event* run_cursor() const { return run_.cursor(); }
+    const Event* run_limit() const { return run_.limit(); }
+    const Event* near_cursor() const { return near_.cursor(); }
+    void run_popped() {
+        run_.pop_front();
+        --size_;
+    }
+    void near_popped() {
+        near_.pop_front();
+        --size_;
+    }
+    void resync() { pick_front(); }
+
     void clear();
     std::size_t bytes_held() const;
     // The most bytes_held() has been since construction: capacities only grow, except that a rebuild releases
