@@ -171,7 +171,6 @@ Event* RadixQueue::new_chunk(Window& w) {
 
 void RadixQueue::push_slow(const Event& e) {
     if (e.time < cur_end_) {
-        ++run_inserts_;
         run_.insert(e);  // lands in (or before) the window being popped
         return;
     }

@@ -258,14 +258,14 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
-    // window entry (see HandlerFn). A batch walks the window with a pointer held here, from front() to the
-    // window's last event at or before `end` (found once: the window is sorted), so the per-event end and
-    // exhausted tests are one pointer comparison; a push into the current window (rare: most pushes land in
-    // later windows) may move its events, so it ends the batch (run_inserts). The event count and the peak of
-    // pending events are kept in registers and written back when the loop returns (nothing reads them while
-    // a handler runs; an exception from a handler writes them back too). The slots do not change while
-    // running. The next two events are read without testing for the window's end: the run keeps
-    // SortedRun::kPad readable events past it (a stale event there only costs a useless prefetch).
+    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The event
+    // count and the peak of pending events are kept in registers and written back when the loop returns
+    // (nothing reads them while a handler runs; an exception from a handler writes them back too). The slots
+    // do not change while running (add_slot and set_slot are for building), so their address is held. The
+    // next two events are read without testing for the window's end: the run keeps SortedRun::kPad readable
+    // events past it (a stale event there only costs a useless prefetch). (A batch that walks the window with
+    // a pointer of its own, to the last event at or before `end`, cost more: a push into the current window
+    // may move its events, and testing for that costs what the pointer saves.)
     RadixQueue& queue = radix_;
     const Slot* const slots = slots_.data();
     std::uint64_t events = events_;
@@ -273,37 +273,28 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     LoopExit exit = LoopExit::CheckPoint;
     try {
         while (events < stop_at_) {
-            const Event* e = queue.front();
+            const Event* const e = queue.front();
             if (e == nullptr) [[unlikely]] {
                 exit = LoopExit::Empty;
                 break;
             }
-            const Event* const limit = queue.window_end();
-            const Event* stop = limit;
-            if (limit[-1].time > end) [[unlikely]] {
-                stop = std::upper_bound(e, limit, end, [](std::int64_t t, const Event& x) { return t < x.time; });
-                if (stop == e) {
-                    exit = LoopExit::PastEnd;
-                    break;
-                }
+            const std::int64_t t = e->time;
+            if (t > end) [[unlikely]] {
+                exit = LoopExit::PastEnd;
+                break;
             }
-            const std::uint64_t inserts = queue.run_inserts();
-            for (;;) {
-                queue.pop_front();
-                const Slot& s = slots[e[1].target];
-                __builtin_prefetch(s.obj);
-                __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
-                __builtin_prefetch(s.hint);
-                __builtin_prefetch(&slots[e[2].target]);
-                now_ = e->time;
-                ++events;
-                const Slot& slot = slots[e->target];
-                running_ = static_cast<const Context*>(slot.hint);
-                slot.fn(slot.obj, *e);
-                if (queue.size() > peak) [[unlikely]] peak = queue.size();
-                ++e;
-                if (e == stop || events >= stop_at_ || queue.run_inserts() != inserts) [[unlikely]] break;
-            }
+            queue.pop();
+            const Slot& s = slots[e[1].target];
+            __builtin_prefetch(s.obj);
+            __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+            __builtin_prefetch(s.hint);
+            __builtin_prefetch(&slots[e[2].target]);
+            now_ = t;
+            ++events;
+            const Slot& slot = slots[e->target];
+            running_ = static_cast<const Context*>(slot.hint);
+            slot.fn(slot.obj, *e);
+            if (queue.size() > peak) [[unlikely]] peak = queue.size();
         }
     } catch (...) {
         events_ = events;
@@ -381,12 +372,10 @@ Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
     } catch (...) {
         events_ = events;
         peak_pending_ = peak;
-        queue.resync();
         throw;
     }
     events_ = events;
     peak_pending_ = peak;
-    queue.resync();
     return exit;
 }
 

@@ -91,14 +91,6 @@ public:
     // place (until the next push or pop). While the window is not exhausted, front()[1] and front()[2] may be
     // read even past it (SortedRun::kPad): there they are stale events, good for nothing but a prefetch.
     const Event* window_end() const { return run_.limit(); }
-    // Pops front() (the queue is not empty and front() was called since the last push or pop).
-    void pop_front() {
-        run_.pop_front();
-        --size_;
-    }
-    // Counts the pushes that went into the current window (the only pushes that move or add to its events):
-    // while it is unchanged, the events from front() to window_end() stay where they are.
-    std::uint64_t run_inserts() const { return run_inserts_; }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     void clear();
@@ -176,7 +168,6 @@ private:
     std::vector<std::uint32_t> next_;   // chunk links: a window's list, or the free list
     std::uint32_t free_ = kNil;
     SortedRun run_;  // the current window's events
-    std::uint64_t run_inserts_ = 0;  // pushes into run_ (see run_inserts)
     HeapQueue overflow_;
     std::size_t size_ = 0;
     // Tuning window.
