@@ -101,8 +101,7 @@ std::uint32_t CalendarQueue::grow_pool() {
 }
 
 void CalendarQueue::push_near(const Event& e) {
-    near_.insert_from_back(e);  // lands in (or before) the buckets being popped
-    pick_front();
+    near_.insert_from_back(e);  // lands in (or before) the buckets being popped; top() picks the front
 }
 
 void CalendarQueue::push_overflow(const Event& e) {

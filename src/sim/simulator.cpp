@@ -258,31 +258,125 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
-    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The slots
+    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The event
+    // count and the peak of pending events are kept in registers and written back when the loop returns
+    // (nothing reads them while a handler runs; an exception from a handler writes them back too). The slots
     // do not change while running (add_slot and set_slot are for building), so their address is held. The
     // next two events are read without testing for the window's end: the run keeps SortedRun::kPad readable
-    // events past it (a stale event there only costs a useless prefetch).
+    // events past it (a stale event there only costs a useless prefetch). (A batch that walks the window with
+    // a pointer of its own, to the last event at or before `end`, cost more: a push into the current window
+    // may move its events, and testing for that costs what the pointer saves.)
     RadixQueue& queue = radix_;
     const Slot* const slots = slots_.data();
-    while (events_ < stop_at_) {
-        const Event* const e = queue.front();
-        if (e == nullptr) [[unlikely]] return LoopExit::Empty;
-        const std::int64_t t = e->time;
-        if (t > end) [[unlikely]] return LoopExit::PastEnd;
-        queue.pop();
-        const Slot& s = slots[e[1].target];
-        __builtin_prefetch(s.obj);
-        __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
-        __builtin_prefetch(s.hint);
-        __builtin_prefetch(&slots[e[2].target]);
-        now_ = t;
-        ++events_;
-        const Slot& slot = slots[e->target];
-        running_ = static_cast<const Context*>(slot.hint);
-        slot.fn(slot.obj, *e);
-        if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();
+    std::uint64_t events = events_;
+    std::size_t peak = peak_pending_;
+    LoopExit exit = LoopExit::CheckPoint;
+    try {
+        while (events < stop_at_) {
+            const Event* const e = queue.front();
+            if (e == nullptr) [[unlikely]] {
+                exit = LoopExit::Empty;
+                break;
+            }
+            const std::int64_t t = e->time;
+            if (t > end) [[unlikely]] {
+                exit = LoopExit::PastEnd;
+                break;
+            }
+            queue.pop();
+            const Slot& s = slots[e[1].target];
+            __builtin_prefetch(s.obj);
+            __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+            __builtin_prefetch(s.hint);
+            __builtin_prefetch(&slots[e[2].target]);
+            now_ = t;
+            ++events;
+            const Slot& slot = slots[e->target];
+            running_ = static_cast<const Context*>(slot.hint);
+            slot.fn(slot.obj, *e);
+            if (queue.size() > peak) [[unlikely]] peak = queue.size();
+        }
+    } catch (...) {
+        events_ = events;
+        peak_pending_ = peak;
+        throw;
     }
-    return LoopExit::CheckPoint;
+    events_ = events;
+    peak_pending_ = peak;
+    return exit;
+}
+
+Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
+    // As loop(), for the calendar queue, reading its events in place (see HandlerFn) and merging its two
+    // sorted lists here: the loaded run, which stays where it is while handlers push and is walked with a
+    // pointer held in a register, and near_ (pushes into the buckets being popped), whose front is read
+    // afresh after each event. While near_ is empty, an event costs one test of it. The event count and the
+    // peak of pending events are kept in registers and written back when the loop returns (nothing reads them
+    // while a handler runs; an exception from a handler writes them back too). The slots do not change while
+    // running. The next two events are guessed as the two after the one handled in its own list, read without
+    // testing for the list's end (SortedRun::kPad: a stale event there only costs a useless prefetch).
+    CalendarQueue& queue = calendar_;
+    const Slot* const slots = slots_.data();
+    std::uint64_t events = events_;
+    std::size_t peak = peak_pending_;
+    LoopExit exit = LoopExit::CheckPoint;
+    try {
+        while (events < stop_at_) {
+            if (!queue.ready()) [[unlikely]] {
+                exit = LoopExit::Empty;
+                break;
+            }
+            const Event* run = queue.run_cursor();
+            const Event* const limit = queue.run_limit();
+            for (;;) {
+                const Event* e;
+                if (!queue.near_pending()) [[likely]] {
+                    if (run == limit) [[unlikely]] break;  // loads the next buckets
+                    e = run;
+                    if (e->time > end) [[unlikely]] {
+                        exit = LoopExit::PastEnd;
+                        break;
+                    }
+                    ++run;
+                    queue.run_popped();
+                } else {
+                    const Event* const near = queue.near_cursor();
+                    const bool from_run = run != limit && before(*run, *near);
+                    e = from_run ? run : near;
+                    if (e->time > end) [[unlikely]] {
+                        exit = LoopExit::PastEnd;
+                        break;
+                    }
+                    if (from_run) {
+                        ++run;
+                        queue.run_popped();
+                    } else {
+                        queue.near_popped();
+                    }
+                }
+                const Slot& s = slots[e[1].target];
+                __builtin_prefetch(s.obj);
+                __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+                __builtin_prefetch(s.hint);
+                __builtin_prefetch(&slots[e[2].target]);
+                now_ = e->time;
+                ++events;
+                const Slot& slot = slots[e->target];
+                running_ = static_cast<const Context*>(slot.hint);
+                slot.fn(slot.obj, *e);
+                if (queue.size() > peak) [[unlikely]] peak = queue.size();
+                if (events >= stop_at_) [[unlikely]] break;
+            }
+            if (exit == LoopExit::PastEnd) break;
+        }
+    } catch (...) {
+        events_ = events;
+        peak_pending_ = peak;
+        throw;
+    }
+    events_ = events;
+    peak_pending_ = peak;
+    return exit;
 }
 
 RunResult Simulator::run(const RunLimits& limits) {
@@ -316,7 +410,7 @@ RunResult Simulator::run(const RunLimits& limits) {
         const std::int64_t end = std::min(limits.end.count(), next_sample_);
         const LoopExit exit = kind_ == QueueKind::Radix      ? loop_radix(end)
                               : kind_ == QueueKind::TwoLevel ? loop(two_level_, end)
-                              : kind_ == QueueKind::Calendar ? loop(calendar_, end)
+                              : kind_ == QueueKind::Calendar ? loop_calendar(end)
                                                              : loop(heap_, end);
         if (exit == LoopExit::Empty) {
             sample_through(std::min(now_, limits.end.count()));

@@ -75,6 +75,7 @@ public:
         push_near(e);
     }
     const Event& top() {
+        pick_front();  // a push into near_ leaves from_near_ to be worked out here
         if (from_near_) [[unlikely]] return near_.front();
         if (run_.exhausted()) [[unlikely]] advance();
         return run_.front();
@@ -91,6 +92,35 @@ public:
     }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
+
+    // ---- for the kernel's run loop (Simulator::loop_calendar), which reads the events in place ----
+    // The least pending event is the lesser of two sorted lists' fronts: the loaded run's and near_'s. The
+    // run does not move while handlers push (pushes go to the ring, the overflow heap or near_), so the loop
+    // walks it with a pointer of its own, from run_cursor() to run_limit(), telling the queue each pop
+    // (run_popped); near_ may move at any push, so its front is read afresh (near_cursor, near_popped). The
+    // loop keeps its own account of which front is least, as the queue does not once a push went to near_:
+    // used through top() (which works out which front is least, as after every push into near_).
+    bool near_pending() const { return !near_.exhausted(); }
+    // Loads the next buckets if both lists are exhausted; false when the queue is empty.
+    bool ready() {
+        if (run_.exhausted() && near_.exhausted()) [[unlikely]] {
+            if (size_ == 0) return false;
+            advance();
+        }
+        return true;
+    }
+    const Event* run_cursor() const { return run_.cursor(); }
+    const Event* run_limit() const { return run_.limit(); }
+    const Event* near_cursor() const { return near_.cursor(); }
+    void run_popped() {
+        run_.pop_front();
+        --size_;
+    }
+    void near_popped() {
+        near_.pop_front();
+        --size_;
+    }
+
     void clear();
     std::size_t bytes_held() const;
     // The most bytes_held() has been since construction: capacities only grow, except that a rebuild releases
@@ -211,8 +241,9 @@ private:
     // Events pushed after the current buckets were loaded that fall before cur_end (a packet's arrival a
     // link delay ahead, when buckets are wider than that). Kept apart from run_ so that inserting one does
     // not move the loaded events after it: they arrive nearly in time order, so near_ stays short and most
-    // inserts append. The queue's least event is the lesser of the two fronts: from_near_ says which, kept by
-    // every push into near_ and every pop (the pop order is exactly the single sorted run's).
+    // inserts append. The queue's least event is the lesser of the two fronts: from_near_ says which, worked
+    // out by top() and kept by pop() (the pop order is exactly the single sorted run's); a push into near_
+    // leaves it for the next top() (peek() is a hint: it may be stale after a push).
     SortedRun near_;
     bool from_near_ = false;  // near_ holds the least pending event
     std::vector<Event> runs_[kGroup - 1];  // scratch: the later buckets of a grouped load

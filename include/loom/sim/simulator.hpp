@@ -270,6 +270,7 @@ private:
     template <class Q>
     LoopExit loop(Q& queue, std::int64_t end);
     LoopExit loop_radix(std::int64_t end);  // loop() for the radix queue, reading its window in place
+    LoopExit loop_calendar(std::int64_t end);  // loop() for the calendar queue, reading its events in place
     void sample_through(std::int64_t t);  // takes every sample due at or before t
     void require(State state, const char* what) const;
 

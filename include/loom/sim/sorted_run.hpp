@@ -61,7 +61,13 @@ public:
         if (end_ == room_end()) [[unlikely]] grow();
         Event* const first = cur_;
         Event* at = end_;
-        while (at != first && before(e, at[-1])) {
+        // Times mostly differ: the key decides only on a tie.
+        const std::int64_t t = e.time;
+        while (at != first) {
+            const std::int64_t prev = at[-1].time;
+            if (prev <= t) [[unlikely]] {
+                if (prev < t || at[-1].key < e.key) break;
+            }
             *at = at[-1];
             --at;
         }

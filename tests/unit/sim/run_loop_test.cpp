@@ -1,0 +1,207 @@
+// The run loops of every queue kind (the heap's generic loop is the reference; the calendar and radix queues
+// have loops of their own that read their events in place, in batches) hand out the same events in the same
+// order and stop at the same places, on random workloads that exercise their batch-ending paths: pushes into
+// the events being popped, far pushes into the overflow heap, end times inside a batch, budgets, stop().
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "loom/sim/channel.hpp"
+#include "loom/sim/simulator.hpp"
+
+using namespace loom;
+using namespace loom::sim;
+using namespace loom::literals;
+
+namespace {
+
+struct Record {
+    std::int64_t time;
+    std::uint32_t who;
+    std::uint32_t arg;
+    bool operator==(const Record&) const = default;
+};
+
+struct Shared {
+    std::vector<Record> log;
+    std::int64_t population = 0;  // tokens in flight
+    std::uint64_t stop_at = 0;     // stop() at this many records (0: never)
+    std::uint64_t throw_at = 0;    // throw at this many records (0: never)
+};
+
+// On each token: records it, then sends 0, 1 or 2 tokens (keeping the population near its start) to random
+// members after a delay drawn from a mix: the minimum (lands in the events being popped), short, medium,
+// a same-time burst of the minimum, and far (past any ring: the overflow heap).
+class Member : public Component {
+public:
+    Member(Context& ctx, Shared* shared, std::uint32_t id, int tokens)
+        : Component(ctx), port(ctx, "ch", this, handler<&Member::on_token>), shared_(shared), id_(id), tokens_(tokens) {}
+    void init() override {
+        for (int k = 0; k < tokens_; ++k) send(static_cast<std::uint32_t>(id_ * 1000 + static_cast<std::uint32_t>(k)));
+        shared_->population += tokens_;
+    }
+    ChannelPort port;
+
+private:
+    void on_token(std::uint32_t arg) {
+        shared_->log.push_back({now().count(), id_, arg});
+        --shared_->population;
+        if (shared_->log.size() == shared_->stop_at) ctx().sim().stop();
+        if (shared_->log.size() == shared_->throw_at) throw std::runtime_error("handler failed");
+        const std::uint64_t r = ctx().rng().uniform(16);
+        const int n = r == 0 && shared_->population > 8 ? 0 : r == 1 ? 2 : 1;
+        for (int k = 0; k < n; ++k) send(arg + 1);
+        shared_->population += n;
+    }
+    void send(std::uint32_t arg) {
+        const auto to = static_cast<std::uint32_t>(ctx().rng().uniform(port.channel_size()));
+        const std::uint64_t kind = ctx().rng().uniform(10);
+        std::int64_t delay = 1;
+        if (kind < 2) {
+            delay = 1;
+        } else if (kind < 5) {
+            delay = 1 + static_cast<std::int64_t>(ctx().rng().uniform(2000));
+        } else if (kind < 9) {
+            delay = 1 + static_cast<std::int64_t>(ctx().rng().uniform(200'000));
+        } else if (ctx().rng().uniform(4) == 0) {
+            delay = 1'000'000'000 + static_cast<std::int64_t>(ctx().rng().uniform(1'000'000'000));
+        } else {
+            delay = 1 + static_cast<std::int64_t>(ctx().rng().uniform(20'000'000));
+        }
+        port.send(to, arg, Time::ps(delay));
+    }
+    Shared* shared_;
+    std::uint32_t id_;
+    int tokens_;
+};
+
+struct Outcome {
+    std::vector<Record> log;
+    std::vector<StopReason> reasons;
+    std::vector<std::int64_t> nows;
+    std::uint64_t events = 0;
+    std::size_t peak = 0;
+    std::size_t pending = 0;
+};
+
+// Runs the workload through `ends` (each run's end time and event budget), in order.
+Outcome run_with(QueueKind kind, std::uint64_t seed, const std::vector<RunLimits>& limits, Shared shared = {}) {
+    SimulatorOptions options;
+    options.queue = kind;
+    options.seed = seed;
+    Simulator sim(options);
+    constexpr std::uint32_t kMembers = 37;
+    Channel& ch = sim.add_channel("net", kMembers, Time::ps(1));
+    std::vector<Member*> members;
+    for (std::uint32_t i = 0; i < kMembers; ++i) {
+        std::string name = "m";
+        name += std::to_string(i);
+        members.push_back(&sim.add<Member>(name, &shared, i, 1 + static_cast<int>(i % 5)));
+        members.back()->port.attach(ch, i);
+    }
+    sim.init();
+    Outcome out;
+    for (const RunLimits& l : limits) {
+        try {
+            const RunResult r = sim.run(l);
+            out.reasons.push_back(r.reason);
+        } catch (const std::runtime_error&) {
+            out.reasons.push_back(StopReason::Interrupted);  // marks the exception
+        }
+        out.nows.push_back(sim.now_ps());
+    }
+    out.log = shared.log;
+    out.events = sim.events_handled();
+    out.peak = sim.peak_pending();
+    out.pending = sim.pending();
+    return out;
+}
+
+void check_same(const Outcome& a, const Outcome& b) {
+    CHECK(a.log.size() == b.log.size());
+    CHECK(a.log == b.log);
+    CHECK(a.reasons == b.reasons);
+    CHECK(a.nows == b.nows);
+    CHECK(a.events == b.events);
+    CHECK(a.peak == b.peak);
+    CHECK(a.pending == b.pending);
+}
+
+const QueueKind kKinds[] = {QueueKind::Calendar, QueueKind::Radix, QueueKind::TwoLevel};
+
+}  // namespace
+
+TEST_CASE("Every queue kind's run loop hands out the heap's events in the heap's order") {
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+        const std::vector<RunLimits> limits{{Time::ps(3'000'000'000)}};
+        const Outcome heap = run_with(QueueKind::Heap, seed, limits);
+        REQUIRE(heap.log.size() > 5000);
+        REQUIRE(heap.pending > 0);
+        for (QueueKind kind : kKinds) {
+            INFO("queue " << to_string(kind) << " seed " << seed);
+            check_same(heap, run_with(kind, seed, limits));
+        }
+    }
+}
+
+TEST_CASE("Every queue kind's run loop stops at T-1 and T alike, T inclusive, and continues") {
+    // First find an event time T that is not the first of its batch, from the heap's log.
+    const Outcome probe = run_with(QueueKind::Heap, 7, {{Time::ps(2'000'000'000)}});
+    REQUIRE(probe.log.size() > 1000);
+    const std::int64_t t = probe.log[probe.log.size() / 2].time;
+    std::vector<RunLimits> limits{{Time::ps(t - 1)}, {Time::ps(t)}, {Time::ps(t)}, {Time::ps(t + 1)},
+                                  {Time::ps(2'500'000'000)}};
+    const Outcome heap = run_with(QueueKind::Heap, 7, limits);
+    REQUIRE(heap.reasons.size() == 5);
+    CHECK(heap.reasons[0] == StopReason::EndTime);
+    CHECK(heap.nows[0] == t - 1);
+    CHECK(heap.nows[1] == t);
+    CHECK(heap.nows[2] == t);
+    // Every event at t was handled by the second run: none are left for the third.
+    std::size_t at_t = 0;
+    for (const Record& r : heap.log) at_t += r.time == t ? 1 : 0;
+    CHECK(at_t >= 1);
+    for (QueueKind kind : kKinds) {
+        INFO("queue " << to_string(kind));
+        check_same(heap, run_with(kind, 7, limits));
+    }
+}
+
+TEST_CASE("Every queue kind's run loop stops on budgets, stop() and exceptions at the same event") {
+    const std::vector<RunLimits> budgets{{Time::max(), 1}, {Time::max(), 2}, {Time::max(), 777}, {Time::max(), 3},
+                                         {Time::ps(2'000'000'000), 3000}, {Time::ps(2'500'000'000)}};
+    Shared stopping;
+    stopping.stop_at = 1234;
+    Shared throwing;
+    throwing.throw_at = 2345;
+    const std::vector<RunLimits> twice{{Time::ps(2'000'000'000)}, {Time::ps(2'500'000'000)}};
+    const Outcome heap = run_with(QueueKind::Heap, 3, budgets);
+    const Outcome heap_stop = run_with(QueueKind::Heap, 3, twice, stopping);
+    const Outcome heap_throw = run_with(QueueKind::Heap, 3, twice, throwing);
+    CHECK(heap.reasons[0] == StopReason::EventBudget);
+    CHECK(heap_stop.reasons[0] == StopReason::Stopped);
+    CHECK(heap_stop.log.size() > 1234);  // the second run continued
+    CHECK(heap_throw.reasons[0] == StopReason::Interrupted);
+    CHECK(heap_throw.log.size() > 2345);
+    for (QueueKind kind : kKinds) {
+        INFO("queue " << to_string(kind));
+        check_same(heap, run_with(kind, 3, budgets));
+        check_same(heap_stop, run_with(kind, 3, twice, stopping));
+        check_same(heap_throw, run_with(kind, 3, twice, throwing));
+    }
+}
+
+TEST_CASE("An exception from a handler leaves the event count and the peak of pending events written") {
+    Shared throwing;
+    throwing.throw_at = 100;
+    for (QueueKind kind : {QueueKind::Heap, QueueKind::Calendar, QueueKind::Radix, QueueKind::TwoLevel}) {
+        INFO("queue " << to_string(kind));
+        const Outcome o = run_with(kind, 5, {{Time::max()}}, throwing);
+        CHECK(o.reasons[0] == StopReason::Interrupted);
+        CHECK(o.events == 100);  // the throwing event counts: it was being handled
+        CHECK(o.peak >= o.pending);
+    }
+}
