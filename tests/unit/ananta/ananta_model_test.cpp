@@ -351,8 +351,9 @@ TEST_CASE("Ports beyond a component's reserved block, or without one, carry pack
     auto& b = sim.add<Probe>("b", shared, 1u);
     a.reserve_ports(2);  // three ports follow: two in the block, one alone
     for (std::uint32_t i = 0; i < 3; ++i) {
-        CHECK(a.add_port("p" + std::to_string(i), shared.fabric_link) == i);
-        CHECK(b.add_port("q" + std::to_string(i), shared.fabric_link) == i);  // b reserved nothing
+        const std::string n = std::to_string(i);  // (a temporary's concatenation trips g++ 12's -Wrestrict)
+        CHECK(a.add_port("p" + n, shared.fabric_link) == i);
+        CHECK(b.add_port("q" + n, shared.fabric_link) == i);  // b reserved nothing
         net::connect(sim, a.out(i), b.in(i));
         net::connect(sim, b.out(i), a.in(i));
     }
