@@ -256,6 +256,25 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
     return LoopExit::CheckPoint;
 }
 
+// One event of the loops that read events in place (loop_radix, loop_calendar): prefetches the handler state of
+// the two events guessed to follow it (e[1] and e[2], readable whatever they are: SortedRun::kPad), then
+// dispatches it; `events` and `peak` are the loop's register copies of events_ and peak_pending_.
+template <class Q>
+[[gnu::always_inline]] inline void Simulator::dispatch_in_place(const Event* e, const Slot* slots, const Q& queue,
+                                                               std::uint64_t& events, std::size_t& peak) {
+    const Slot& s = slots[e[1].target];
+    __builtin_prefetch(s.obj);
+    __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+    __builtin_prefetch(s.hint);
+    __builtin_prefetch(&slots[e[2].target]);
+    now_ = e->time;
+    ++events;
+    const Slot& slot = slots[e->target];
+    running_ = static_cast<const Context*>(slot.hint);
+    slot.fn(slot.obj, *e);
+    if (queue.size() > peak) [[unlikely]] peak = queue.size();
+}
+
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
     // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The event
@@ -284,17 +303,7 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
                 break;
             }
             queue.pop();
-            const Slot& s = slots[e[1].target];
-            __builtin_prefetch(s.obj);
-            __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
-            __builtin_prefetch(s.hint);
-            __builtin_prefetch(&slots[e[2].target]);
-            now_ = t;
-            ++events;
-            const Slot& slot = slots[e->target];
-            running_ = static_cast<const Context*>(slot.hint);
-            slot.fn(slot.obj, *e);
-            if (queue.size() > peak) [[unlikely]] peak = queue.size();
+            dispatch_in_place(e, slots, queue, events, peak);
         }
     } catch (...) {
         events_ = events;
@@ -354,17 +363,7 @@ Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
                         queue.near_popped();
                     }
                 }
-                const Slot& s = slots[e[1].target];
-                __builtin_prefetch(s.obj);
-                __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
-                __builtin_prefetch(s.hint);
-                __builtin_prefetch(&slots[e[2].target]);
-                now_ = e->time;
-                ++events;
-                const Slot& slot = slots[e->target];
-                running_ = static_cast<const Context*>(slot.hint);
-                slot.fn(slot.obj, *e);
-                if (queue.size() > peak) [[unlikely]] peak = queue.size();
+                dispatch_in_place(e, slots, queue, events, peak);
                 if (events >= stop_at_) [[unlikely]] break;
             }
             if (exit == LoopExit::PastEnd) break;

@@ -271,6 +271,9 @@ private:
     LoopExit loop(Q& queue, std::int64_t end);
     LoopExit loop_radix(std::int64_t end);  // loop() for the radix queue, reading its window in place
     LoopExit loop_calendar(std::int64_t end);  // loop() for the calendar queue, reading its events in place
+    template <class Q>
+    void dispatch_in_place(const Event* e, const Slot* slots, const Q& queue, std::uint64_t& events,
+                           std::size_t& peak);
     void sample_through(std::int64_t t);  // takes every sample due at or before t
     void require(State state, const char* what) const;
 
