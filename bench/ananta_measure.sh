@@ -25,7 +25,7 @@ for ((r = 1; r <= runs; ++r)); do
         /usr/bin/time -f "user=%U" -o "$out/time" "$loom" run "$config" --quiet --perf "${extra[@]}" \
             --out "$out/stats" > "$out/log" 2>&1
         hps=$(grep -o 'packet_hops_per_s=[0-9]*' "$out/log" | cut -d= -f2)
-        open=$(grep -o '[0-9]* open)' "$out/log" | cut -d' ' -f1)
+        open=$(grep -o '[0-9]* open)' "$out/log" | head -n 1 | cut -d' ' -f1)
         user=$(cut -d= -f2 < "$out/time")
         echo "loom$i $loom hops_per_s=$hps user_s=$user round=$r open=${open:-?}" | tee -a "$out/all"
     done
