@@ -252,7 +252,12 @@ void Router::on_credit_wake(std::int32_t port) {
     LOOM_DEBUG_ASSERT(vc < static_cast<std::uint32_t>(vcs_), "flit on an unknown VC");
     const std::int32_t iv = port * vcs_ + static_cast<std::int32_t>(vc);
     Vc& x = vc_[iv];
-    pool_->push_back(x.front, x.back, x.size, (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg);
+    const std::uint64_t e = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c)) << 32) | arg;
+    if (x.size < kInline) {
+        x.slot[x.size] = e;
+    } else {
+        pool_->push_back(x.front, x.back, x.size - kInline, e);
+    }
     ++x.size;
     if (static_cast<std::int32_t>(x.size) > peak_vc_flits_) peak_vc_flits_ = static_cast<std::int32_t>(x.size);
     if (x.size != 1) return;  // the front flit is older
@@ -316,7 +321,7 @@ void Router::drain(std::int64_t c) {
 // receiver reads once the head has arrived there.
 void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
-    std::uint64_t& entry = *x.front;
+    std::uint64_t& entry = x.slot[0];
     const std::uint32_t arg = static_cast<std::uint32_t>(entry);
     FlitLink& from = lines_[iv / vcs_].line[0];
     FabricRecord& packet = from.record(*pool_, Flit::packet_of(arg));
@@ -549,8 +554,16 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
 [[gnu::always_inline]] inline void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port,
                                                     std::int64_t cycle) {
     Vc& x = vc_[port * vcs_ + vc];
-    const std::uint32_t arg = static_cast<std::uint32_t>(*x.front);  // a head names its record's new slot
-    pool_->pop_front(x.front, x.back, --x.size);
+    const std::uint32_t arg = static_cast<std::uint32_t>(x.slot[0]);  // a head names its record's new slot
+    static_assert(kInline == 4);
+    x.slot[0] = x.slot[1];
+    x.slot[1] = x.slot[2];
+    x.slot[2] = x.slot[3];
+    if (--x.size >= kInline) {
+        // The ring's front moves into the record.
+        x.slot[kInline - 1] = *x.front;
+        pool_->pop_front(x.front, x.back, x.size - kInline);
+    }
     PortOut& out = out_[out_port];
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
@@ -578,7 +591,7 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
         sa_remove(port, vc);
         if (x.size > 0) {
             // The next packet's head is at the front: it is routed from the next cycle on.
-            const auto arrived = static_cast<std::uint32_t>(*x.front >> 32);
+            const auto arrived = static_cast<std::uint32_t>(x.slot[0] >> 32);
             const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
             x.state = VcState::Routing;
             x.ready = std::max(a + routing_cycles_, cycle + 1);
@@ -590,7 +603,7 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
         sa_remove(port, vc);
     } else {
         // The next body flit is at the front: it may take part from R + V cycles after its arrival.
-        const auto arrived = static_cast<std::uint32_t>(*x.front >> 32);
+        const auto arrived = static_cast<std::uint32_t>(x.slot[0] >> 32);
         const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
         set_sa_ready(port * vcs_ + vc, a + body_wait_, cycle);
     }

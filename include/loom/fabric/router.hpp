@@ -105,22 +105,26 @@ public:
 private:
     friend class RouterClock;
     enum class VcState : std::uint8_t { Idle, Routing, VcAlloc, Active };
-    // An input VC: its buffer (a ring of (arrival cycle mod 2^32) << 32 | flit argument in the lines' RingPool
-    // chunks, holding what is buffered now: front the oldest, back one past the newest, both nullptr when empty)
-    // and its state, 32 bytes so that two share a cache line.
-    struct Vc {
-        std::uint64_t* front = nullptr;
+    // An input VC: its buffer and its state, one cache line. The buffer holds (arrival cycle mod 2^32) << 32 | flit
+    // argument per flit, oldest first: the first kInline in the record itself (slot[0] the front), the rest in a
+    // ring in the lines' RingPool chunks (front the oldest, back one past the newest, both nullptr while at most
+    // kInline flits are buffered). Most VCs hold a few flits at a time, so a flit's write into the buffer and its
+    // read out of it touch the record, which the router reads at both anyway, instead of a chunk of its own.
+    static constexpr std::uint32_t kInline = 4;
+    struct alignas(64) Vc {
+        std::uint64_t slot[kInline] = {};
+        std::uint64_t* front = nullptr;  // the ring of the entries after the first kInline
         std::uint64_t* back = nullptr;
         // Routing / VcAlloc: first cycle of routing / VC allocation. Active: first cycle the front flit may take
         // part in switch allocation.
         std::int64_t ready = 0;
-        std::uint32_t size = 0;
+        std::uint32_t size = 0;  // flits buffered (in slot, then in the ring)
         VcState state = VcState::Idle;
         std::uint8_t out_port = 0;  // VcAlloc, Active: the output port
         std::uint8_t cls = 0;       // VcAlloc: index into class_vcs_ of the output VCs the packet may take
         std::uint8_t out_vc = 0;    // Active: the VC held on out_port
     };
-    static_assert(sizeof(Vc) == 32);
+    static_assert(sizeof(Vc) == 64);
     // What draining the lines into the router reads, per port (the lines themselves are lines_[port]): 16 bytes,
     // four to a cache line.
     struct PortIn {
