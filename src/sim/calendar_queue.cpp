@@ -100,13 +100,19 @@ std::uint32_t CalendarQueue::grow_pool() {
     return static_cast<std::uint32_t>(n);
 }
 
-void CalendarQueue::push_near(const Event& e) {
-    near_.insert_from_back(e);  // lands in (or before) the buckets being popped; top() picks the front
+void CalendarQueue::link_grown(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+    const auto t = static_cast<std::uint64_t>(time);
+    place(grow_pool(), (t >> shift_) & mask_, t, key, target, arg);
 }
 
-void CalendarQueue::push_overflow(const Event& e) {
+void CalendarQueue::push_near(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+    // Lands in (or before) the buckets being popped; top() picks the front.
+    near_.insert_from_back(Event{time, key, target, arg});
+}
+
+void CalendarQueue::push_overflow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
     ++win_overflow_;
-    overflow_.push(e);
+    overflow_.push(Event{time, key, target, arg});
 }
 
 void CalendarQueue::pull_overflow() {

@@ -136,41 +136,56 @@ std::size_t RadixQueue::bytes_held() const {
 
 std::size_t RadixQueue::peak_bytes() const { return std::max(peak_bytes_, bytes_held()); }
 
-Event* RadixQueue::new_chunk(Window& w) {
-    std::uint32_t c = free_;
-    if (c != kNil) {
-        free_ = next_[c];
-    } else {
-        const std::size_t n = next_.size();
-        LOOM_ASSERT(n < kNil, "RadixQueue: more than 2^32 - 1 chunks");
-        if (n == next_.capacity()) {
-            // Grow by a 64th rather than doubling: the pool is most of the queue's memory and its peak
-            // capacity is what the per-event budget counts.
-            const std::size_t more = std::max<std::size_t>(n / 64, 128);
-            next_.reserve(n + more);
-            const auto old_base = reinterpret_cast<std::uintptr_t>(pool_.data());
-            pool_.reserve((n + more) * kChunk);
-            const auto new_base = reinterpret_cast<std::uintptr_t>(pool_.data());
-            if (new_base != old_base) {
-                // The windows' write positions move with the pool (w, not yet linked, is among them).
-                for (Window& x : windows_) {
-                    if (x.count == 0) continue;
-                    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(x.write) - old_base;
-                    x.write = reinterpret_cast<Event*>(new_base + at);
-                }
+std::uint32_t RadixQueue::grow_pool() {
+    const std::size_t n = next_.size();
+    LOOM_ASSERT(n < kNil, "RadixQueue: more than 2^32 - 1 chunks");
+    if (n == next_.capacity()) {
+        // Grow by a 64th rather than doubling: the pool is most of the queue's memory and its peak
+        // capacity is what the per-event budget counts.
+        const std::size_t more = std::max<std::size_t>(n / 64, 128);
+        next_.reserve(n + more);
+        const auto old_base = reinterpret_cast<std::uintptr_t>(pool_.data());
+        pool_.reserve((n + more) * kChunk);
+        const auto new_base = reinterpret_cast<std::uintptr_t>(pool_.data());
+        if (new_base != old_base) {
+            // The windows' write positions move with the pool (the one taking this chunk is among them).
+            for (Window& x : windows_) {
+                if (x.count == 0) continue;
+                const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(x.write) - old_base;
+                x.write = reinterpret_cast<Event*>(new_base + at);
             }
         }
-        next_.push_back(kNil);
-        pool_.resize((n + 1) * kChunk);
-        c = static_cast<std::uint32_t>(n);
     }
-    next_[c] = w.count == 0 ? kNil : w.head;
-    w.head = c;
-    return &pool_[std::size_t{c} * kChunk];
+    next_.push_back(free_);  // kNil: the free list was empty
+    pool_.resize((n + 1) * kChunk);
+    const auto c = static_cast<std::uint32_t>(n);
+    free_ = c;
+    return c;
 }
 
-void RadixQueue::push_slow(const Event& e) {
-    if (e.time < cur_end_) {
+void RadixQueue::append_chunk(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                              std::uint32_t arg) {
+    const std::uint32_t c = free_;
+    if (c == kNil) [[unlikely]] {
+        // A tail call, like every call here: the common path saves no registers.
+        append_grown(w, time, key, target, arg);
+        return;
+    }
+    free_ = next_[c];
+    next_[c] = w.count == 0 ? kNil : w.head;
+    w.head = c;
+    put(w, &pool_[std::size_t{c} * kChunk], time, key, target, arg);
+}
+
+void RadixQueue::append_grown(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                              std::uint32_t arg) {
+    grow_pool();
+    append_chunk(w, time, key, target, arg);
+}
+
+void RadixQueue::push_slow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+    const Event e{time, key, target, arg};
+    if (time < cur_end_) {
         run_.insert(e);  // lands in (or before) the window being popped
         return;
     }

@@ -27,7 +27,32 @@ const char* to_string(StopReason reason) {
     return "?";
 }
 
-Simulator::Simulator(SimulatorOptions options) : options_(std::move(options)), kind_(options_.queue) {
+template <QueueKind K>
+void Simulator::push_to(Simulator& sim, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                        std::uint32_t arg) {
+    if constexpr (K == QueueKind::Radix) {
+        sim.radix_.push(time, key, target, arg);
+    } else if constexpr (K == QueueKind::Calendar) {
+        sim.calendar_.push(time, key, target, arg);
+    } else if constexpr (K == QueueKind::TwoLevel) {
+        sim.two_level_.push(Event{time, key, target, arg});
+    } else {
+        sim.heap_.push(Event{time, key, target, arg});
+    }
+}
+
+Simulator::PushFn Simulator::push_fn_for(QueueKind kind) {
+    switch (kind) {
+        case QueueKind::Radix: return &push_to<QueueKind::Radix>;
+        case QueueKind::Calendar: return &push_to<QueueKind::Calendar>;
+        case QueueKind::TwoLevel: return &push_to<QueueKind::TwoLevel>;
+        case QueueKind::Heap: break;
+    }
+    return &push_to<QueueKind::Heap>;
+}
+
+Simulator::Simulator(SimulatorOptions options)
+    : options_(std::move(options)), kind_(options_.queue), push_fn_(push_fn_for(kind_)) {
     if (!options_.log_sink) options_.log_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
 }
 

@@ -60,19 +60,20 @@ public:
     // `adaptive` false pins shift and buckets (tests use it to force overflow and wrap-around paths).
     explicit CalendarQueue(int shift = kDefaultShift, std::size_t buckets = kMinBuckets, bool adaptive = true);
 
-    void push(const Event& e) {
-        LOOM_DEBUG_ASSERT(e.time >= 0, "CalendarQueue::push: negative time");
+    void push(const Event& e) { push(e.time, e.key, e.target, e.arg); }
+    // The same from the event's fields, which the common path writes straight into a ring node.
+    void push(std::int64_t t, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+        LOOM_DEBUG_ASSERT(t >= 0, "CalendarQueue::push: negative time");
         ++size_;
-        const std::int64_t t = e.time;
         if (t >= cur_end_) [[likely]] {
             if (t < horizon_) [[likely]] {
-                link(e);
+                link(t, key, target, arg);
             } else {
-                push_overflow(e);
+                push_overflow(t, key, target, arg);
             }
             return;
         }
-        push_near(e);
+        push_near(t, key, target, arg);
     }
     const Event& top() {
         pick_front();  // a push into near_ leaves from_near_ to be worked out here
@@ -174,22 +175,28 @@ private:
     // Puts `e` (cur_end <= t < horizon) into its ring bucket. The bucket head is only prefetched here and
     // written at the next link (or before anything walks the ring, see commit_staged): the head array is
     // too large to stay in L1, and the one-push delay hides the miss.
-    void link(const Event& e) {
-        const auto t = static_cast<std::uint64_t>(e.time);
+    void link(const Event& e) { link(e.time, e.key, e.target, e.arg); }
+    void link(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+        const auto t = static_cast<std::uint64_t>(time);
         const std::uint64_t b = (t >> shift_) & mask_;
         __builtin_prefetch(&heads_[b]);
-        std::uint32_t n = free_;
-        if (n != kNil) [[likely]] {
-            free_ = pool_[n].next;
-        } else {
-            n = grow_pool();
+        const std::uint32_t n = free_;
+        if (n == kNil) [[unlikely]] {
+            link_grown(time, key, target, arg);  // a tail call: the common path saves no registers
+            return;
         }
-        // Field by field: a Node built on the stack and copied stalls on store forwarding.
+        free_ = pool_[n].next;
+        place(n, b, t, key, target, arg);
+    }
+    // Writes free node n for bucket b, field by field (a Node built on the stack and copied stalls on store
+    // forwarding), and stages it.
+    void place(std::uint32_t n, std::uint64_t b, std::uint64_t t, std::uint64_t key, std::uint32_t target,
+               std::uint32_t arg) {
         Node& node = pool_[n];
         node.offset = static_cast<std::uint32_t>(t & width_mask_);
-        node.key = e.key;
-        node.target = e.target;
-        node.arg = e.arg;
+        node.key = key;
+        node.target = target;
+        node.arg = arg;
         occupied_[b >> 6] |= std::uint64_t{1} << (b & 63);
         if (staged_ != kNil) commit(staged_, staged_bucket_);
         staged_ = n;
@@ -207,8 +214,11 @@ private:
         }
     }
     std::uint32_t grow_pool();  // appends an uninitialized node
-    void push_near(const Event& e);      // t < cur_end: into near_
-    void push_overflow(const Event& e);  // t >= horizon: into the overflow heap
+    void link_grown(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);  // pool full
+    // t < cur_end: into near_
+    void push_near(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
+    // t >= horizon: into the overflow heap
+    void push_overflow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
     // Sets from_near_: whether the least event before cur_end is near_'s front rather than run_'s.
     void pick_front() {
         from_near_ = !near_.exhausted() && (run_.exhausted() || before(near_.front(), run_.front()));

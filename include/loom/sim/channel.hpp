@@ -62,9 +62,11 @@ public:
 
     void send(std::uint32_t to, std::uint32_t arg, Time delay) {
         if (delay < min_latency_ || to >= size_) [[unlikely]] reject(to, delay);
-        const std::int64_t now = ctx_->now_ps();
-        sim_->push(Event{now + delay.count(), ctx_->next_key(Phase::Delivery), base_slot_ + to, arg});
+        // The tally first: nothing of the port is needed after the push (a tail call where send ends a handler).
+        const std::int64_t now = sim_->now_ps();
+        const std::uint64_t key = ctx_->next_key(Phase::Delivery);
         sent_.note(now);
+        sim_->push(now + delay.count(), key, base_slot_ + to, arg);
     }
 
     std::uint32_t index() const { return index_; }

@@ -70,9 +70,11 @@ public:
     void send(std::uint32_t arg) { send(arg, latency_); }
     void send(std::uint32_t arg, Time delay) {
         if (delay < latency_) [[unlikely]] reject(delay);
-        const std::int64_t now = ctx_->now_ps();
-        sim_->push(Event{now + delay.count(), ctx_->next_key(Phase::Delivery), target_, arg});
+        // The tally first: nothing of the port is needed after the push (a tail call where send ends a handler).
+        const std::int64_t now = sim_->now_ps();
+        const std::uint64_t key = ctx_->next_key(Phase::Delivery);
         sent_.note(now);
+        sim_->push(now + delay.count(), key, target_, arg);
     }
     // The link's minimum latency (Time::max() while unbound).
     Time latency() const { return latency_; }

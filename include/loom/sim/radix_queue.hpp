@@ -57,15 +57,17 @@ public:
     // `adaptive` false pins shift and windows (tests use it to force overflow and wrap-around paths).
     explicit RadixQueue(int shift = kDefaultShift, std::size_t windows = kDefaultWindows, bool adaptive = true);
 
-    void push(const Event& e) {
-        LOOM_DEBUG_ASSERT(e.time >= 0, "RadixQueue::push: negative time");
+    void push(const Event& e) { push(e.time, e.key, e.target, e.arg); }
+    // The same from the event's fields, which the common path writes straight into the window's chunk.
+    void push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+        LOOM_DEBUG_ASSERT(time >= 0, "RadixQueue::push: negative time");
         ++size_;
         // cur_end_ <= t < horizon_ as one unsigned comparison (t < cur_end_ wraps to a large offset).
-        if (static_cast<std::uint64_t>(e.time - cur_end_) < span_) [[likely]] {
-            append(e);
+        if (static_cast<std::uint64_t>(time - cur_end_) < span_) [[likely]] {
+            append(time, key, target, arg);
             return;
         }
-        push_slow(e);
+        push_slow(time, key, target, arg);
     }
     const Event& top() {
         if (run_.exhausted()) [[unlikely]] advance();
@@ -138,18 +140,37 @@ private:
         return c;
     }
 
-    void append(const Event& e) {
-        const auto t = static_cast<std::uint64_t>(e.time);
+    void append(const Event& e) { append(e.time, e.key, e.target, e.arg); }
+    // Every call on the push path is a tail call (append_chunk, push_slow), so that the inlined common path
+    // saves no registers: a push is about twenty instructions.
+    void append(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+        const auto t = static_cast<std::uint64_t>(time);
         Window& w = windows_[(t >> shift_) & mask_];
         const std::uint32_t n = w.count;
-        Event* p = w.write;
-        if (n % kChunk == 0) [[unlikely]] p = new_chunk(w);
-        w.count = n + 1;
-        w.write = p + 1;
-        *p = e;
+        if (n % kChunk == 0) [[unlikely]] {
+            append_chunk(w, time, key, target, arg);
+            return;
+        }
+        put(w, w.write, time, key, target, arg);
     }
-    Event* new_chunk(Window& w);  // a chunk put at the head of w's list: its first event
-    void push_slow(const Event& e);      // into the current window or the overflow heap
+    static void put(Window& w, Event* p, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                    std::uint32_t arg) {
+        ++w.count;
+        w.write = p + 1;
+        p->time = time;
+        p->key = key;
+        p->target = target;
+        p->arg = arg;
+    }
+    // append() when w's head chunk is full (or w is empty): a new chunk at the head of w's list.
+    void append_chunk(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
+    // append_chunk() when the free list is empty: grows the pool first (not inlined there, so that it stays a
+    // tail call).
+    [[gnu::noinline]] void append_grown(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                                        std::uint32_t arg);
+    std::uint32_t grow_pool();  // a new chunk on the free list (which was empty); returns it
+    // Into the current window or the overflow heap.
+    void push_slow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
     void advance();                      // current window exhausted: sort the next non-empty one into it
     void load(Window& w, std::int64_t start);
     void pull_overflow();                // overflow events now inside the ring go to their windows

@@ -34,7 +34,7 @@ public:
         ++generation_;
         armed_ = true;
         expiry_ = when;
-        sim_->push(Event{when.count(), ctx_->next_key(phase_), slot_, generation_});
+        sim_->push(when.count(), ctx_->next_key(phase_), slot_, generation_);
     }
     void arm_in(Time delay) { arm_at(Time::ps(ctx_->now_ps() + delay.count())); }
     void cancel() { armed_ = false; }

@@ -85,6 +85,7 @@ struct Outcome {
     std::uint64_t events = 0;
     std::size_t peak = 0;
     std::size_t pending = 0;
+    TrafficTally sent, received;  // the channel's
 };
 
 // Runs the workload through `ends` (each run's end time and event budget), in order.
@@ -117,6 +118,8 @@ Outcome run_with(QueueKind kind, std::uint64_t seed, const std::vector<RunLimits
     out.events = sim.events_handled();
     out.peak = sim.peak_pending();
     out.pending = sim.pending();
+    out.sent = ch.sent();
+    out.received = ch.received();
     return out;
 }
 
@@ -128,6 +131,10 @@ void check_same(const Outcome& a, const Outcome& b) {
     CHECK(a.events == b.events);
     CHECK(a.peak == b.peak);
     CHECK(a.pending == b.pending);
+    CHECK(a.sent.count == b.sent.count);
+    CHECK(a.sent.time_sum == b.sent.time_sum);
+    CHECK(a.received.count == b.received.count);
+    CHECK(a.received.time_sum == b.received.time_sum);
 }
 
 const QueueKind kKinds[] = {QueueKind::Calendar, QueueKind::Radix, QueueKind::TwoLevel};
@@ -203,5 +210,23 @@ TEST_CASE("An exception from a handler leaves the event count and the peak of pe
         CHECK(o.reasons[0] == StopReason::Interrupted);
         CHECK(o.events == 100);  // the throwing event counts: it was being handled
         CHECK(o.peak >= o.pending);
+    }
+}
+
+TEST_CASE("Every queue kind's send path counts each send and arrival in the channel's tallies") {
+    // The tallies are updated on the send and arrival paths (ChannelPort::send, the delivery trampoline); the
+    // push behind them is bound to the queue kind when the simulator is built.
+    for (QueueKind kind : {QueueKind::Heap, QueueKind::Calendar, QueueKind::Radix, QueueKind::TwoLevel}) {
+        INFO("queue " << to_string(kind));
+        const Outcome o = run_with(kind, 11, {{Time::ps(1'000'000'000)}});
+        REQUIRE(o.log.size() > 1000);
+        std::uint64_t arrival_sum = 0;
+        for (const Record& r : o.log) arrival_sum += static_cast<std::uint64_t>(r.time);
+        CHECK(o.received.count == o.log.size());
+        CHECK(o.received.time_sum == arrival_sum);
+        CHECK(o.sent.count == o.received.count + o.pending);  // every send is delivered or still pending
+        const Occupancy occ = occupancy(o.sent, o.received, Time::ps(o.nows.back()));
+        CHECK(occ.in_flight == static_cast<std::int64_t>(o.pending));
+        CHECK(occ.average > 0);
     }
 }
