@@ -189,8 +189,7 @@ void Scheduler::release_pair(std::uint64_t pair) {
         }
     }
     pair_shapes_.erase(pair);
-    pair_route_ids_.erase(pair_route_ids_.lower_bound({pair, std::numeric_limits<std::int32_t>::min()}),
-                          pair_route_ids_.upper_bound({pair, std::numeric_limits<std::int32_t>::max()}));
+    pair_route_ids_.erase(pair);
 }
 
 void Scheduler::release_search_state() {

@@ -389,7 +389,8 @@ private:
     static constexpr std::uint64_t kNoPair = ~std::uint64_t{0};
     std::uint64_t pair_ = kNoPair;
     std::size_t pair_routes_ = 0;
-    std::map<std::pair<std::uint64_t, std::int32_t>, std::int32_t> pair_route_ids_;  // (pair, candidate) -> used
+    // By pair: each candidate's id in used_routes_ (-1: not used yet), a hash lookup per commit rather than a tree's.
+    std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_route_ids_;
     std::unordered_map<std::uint64_t, std::uint32_t> pair_remaining_;  // pair -> point-to-point transfers not planned
     BlockList<CommittedTrain> committed_;
     BlockList<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle), train after train
