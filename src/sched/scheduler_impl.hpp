@@ -232,7 +232,8 @@ private:
                const Templates* shifted = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
-    std::vector<std::int64_t> shape_key(const Route& route);
+    void shape_key(const Route& route, std::vector<std::int64_t>& hops);  // into `hops`
+    std::vector<std::int64_t> shape_key_;  // scratch: the key being looked up
     // After the last point-to-point transfer between a pair of TSPs is planned: frees what was kept to plan the
     // pair's transfers (its candidate routes, their shapes and known ranges, its committed route ids). Only
     // derived data goes (searches find the same answers without it), so the schedule does not change; at 10,440
