@@ -232,7 +232,8 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
     seen[static_cast<std::size_t>(src)] = mark;
     std::vector<std::int32_t>& resolved = s.resolved;  // units that have their path
     resolved.clear();
-    std::vector<std::pair<std::int32_t, VertexId>>& level_candidates = s.level_candidates;  // (unit, vertex), total == level
+    // (unit, vertex) of total == level
+    std::vector<std::pair<std::int32_t, VertexId>>& level_candidates = s.level_candidates;
     for (std::int32_t level = minimal + 1;; ++level) {
         if (static_cast<std::size_t>(level) < waiting.size()) {
             for (VertexId v : waiting[static_cast<std::size_t>(level)]) stack.push_back(v);

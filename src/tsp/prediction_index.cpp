@@ -59,9 +59,9 @@ std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_
             ++cursor_;
         } else {
             auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
-                                   [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
-                                       return k < std::make_pair(e.transfer, e.first_vector);
-                                   });
+                                       [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
+                                           return k < std::make_pair(e.transfer, e.first_vector);
+                                       });
             if (it == entries_.begin()) return std::nullopt;
             --it;
             if (!covers(*it)) return std::nullopt;
