@@ -32,13 +32,16 @@ void Scheduler::commit(std::size_t i, Time ready) {
         if (u < 0) {
             // A point-to-point pair's candidates are the same every time: one copy of each serves every transfer.
             const bool shared = pair_ != kNoPair && static_cast<std::size_t>(r) < pair_routes_;
-            const std::pair<std::uint64_t, std::int32_t> key{pair_, r};
+            std::int32_t* id = nullptr;
             if (shared) {
-                if (const auto it = pair_route_ids_.find(key); it != pair_route_ids_.end()) return u = it->second;
+                std::vector<std::int32_t>& ids = pair_route_ids_[pair_];
+                if (ids.size() < pair_routes_) ids.resize(pair_routes_, -1);
+                id = &ids[static_cast<std::size_t>(r)];
+                if (*id >= 0) return u = *id;
             }
             u = static_cast<std::int32_t>(used_routes_.size());
             used_routes_.push_back(candidates_[static_cast<std::size_t>(r)]);
-            if (shared) pair_route_ids_.emplace(key, u);
+            if (id != nullptr) *id = u;
         }
         return u;
     };

@@ -349,7 +349,7 @@ Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
     return list.back();
 }
 
-std::vector<std::int64_t> Scheduler::shape_key(const Route& route) {
+void Scheduler::shape_key(const Route& route, std::vector<std::int64_t>& hops) {
     // The key: a hop in one number (channel, parent + 1, kind, leaf in 32, 16, 15 and 1 bits; never negative) when
     // its fields fit, else, after a -1 that no packed key starts with, the four fields of every hop. At 10,440 TSPs
     // there are 1.3M shapes: four numbers a hop made their keys about 170 MB.
@@ -357,7 +357,7 @@ std::vector<std::int64_t> Scheduler::shape_key(const Route& route) {
         return hop.channel >= 0 && hop.parent >= -1 && hop.parent + 1 < (1 << 16) && hop.kind >= 0 &&
                hop.kind < (1 << 15);
     };
-    std::vector<std::int64_t> hops;
+    hops.clear();
     if (std::all_of(route.hops.begin(), route.hops.end(), packs)) {
         hops.reserve(route.hops.size());
         for (const RouteHop& hop : route.hops) {
@@ -375,16 +375,17 @@ std::vector<std::int64_t> Scheduler::shape_key(const Route& route) {
             hops.push_back(hop.leaf ? 1 : 0);
         }
     }
-    return hops;
 }
 
 std::int32_t Scheduler::shape_id(const Route& route) {
-    std::vector<std::int64_t> hops = shape_key(route);
+    // The key is made in a reused buffer and copied only for a new shape.
+    shape_key(route, shape_key_);
+    if (const auto it = shapes_.find(shape_key_); it != shapes_.end()) return it->second;
     // Ids are positions in known_: release_pair() erases keys from shapes_, never entries of known_.
     const auto id = static_cast<std::int32_t>(known_.size());
-    const std::int32_t shape = shapes_.emplace(std::move(hops), id).first->second;
-    if (shape == id) known_.emplace_back();
-    return shape;
+    shapes_.emplace(shape_key_, id);
+    known_.emplace_back();
+    return id;
 }
 
 // From Send cycle m0 on, the first Send cycle at which the train fits (see need()), trying the cycles next_send()

@@ -66,7 +66,18 @@ void finish_route(const Network& net, Route& r) {
     const topo::FrozenTopology& t = net.topo;
     const std::size_t n = r.hops.size();
     LOOM_ASSERT(n > 0, "a route has at least one hop");
-    std::vector<std::vector<std::size_t>> children(n);
+    // Scratch kept between calls (hundreds of thousands of routes are finished in a large compile): every hop's
+    // children, in hop order, as one list (children of h at child_list[child_at[h] .. child_at[h + 1])).
+    thread_local std::vector<std::uint32_t> child_at, child_list, child_fill;
+    thread_local std::vector<Time> latency;
+    thread_local std::vector<const Serializer*> outs;
+    child_at.assign(n + 1, 0);
+    for (std::size_t h = 0; h < n; ++h)
+        if (r.hops[h].parent >= 0 && static_cast<std::size_t>(r.hops[h].parent) < h)
+            ++child_at[static_cast<std::size_t>(r.hops[h].parent) + 1];
+    for (std::size_t h = 0; h < n; ++h) child_at[h + 1] += child_at[h];
+    child_list.resize(n);
+    child_fill.assign(child_at.begin(), child_at.end() - 1);
     r.src_ports = 0;
     for (std::size_t h = 0; h < n; ++h) {
         const RouteHop& hop = r.hops[h];
@@ -77,10 +88,10 @@ void finish_route(const Network& net, Route& r) {
         } else {
             LOOM_ASSERT(static_cast<std::size_t>(hop.parent) < h, "a hop comes after its parent");
             LOOM_ASSERT(r.hops[static_cast<std::size_t>(hop.parent)].to == ch.src, "a hop leaves its parent's TSP");
-            children[static_cast<std::size_t>(hop.parent)].push_back(h);
+            child_list[child_fill[static_cast<std::size_t>(hop.parent)]++] = static_cast<std::uint32_t>(h);
         }
     }
-    std::vector<Time> latency(n);
+    latency.assign(n, Time::zero());
     Time bound_offset;
     for (RouteHop& hop : r.hops) {
         hop.pace = static_cast<std::uint8_t>(topo::index_of(t.channel(hop.channel).link_class));
@@ -93,10 +104,11 @@ void finish_route(const Network& net, Route& r) {
     for (std::size_t h = 0; h < n; ++h) {
         RouteHop& hop = r.hops[h];
         const Serializer& in = net.channel(hop.channel);
-        std::vector<const Serializer*> outs;
+        outs.clear();
         hop.out_ports = 0;
-        LOOM_ASSERT(hop.leaf == children[h].empty(), "exactly the hops without onward hops are leaves");
-        for (std::size_t c : children[h]) {
+        LOOM_ASSERT(hop.leaf == (child_at[h] == child_at[h + 1]), "exactly the hops without onward hops are leaves");
+        for (std::uint32_t i = child_at[h]; i < child_at[h + 1]; ++i) {
+            const std::size_t c = child_list[i];
             const topo::Channel& ch = t.channel(r.hops[c].channel);
             hop.out_ports |= port_bit(t, ch.src, ch.src_port);
             outs.push_back(&net.channel(r.hops[c].channel));
@@ -116,6 +128,7 @@ Route path_route(const Network& net, const std::vector<topo::ChannelId>& channel
     Route r;
     r.src = src;
     r.minimal = minimal;
+    r.hops.reserve(channels.size());
     for (std::size_t i = 0; i < channels.size(); ++i) {
         RouteHop h;
         h.channel = channels[i];

@@ -180,7 +180,8 @@ void Scheduler::release_pair(std::uint64_t pair) {
             // A shape's key names its channels, so the pair's candidates' shapes are the pair's own; a split half
             // that shares one just finds nothing known the next time (known ranges are derived data).
             for (const Route& route : it->second) {
-                if (const auto s = shapes_.find(shape_key(route)); s != shapes_.end()) {
+                shape_key(route, shape_key_);
+                if (const auto s = shapes_.find(shape_key_); s != shapes_.end()) {
                     drop(known_[static_cast<std::size_t>(s->second)]);
                     shapes_.erase(s);
                 }
@@ -189,8 +190,7 @@ void Scheduler::release_pair(std::uint64_t pair) {
         }
     }
     pair_shapes_.erase(pair);
-    pair_route_ids_.erase(pair_route_ids_.lower_bound({pair, std::numeric_limits<std::int32_t>::min()}),
-                          pair_route_ids_.upper_bound({pair, std::numeric_limits<std::int32_t>::max()}));
+    pair_route_ids_.erase(pair);
 }
 
 void Scheduler::release_search_state() {
@@ -212,6 +212,7 @@ void Scheduler::release_search_state() {
     drop(template_spans_);
     drop(template_index_);
     drop(template_key_);
+    drop(shape_key_);
     drop(fit_memo_);
     drop(around_memo_);
     drop(channel_mark_);

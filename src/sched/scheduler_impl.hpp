@@ -232,7 +232,8 @@ private:
                const Templates* shifted = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     std::int32_t shape_id(const Route& route);
-    std::vector<std::int64_t> shape_key(const Route& route);
+    void shape_key(const Route& route, std::vector<std::int64_t>& hops);  // into `hops`
+    std::vector<std::int64_t> shape_key_;  // scratch: the key being looked up
     // After the last point-to-point transfer between a pair of TSPs is planned: frees what was kept to plan the
     // pair's transfers (its candidate routes, their shapes and known ranges, its committed route ids). Only
     // derived data goes (searches find the same answers without it), so the schedule does not change; at 10,440
@@ -389,7 +390,8 @@ private:
     static constexpr std::uint64_t kNoPair = ~std::uint64_t{0};
     std::uint64_t pair_ = kNoPair;
     std::size_t pair_routes_ = 0;
-    std::map<std::pair<std::uint64_t, std::int32_t>, std::int32_t> pair_route_ids_;  // (pair, candidate) -> used
+    // By pair: each candidate's id in used_routes_ (-1: not used yet), a hash lookup per commit rather than a tree's.
+    std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_route_ids_;
     std::unordered_map<std::uint64_t, std::uint32_t> pair_remaining_;  // pair -> point-to-point transfers not planned
     BlockList<CommittedTrain> committed_;
     BlockList<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle), train after train

@@ -90,6 +90,41 @@ bool simple(const FrozenTopology& t, VertexId src, const std::vector<ChannelId>&
     return std::adjacent_find(seen.begin(), seen.end()) == seen.end();
 }
 
+// What the table-based non-minimal search keeps between calls (a large compile asks it for every point-to-point
+// pair): marks by stamp instead of a cleared array per call, and the buffers with their capacity.
+struct NonminimalScratch {
+    std::vector<std::uint32_t> seen;     // by vertex: == stamp when met by this call's search
+    std::vector<std::uint32_t> on_path;  // by vertex: == path_stamp when on the path being checked
+    std::uint32_t stamp = 0;
+    std::uint32_t path_stamp = 0;
+    std::vector<std::vector<VertexId>> waiting;
+    std::vector<VertexId> stack;
+    std::vector<std::int32_t> resolved;
+    std::vector<std::pair<std::int32_t, VertexId>> level_candidates;
+    std::vector<ChannelId> channels;
+
+    // A new stamp for `marks` (sized to n vertices), clearing them when the stamps wrap.
+    static std::uint32_t next(std::vector<std::uint32_t>& marks, std::uint32_t& stamp, std::size_t n) {
+        if (marks.size() < n) marks.resize(n, 0);
+        if (++stamp == 0) {
+            std::fill(marks.begin(), marks.end(), 0);
+            stamp = 1;
+        }
+        return stamp;
+    }
+    // simple() without sorting: no vertex twice on src then the channels' far ends.
+    bool simple_path(const FrozenTopology& t, VertexId src) {
+        const std::uint32_t mark = next(on_path, path_stamp, static_cast<std::size_t>(t.num_vertices()));
+        on_path[static_cast<std::size_t>(src)] = mark;
+        for (ChannelId c : channels) {
+            auto& m = on_path[static_cast<std::size_t>(t.channel(c).dst)];
+            if (m == mark) return false;
+            m = mark;
+        }
+        return true;
+    }
+};
+
 }  // namespace
 
 std::array<std::int32_t, kLinkClassCount> class_counts(const FrozenTopology& t, const Path& p) {
@@ -185,18 +220,25 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
     const std::int32_t skip_a = unit_of(src);
     const std::int32_t skip_b = unit_of(dst);
     const Adjacency& graph = t.adjacency();  // parallel to out_channels(): the far ends, without the channels
-    std::vector<std::uint8_t> seen(static_cast<std::size_t>(t.num_vertices()), 0);
-    std::vector<std::vector<VertexId>> waiting;  // by total: met, not yet admitted
+    thread_local NonminimalScratch scratch;
+    NonminimalScratch& s = scratch;
+    const std::uint32_t mark = NonminimalScratch::next(s.seen, s.stamp, static_cast<std::size_t>(t.num_vertices()));
+    std::vector<std::uint32_t>& seen = s.seen;
+    std::vector<std::vector<VertexId>>& waiting = s.waiting;  // by total: met, not yet admitted
+    for (std::vector<VertexId>& w : waiting) w.clear();       // a previous call may have returned with some
     std::int64_t waiting_count = 0;
-    std::vector<VertexId> stack{src};
-    seen[static_cast<std::size_t>(src)] = 1;
-    std::vector<std::int32_t> resolved;                              // units that have their path
-    std::vector<std::pair<std::int32_t, VertexId>> level_candidates;  // (unit, vertex) of total == level
+    std::vector<VertexId>& stack = s.stack;
+    stack.assign(1, src);
+    seen[static_cast<std::size_t>(src)] = mark;
+    std::vector<std::int32_t>& resolved = s.resolved;  // units that have their path
+    resolved.clear();
+    // (unit, vertex) of total == level
+    std::vector<std::pair<std::int32_t, VertexId>>& level_candidates = s.level_candidates;
     for (std::int32_t level = minimal + 1;; ++level) {
         if (static_cast<std::size_t>(level) < waiting.size()) {
             for (VertexId v : waiting[static_cast<std::size_t>(level)]) stack.push_back(v);
             waiting_count -= static_cast<std::int64_t>(waiting[static_cast<std::size_t>(level)].size());
-            std::vector<VertexId>().swap(waiting[static_cast<std::size_t>(level)]);
+            waiting[static_cast<std::size_t>(level)].clear();
         }
         level_candidates.clear();
         while (!stack.empty()) {
@@ -208,8 +250,8 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
                 if (u != skip_a && u != skip_b) level_candidates.emplace_back(u, x);
             }
             for (const VertexId y : graph.neighbors(x)) {
-                if (seen[static_cast<std::size_t>(y)]) continue;
-                seen[static_cast<std::size_t>(y)] = 1;
+                if (seen[static_cast<std::size_t>(y)] == mark) continue;
+                seen[static_cast<std::size_t>(y)] = mark;
                 const std::int32_t ty = total_of(y);
                 if (ty <= level) {
                     stack.push_back(y);
@@ -224,12 +266,12 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
         for (std::size_t i = 0; i < level_candidates.size(); ++i) {
             const auto [unit, x] = level_candidates[i];
             if (std::find(resolved.begin(), resolved.end(), unit) != resolved.end()) continue;
-            Path p{src, dst, {}};
-            walk_back(t, from_src, x, p.channels);
-            walk_forward(t, to_dst, x, p.channels);
-            if (!simple(t, src, p.channels)) continue;
+            s.channels.clear();
+            walk_back(t, from_src, x, s.channels);
+            walk_forward(t, to_dst, x, s.channels);
+            if (!s.simple_path(t, src)) continue;
             resolved.push_back(unit);
-            out.push_back(std::move(p));
+            out.push_back(Path{src, dst, s.channels});
             if (out.size() >= max_paths) return out;
         }
         if (waiting_count == 0) return out;

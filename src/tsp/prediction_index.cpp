@@ -54,14 +54,19 @@ std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_
         return e.transfer == transfer && vector >= e.first_vector && vector - e.first_vector < e.count;
     };
     if (cursor_ >= entries_.size() || !covers(entries_[cursor_])) {
-        auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
-                                   [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
-                                       return k < std::make_pair(e.transfer, e.first_vector);
-                                   });
-        if (it == entries_.begin()) return std::nullopt;
-        --it;
-        if (!covers(*it)) return std::nullopt;
-        cursor_ = static_cast<std::size_t>(it - entries_.begin());
+        // Runs mostly arrive in the index's order: the entry after the cursor first, then a binary search.
+        if (cursor_ + 1 < entries_.size() && covers(entries_[cursor_ + 1])) {
+            ++cursor_;
+        } else {
+            auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
+                                       [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
+                                           return k < std::make_pair(e.transfer, e.first_vector);
+                                       });
+            if (it == entries_.begin()) return std::nullopt;
+            --it;
+            if (!covers(*it)) return std::nullopt;
+            cursor_ = static_cast<std::size_t>(it - entries_.begin());
+        }
     }
     Entry& e = entries_[cursor_];
     ++e.seen;

@@ -327,6 +327,7 @@ void TspChip::act(InstrState& I) {
         case sched::Op::Send: {
             Live& live = state(I);
             apply_deferred({I.action, I.order});
+            take_spare(live.operand);
             memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, live.operand);
             open_trains(I);
             for (std::uint32_t k = 0; k < live.trains.size(); ++k) {
@@ -340,7 +341,8 @@ void TspChip::act(InstrState& I) {
                     src.origin_channel = op.channel;
                     src.origin_start = ot.start;
                     src.origin_position = 1;
-                    emit(ot, src, I.ins.count, live.operand);
+                    // The last train's run takes the operand's buffer: the Send reads it no more.
+                    emit(ot, src, I.ins.count, live.operand, k + 1 == live.trains.size() ? &live.operand : nullptr);
                 } else {
                     emissions_.push_back({ot.start, I.order, k});
                     std::push_heap(emissions_.begin(), emissions_.end(), std::greater<>());
@@ -359,7 +361,8 @@ void TspChip::act(InstrState& I) {
             break;
         case sched::Op::Reduce:
             apply_deferred({I.action, I.order});
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, state(I).operand);
+            take_spare(state(I).operand);
+            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.live->operand);
             if (forwards(I.ins)) open_trains(I);
             break;
         case sched::Op::Receive:
@@ -367,8 +370,11 @@ void TspChip::act(InstrState& I) {
     }
     I.acted = true;
     if (I.live) {
-        for (Pending& part : I.live->pending) consume(I, part);
-        std::vector<Pending>().swap(I.live->pending);
+        for (Pending& part : I.live->pending) {
+            consume(I, part);
+            give_spare(part.values);
+        }
+        I.live->pending.clear();  // its capacity stays with the block (a spare one keeps it for the next)
     }
     release_if_done(I);
 }
@@ -389,6 +395,20 @@ TspChip::Live& TspChip::state(InstrState& I) {
     return *I.live;
 }
 
+void TspChip::take_spare(SparseValues& v) {
+    if (v.capacity() != 0 || spare_values_.empty()) return;
+    v.swap(spare_values_.back());
+    spare_values_.pop_back();
+}
+
+void TspChip::give_spare(SparseValues& v) {
+    if (v.capacity() != 0 && v.capacity() <= kSpareEntries && spare_values_.size() < kSpareBuffers) {
+        v.clear();
+        spare_values_.push_back(std::move(v));
+    }
+    SparseValues().swap(v);
+}
+
 void TspChip::drop_live(InstrState& I) {
     if (!I.live) return;
     if (spare_live_.size() >= kSpareLive) {
@@ -397,10 +417,10 @@ void TspChip::drop_live(InstrState& I) {
     }
     Live& live = *I.live;
     live.trains.clear();
-    // The operand's buffer is not kept: read_range() sizes the next one at once, and 10,440 chips keeping up to
+    // The operand's buffer goes to the spare values (bounded there), not with the block: 10,440 chips keeping up to
     // kSpareLive of them added about 18 MiB to the run's peak.
-    SparseValues().swap(live.operand);
-    std::vector<Pending>().swap(live.pending);
+    give_spare(live.operand);
+    live.pending.clear();
     spare_live_.push_back(std::move(I.live));
 }
 
@@ -440,7 +460,8 @@ void TspChip::on_emission() {
 
 // ---- vectors on the wire --------------------------------------------------------------------------------------
 
-void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values) {
+void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values,
+                   SparseValues* take) {
     OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
     const bool jitter = op.tx().timing().jitter > Time::zero();
     auto post = [&](const VectorRun& r, Time arrival, const SparseValues* vals, std::uint32_t from, std::uint32_t n) {
@@ -450,14 +471,15 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
         e.run = r;
         e.values.clear();
         if (vals && !vals->empty()) {
-            if (e.values.capacity() == 0 && !spare_values_.empty()) {
-                e.values.swap(spare_values_.back());
-                spare_values_.pop_back();
-            }
-            if (from == 0 && n >= m) {
-                e.values = *vals;
+            if (take != nullptr && vals == take && from == 0 && n >= m) {
+                e.values.swap(*take);  // the whole run's values move with it
             } else {
-                slice(*vals, from, n, e.values);
+                if (e.values.capacity() == 0) take_spare(e.values);
+                if (from == 0 && n >= m) {
+                    e.values = *vals;
+                } else {
+                    slice(*vals, from, n, e.values);
+                }
             }
         }
         op.link->post(WireArg::encode(op.peer_port, h), arrival, now());
@@ -489,7 +511,7 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
         }
         ot.floor = last;
         ot.next += m;
-        post(r, first, &values, 0, m);
+        post(r, first, &values, 0, m);  // the only post of the call: `take` may be moved from
     } else {
         for (std::uint32_t k = 0; k < m; ++k) {
             r.first_vector = src.first_vector + k;
@@ -500,7 +522,7 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
             const Time arrival = op.tx().unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
             ot.floor = arrival;
             ++ot.next;
-            post(r, arrival, &values, k, 1);
+            post(r, arrival, &values, k, 1);  // m == 1 only when called with `take`: a whole run
         }
     }
 }
@@ -513,11 +535,7 @@ void TspChip::on_arrival(std::uint32_t arg) {
     const VectorRun run = e.run;
     // Take the values and leave the slot without a buffer: a slot keeping its capacity would hold memory for
     // every run ever in flight on the link at once. The buffer read before is kept for a run this chip posts.
-    if (arrived_values_.capacity() != 0 && arrived_values_.capacity() <= kSpareEntries &&
-        spare_values_.size() < kSpareBuffers) {
-        arrived_values_.clear();
-        spare_values_.push_back(std::move(arrived_values_));
-    }
+    give_spare(arrived_values_);
     arrived_values_ = std::move(e.values);
     SparseValues().swap(e.values);
     ip.store->release(h);
@@ -525,7 +543,7 @@ void TspChip::on_arrival(std::uint32_t arg) {
     accept(ip, run, arrived_values_);
 }
 
-void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& values) {
+void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values) {
     Time floor = run.floor;
     // Units position, position + 1, ... of the run's train: their last bits leave at train_start + ser(position + j).
     SerialStepper sent(ip.serial, run.position);
@@ -595,12 +613,18 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, const SparseValues& 
         }
         I.claimed += m;
         if (ip.arrived == cl.start + cl.count) ++ip.cursor;
-        slice(values, j, m, part.values);
+        if (j == 0 && m == run.count) {
+            part.values.swap(values);  // the whole run: its buffer rather than a copy (the run's offsets are < m)
+        } else {
+            if (part.values.capacity() == 0) take_spare(part.values);
+            slice(values, j, m, part.values);
+        }
         if (I.acted) {
             consume(I, part);
             release_if_done(I);
         } else {
-            state(I).pending.push_back(part);
+            state(I).pending.push_back(std::move(part));
+            part.values.clear();
         }
         j += m;
     }
@@ -742,7 +766,11 @@ void TspChip::consume(InstrState& I, Pending& part) {
         } else {
             vectors_forwarded_ += m;
         }
-        for (OutTrain& ot : I.live->trains) emit(ot, part.run, static_cast<std::uint32_t>(m), *out);
+        // The last train's run takes the part's buffer when the values go on unchanged (a Forward).
+        std::vector<OutTrain>& trains = I.live->trains;
+        for (std::size_t x = 0; x < trains.size(); ++x)
+            emit(trains[x], part.run, static_cast<std::uint32_t>(m), *out,
+                 !reduce && x + 1 == trains.size() ? &part.values : nullptr);
     }
     I.consumed += part.run.count;
 }

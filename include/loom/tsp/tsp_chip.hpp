@@ -282,7 +282,8 @@ private:
             f(out_index_[static_cast<std::size_t>(std::countr_zero(mask))]);
     }
     void open_trains(InstrState& I);
-    void accept(InPortState& ip, const VectorRun& run, const SparseValues& values);
+    // `values` (the run's) may be taken: it is left empty or holding another buffer.
+    void accept(InPortState& ip, const VectorRun& run, SparseValues& values);
     // Checks vector k of `run` (position `pos` of instruction I) arriving at t, needed by `need`; a forwarded
     // vector leaves the FIFO at `last_slot`.
     void check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run, std::int64_t k, Time t,
@@ -294,7 +295,14 @@ private:
     void apply_deferred(AccessKey before);
     void finish() override;
     // Emits `m` vectors (identity and origin from `src`) as the next units of train `ot`.
-    void emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values);
+    // `take` (null or &values): the caller reads `values` no more, so a run carrying all of them takes the buffer
+    // instead of a copy.
+    void emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values,
+              SparseValues* take = nullptr);
+    // An empty `v` without a buffer takes a spare one (if any); give_spare() keeps v's buffer as a spare (bounded)
+    // or frees it, leaving v empty.
+    void take_spare(SparseValues& v);
+    void give_spare(SparseValues& v);
     void send_run(OutPortState& op, const VectorRun& r, Time arrival, const SparseValues* values);
 
     static bool forwards(const sched::Instruction& ins);

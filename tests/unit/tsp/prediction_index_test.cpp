@@ -87,3 +87,23 @@ TEST_CASE("Lookups in any order give sched::predicted_arrival (the serialization
         CHECK(*got == sched::predicted_arrival(runs[r], j, t));
     }
 }
+
+TEST_CASE("A lookup the cursor's run and the next one do not cover is searched for, or has no prediction") {
+    LinkTiming t;
+    t.rate = Bandwidth::gbps(100);
+    std::vector<sched::PredictedRun> runs = {run(1, 0, 4, 0, 0_ns), run(1, 10, 4, 0, 1_us), run(3, 0, 4, 0, 2_us)};
+    PredictionIndex idx;
+    for (const auto& r : runs) idx.add(r, t);
+    idx.freeze();
+    REQUIRE(idx.expect(1, 0).has_value());
+    CHECK_FALSE(idx.expect(1, 4).has_value());  // between runs 0 and 1 of transfer 1
+    CHECK(*idx.expect(1, 11) == sched::predicted_arrival(runs[1], 1, t));  // the next run
+    CHECK(*idx.expect(3, 2) == sched::predicted_arrival(runs[2], 2, t));   // the next run again
+    CHECK(*idx.expect(1, 1) == sched::predicted_arrival(runs[0], 1, t));   // back: a search
+    CHECK(*idx.expect(3, 3) == sched::predicted_arrival(runs[2], 3, t));   // two runs on: a search
+    CHECK_FALSE(idx.expect(2, 0).has_value());
+    CHECK_FALSE(idx.expect(3, 4).has_value());
+    const auto missing = idx.missing();
+    REQUIRE(missing.size() == 3);
+    CHECK(missing[0].count == 2);  // transfer 1 vectors 2..3 (0 and 1 seen)
+}
