@@ -87,9 +87,13 @@ private:
 
     FiveTuple out_tuple() const { return client_ ? record_.tuple : record_.tuple.reversed(); }
 
-    // Layout: every field a segment sent or received, an ACK or a timer reads first (72 bytes), then the record
-    // (its hot fields first), then the rarely used set: a connection's packet reads two or three cache lines of it,
-    // not four.
+    // Layout: the rarely used set and the record's cold fields first, then the record's hot fields and every field
+    // a segment sent or received, an ACK or a timer reads (120 bytes), last: next to the index of the std::variant
+    // that holds a client's connection (Openers), which every access reads too. A connection's packet or timer
+    // reads 121 contiguous bytes (two or three cache lines) instead of 169.
+    // Receiver (server) side: segments received beyond a gap (allocated on the first one: empty without loss).
+    std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
+    ConnectionRecord record_;
     const TcpConfig* config_;
     bool client_;
     TcpState state_ = TcpState::Closed;
@@ -103,10 +107,6 @@ private:
     std::uint64_t total_ = 0;      // data segments to send
     std::uint64_t next_send_ = 0;  // next new segment
     std::uint64_t snd_una_ = 0;    // oldest unacknowledged
-    ConnectionRecord record_;
-    // Receiver (server) side.
-    // Segments received beyond a gap (allocated on the first one: empty without loss).
-    std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
 };
 
 // The passive side of a connection as the model keeps it per open connection (40 bytes): what

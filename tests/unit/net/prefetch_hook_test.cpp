@@ -56,7 +56,8 @@ class Receiver : public sim::Component {
 public:
     Receiver(sim::Context& ctx, std::uint32_t ports, bool hook) : sim::Component(ctx) {
         for (std::uint32_t i = 0; i < ports; ++i) {
-            ins.push_back(std::make_unique<InputPort<Payload>>(ctx, "in" + std::to_string(i), this,
+            const std::string n = std::to_string(i);  // (a temporary's concatenation trips g++ 12's -Wrestrict)
+            ins.push_back(std::make_unique<InputPort<Payload>>(ctx, "in" + n, this,
                                                                sim::handler<&Receiver::on_packet>));
             if (hook) ins.back()->enable_prefetch<Receiver>();
         }
@@ -87,8 +88,10 @@ Run run(sim::QueueKind kind, bool hook) {
     sim::Simulator sim(o);
     constexpr std::uint32_t kSenders = 8;
     std::vector<Sender*> senders;
-    for (std::uint32_t i = 0; i < kSenders; ++i)
-        senders.push_back(&sim.add<Sender>("s" + std::to_string(i), Time::ns(50 + 7 * ((i * 5) % kSenders)), 100 + i));
+    for (std::uint32_t i = 0; i < kSenders; ++i) {
+        const std::string n = std::to_string(i);
+        senders.push_back(&sim.add<Sender>("s" + n, Time::ns(50 + 7 * ((i * 5) % kSenders)), 100 + i));
+    }
     auto& r = sim.add<Receiver>("r", kSenders, hook);
     for (std::uint32_t i = 0; i < kSenders; ++i) connect(sim, senders[i]->out, *r.ins[i]);
     sim.init();
