@@ -85,6 +85,7 @@ std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing
     out->engine().set_data_queue(data_queue);
     outs_.push_back(out);
     ins_.push_back(std::make_unique<IpIn>(ctx(), name + "_in", this, sim::handler<&DcNode::arrival>));
+    if (prefetches()) ins_.back()->enable_prefetch<DcNode>();
     return static_cast<std::uint32_t>(outs_.size() - 1);
 }
 

@@ -172,6 +172,13 @@ void Simulator::set_slot(std::uint32_t slot, HandlerFn fn, void* obj, const void
     slots_[slot] = Slot{fn, obj, hint};
 }
 
+void Simulator::set_slot_prefetch(std::uint32_t slot, PrefetchFn fn) {
+    require(State::Building, "set_slot_prefetch");
+    LOOM_ASSERT(slot < slots_.size(), "set_slot_prefetch on an unknown slot");
+    slots_[slot].prefetch = fn;
+    if (fn != nullptr) prefetching_ = true;
+}
+
 std::uint32_t Simulator::register_port(PortBase* port, std::string path) {
     require(State::Building, "register_port");
     ports_.push_back(PortRecord{port, std::move(path)});
@@ -284,7 +291,8 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 // One event of the loops that read events in place (loop_radix, loop_calendar): prefetches the handler state of
 // the two events guessed to follow it (e[1] and e[2], readable whatever they are: SortedRun::kPad), then
 // dispatches it; `events` and `peak` are the loop's register copies of events_ and peak_pending_.
-template <class Q>
+// With kHooks, e[1]'s prefetch hook (if its slot has one) is called after those prefetches.
+template <bool kHooks, class Q>
 [[gnu::always_inline]] inline void Simulator::dispatch_in_place(const Event* e, const Slot* slots, const Q& queue,
                                                                std::uint64_t& events, std::size_t& peak) {
     const Slot& s = slots[e[1].target];
@@ -292,6 +300,9 @@ template <class Q>
     __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
     __builtin_prefetch(s.hint);
     __builtin_prefetch(&slots[e[2].target]);
+    if constexpr (kHooks) {
+        if (s.prefetch != nullptr) s.prefetch(s.obj, e[1]);
+    }
     now_ = e->time;
     ++events;
     const Slot& slot = slots[e->target];
@@ -300,6 +311,7 @@ template <class Q>
     if (queue.size() > peak) [[unlikely]] peak = queue.size();
 }
 
+template <bool kHooks>
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
     // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The event
@@ -328,7 +340,7 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
                 break;
             }
             queue.pop();
-            dispatch_in_place(e, slots, queue, events, peak);
+            dispatch_in_place<kHooks>(e, slots, queue, events, peak);
         }
     } catch (...) {
         events_ = events;
@@ -340,6 +352,7 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     return exit;
 }
 
+template <bool kHooks>
 Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
     // As loop(), for the calendar queue, reading its events in place (see HandlerFn) and merging its two
     // sorted lists here: the loaded run, which stays where it is while handlers push and is walked with a
@@ -388,7 +401,7 @@ Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
                         queue.near_popped();
                     }
                 }
-                dispatch_in_place(e, slots, queue, events, peak);
+                dispatch_in_place<kHooks>(e, slots, queue, events, peak);
                 if (events >= stop_at_) [[unlikely]] break;
             }
             if (exit == LoopExit::PastEnd) break;
@@ -432,9 +445,10 @@ RunResult Simulator::run(const RunLimits& limits) {
         stop_at_ = std::min({budget_end, next_progress, next_poll});
         // A sample time acts as an end time the loop stops before passing: no event, no per-event test.
         const std::int64_t end = std::min(limits.end.count(), next_sample_);
-        const LoopExit exit = kind_ == QueueKind::Radix      ? loop_radix(end)
+        const LoopExit exit = kind_ == QueueKind::Radix      ? (prefetching_ ? loop_radix<true>(end) : loop_radix<false>(end))
                               : kind_ == QueueKind::TwoLevel ? loop(two_level_, end)
-                              : kind_ == QueueKind::Calendar ? loop_calendar(end)
+                              : kind_ == QueueKind::Calendar ? (prefetching_ ? loop_calendar<true>(end)
+                                                                             : loop_calendar<false>(end))
                                                              : loop(heap_, end);
         if (exit == LoopExit::Empty) {
             sample_through(std::min(now_, limits.end.count()));

@@ -111,9 +111,16 @@ public:
         send(0, p);
     }
     bool frozen() const { return frozen_; }
+    // The kernel's prefetch hook of this component's input ports (net::InputPort::enable_prefetch): starts loading
+    // what an arrival of `p` guessed to come next will look up. `p` may be stale: only reads, bounds checked.
+    void prefetch_packet(const IpIn::PacketType& p) const { prefetch_arrival(p.payload); }
 
 protected:
     virtual void on_packet(const IpPacket& p) = 0;
+    // Whether the component has per-connection state worth prefetching for an arrival (add_port then gives its
+    // input ports the hook): endpoints, Muxes. prefetch_arrival does it (see prefetch_packet).
+    virtual bool prefetches() const { return false; }
+    virtual void prefetch_arrival(const IpPacket&) const {}
     // Sends `p` on port `port`, refusing it there (counted by the port) when it exceeds the MTU. `control`:
     // through queue 0 (the control queue where a port has one) instead of the port's data queue.
     void send(std::uint32_t port, const IpPacket& p, bool control = false) {
@@ -249,6 +256,14 @@ public:
                        Time now, TcpOutput& out);
     // A packet for one of our connections (its inner tuple is server -> us); false when none matches.
     bool receive(const IpPacket& p, Time now, TcpOutput& out, std::uint32_t& slot);
+    // Prefetches the slot receive() is likely to read for `p` (the index's home cell's, if its tag matches).
+    void prefetch(const IpPacket& p) const {
+        const std::uint32_t i = by_tuple_.guess(p.inner.reversed());
+        if (i >= slots_.size()) return;
+        const char* a = reinterpret_cast<const char*>(&slots_[i]);
+        for (std::size_t b = 0; b < sizeof(Slot); b += 64) __builtin_prefetch(a + b);
+        __builtin_prefetch(a + sizeof(Slot) - 1);
+    }
     void on_timer(std::uint32_t slot, Time now, TcpOutput& out);
     Time next_timer(std::uint32_t slot) const;
     // Retires the connection in `slot` if it is over; true if it was.

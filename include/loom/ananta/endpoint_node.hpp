@@ -79,6 +79,8 @@ public:
 
 private:
     void on_packet(const IpPacket& p) override;
+    bool prefetches() const override { return true; }
+    void prefetch_arrival(const IpPacket& p) const override { openers_.prefetch(p); }
     void emit(const IpPacket& p, std::uint32_t opener) override;
     FiveTuple next_tuple(std::uint32_t source) override;
     std::uint32_t number_;
@@ -128,6 +130,13 @@ public:
 
 private:
     void on_packet(const IpPacket& p) override;
+    bool prefetches() const override { return true; }
+    // A packet from the network: its NAT binding (the outside tuple is the inner header); a reply to one of the
+    // VMs' own connections: its opener.
+    void prefetch_arrival(const IpPacket& p) const override {
+        agent_.prefetch_inbound(p.inner);
+        openers_.prefetch(p);
+    }
     void emit(const IpPacket& p, std::uint32_t opener) override;
     FiveTuple next_tuple(std::uint32_t source) override;
     void take(std::uint32_t opener);

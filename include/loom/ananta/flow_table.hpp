@@ -42,6 +42,14 @@ public:
     // The entry for `key` if live at `now` (an expired one is removed first). A hit refreshes it; an untrusted
     // entry is promoted to trusted if the trusted class has room (else it stays untrusted, refreshed).
     std::optional<FlowTarget> lookup(const FiveTuple& key, Time now);
+    // Prefetches the entry lookup(key) is likely to read (the index's home cell's, if its tag matches).
+    void prefetch(const FiveTuple& key) const {
+        const std::uint32_t i = index_.guess(key);
+        if (i >= pool_.size()) return;
+        const char* a = reinterpret_cast<const char*>(&pool_[i]);
+        __builtin_prefetch(a);
+        __builtin_prefetch(a + sizeof(Entry) - 1);
+    }
     // Records a new connection as untrusted, replacing any entry for `key`. Expires idle entries first; returns
     // false (nothing stored) when the untrusted class is still at its quota.
     bool insert(const FiveTuple& key, const FlowTarget& target, Time now);

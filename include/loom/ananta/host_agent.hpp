@@ -113,6 +113,14 @@ public:
 
     void handle(const HostCommand& command, Time now, HostOutput& out);
     void from_network(const IpPacket& packet, Time now, HostOutput& out);
+    // Prefetches the NAT binding from_network is likely to read for a packet whose outside tuple is `outside`.
+    void prefetch_inbound(const FiveTuple& outside) const {
+        const std::uint32_t i = inbound_.guess(outside);
+        if (i >= pool_.size()) return;
+        const char* a = reinterpret_cast<const char*>(&pool_[i]);
+        __builtin_prefetch(a);
+        __builtin_prefetch(a + sizeof(Binding) - 1);
+    }
     void from_vm(const IpPacket& packet, Time now, HostOutput& out);
     void expire(Time now);
     // Fastpath: redirects are accepted only from these addresses (the Muxes' and the manager's).

@@ -93,6 +93,10 @@ private:
     };
     bool alive() const { return life_.state() != MuxState::Off && life_.state() != MuxState::Silent; }
     void on_packet(const IpPacket& p) override;
+    bool prefetches() const override { return true; }
+    void prefetch_arrival(const IpPacket& p) const override {  // the flow entry Mux::handle will look up
+        if (life_.has_mux()) life_.mux().flows().prefetch(p.inner);
+    }
     void take(Time now);
     void on_depart();
     void on_tick();

@@ -40,6 +40,16 @@ public:
     std::uint64_t received() const { return in_.received().count; }  // the InPort counts every arrival
     const sim::InPort& in() const { return in_; }
 
+    // Optional, before init: the kernel's run loop calls `owner->prefetch_packet(packet)` (a const member of the
+    // component, `C` the type the port was made with) for an arrival guessed to come next, before the current
+    // event runs, so that the component can prefetch what that packet will look up (sim::PrefetchFn). The packet
+    // is read from the sending port's slot and may be stale (a wrong guess, a slot already reused): the member
+    // must only read, and bound-check whatever it derives from the packet.
+    template <class C>
+    void enable_prefetch() {
+        ctx_->sim().set_slot_prefetch(in_.slot(), &InputPort::prefetch_arrival<C>);
+    }
+
 private:
     template <class P, class H>
     friend void connect(sim::Simulator& sim, OutputPort<P, H>& from, InputPort<P, H>& to);
@@ -56,6 +66,18 @@ private:
             d.duplicate = (arg & kDuplicateBit) != 0;
             (static_cast<C*>(owner)->*Method)(packet, d);
         }
+    }
+    template <class C>
+    static void prefetch_arrival(const void* obj, const sim::Event& e) {
+        // The slot's object is in_; the port is at its fixed offset before it.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+        constexpr std::size_t kInOffset = offsetof(InputPort, in_);
+#pragma GCC diagnostic pop
+        const auto* self = reinterpret_cast<const InputPort*>(static_cast<const char*>(obj) - kInOffset);
+        const Slot* slots = self->slots_;
+        if (slots == nullptr) return;
+        static_cast<const C*>(self->owner_)->prefetch_packet(slots[e.arg & ~kDuplicateBit].packet);
     }
     void on_arrival(std::uint32_t arg) {
         const PacketType& slot = slots_[arg & ~kDuplicateBit].packet;

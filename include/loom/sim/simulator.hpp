@@ -46,10 +46,17 @@ class PortBase;
 // event while the current one runs. The Event may be the queue's own copy: a handler reads what it needs from
 // it before it sends anything (a push may move the queue's events).
 using HandlerFn = void (*)(void* obj, const Event& e);
+// An optional prefetch hook of a slot (set_slot_prefetch): called by the in-place run loops (calendar, radix) for
+// the event guessed to come next, while the current one has yet to run, so that the handler can start loading the
+// state that event will read (its payload, the record it will look up). It only prefetches: it changes nothing,
+// and must tolerate a wrong guess (a stale event, or one whose payload has been overwritten). A simulation
+// with no hook runs the loops without it (not one instruction more per event).
+using PrefetchFn = void (*)(const void* obj, const Event& e);
 struct alignas(32) Slot {  // 32 bytes: a slot's address is its index shifted, one instruction per lookup
     HandlerFn fn = nullptr;
     void* obj = nullptr;
     const void* hint = nullptr;
+    PrefetchFn prefetch = nullptr;
 };
 static_assert(sizeof(Slot) == 32);
 
@@ -224,6 +231,9 @@ public:
     // `n` consecutive empty slots; returns the first. Filled later with set_slot (channel endpoints).
     std::uint32_t reserve_slots(std::uint32_t n);
     void set_slot(std::uint32_t slot, HandlerFn fn, void* obj, const void* hint = nullptr);
+    // Gives slot `slot` a prefetch hook (see PrefetchFn), called with the slot's obj; before init.
+    void set_slot_prefetch(std::uint32_t slot, PrefetchFn fn);
+    bool prefetch_hooks() const { return prefetching_; }
     // Records a port (for init's bound check and for messages); returns its id.
     std::uint32_t register_port(PortBase* port, std::string path);
     const std::string& port_path(std::uint32_t id) const { return ports_[id].path; }
@@ -274,9 +284,12 @@ private:
     void assign_sources();
     template <class Q>
     LoopExit loop(Q& queue, std::int64_t end);
+    // kHooks: some slot has a prefetch hook (the loops call them; without, they are the same code as before).
+    template <bool kHooks>
     LoopExit loop_radix(std::int64_t end);  // loop() for the radix queue, reading its window in place
+    template <bool kHooks>
     LoopExit loop_calendar(std::int64_t end);  // loop() for the calendar queue, reading its events in place
-    template <class Q>
+    template <bool kHooks, class Q>
     void dispatch_in_place(const Event* e, const Slot* slots, const Q& queue, std::uint64_t& events,
                            std::size_t& peak);
     void sample_through(std::int64_t t);  // takes every sample due at or before t
@@ -294,6 +307,7 @@ private:
     bool stop_requested_ = false;
     std::uint64_t stale_timer_events_ = 0;
     std::size_t peak_pending_ = 0;
+    bool prefetching_ = false;  // some slot has a prefetch hook
     Time lookahead_ = Time::max();
     std::vector<Slot> slots_;
     TwoLevelQueue two_level_;
