@@ -445,11 +445,11 @@ RunResult Simulator::run(const RunLimits& limits) {
         stop_at_ = std::min({budget_end, next_progress, next_poll});
         // A sample time acts as an end time the loop stops before passing: no event, no per-event test.
         const std::int64_t end = std::min(limits.end.count(), next_sample_);
-        const LoopExit exit = kind_ == QueueKind::Radix      ? (prefetching_ ? loop_radix<true>(end) : loop_radix<false>(end))
-                              : kind_ == QueueKind::TwoLevel ? loop(two_level_, end)
-                              : kind_ == QueueKind::Calendar ? (prefetching_ ? loop_calendar<true>(end)
-                                                                             : loop_calendar<false>(end))
-                                                             : loop(heap_, end);
+        const LoopExit exit =
+            kind_ == QueueKind::Radix      ? (prefetching_ ? loop_radix<true>(end) : loop_radix<false>(end))
+            : kind_ == QueueKind::TwoLevel ? loop(two_level_, end)
+            : kind_ == QueueKind::Calendar ? (prefetching_ ? loop_calendar<true>(end) : loop_calendar<false>(end))
+                                           : loop(heap_, end);
         if (exit == LoopExit::Empty) {
             sample_through(std::min(now_, limits.end.count()));
             result.reason = StopReason::Quiescent;

@@ -386,8 +386,10 @@ TEST_CASE("A component that prefetches gets the kernel's hook on its input ports
         }
         CHECK(sim.prefetch_hooks() == hooked);  // routers and probes without it leave the loop as it was
         sim.init();
-        for (std::uint32_t i = 0; i < 3; ++i)
-            a.send_on(i, make_packet(FiveTuple{ip(10, 0, 0, 1), ip(10, 0, 0, 2), 1000, static_cast<std::uint16_t>(7 + i)}, 100));
+        for (std::uint32_t i = 0; i < 3; ++i) {
+            const auto port = static_cast<std::uint16_t>(7 + i);
+            a.send_on(i, make_packet(FiveTuple{ip(10, 0, 0, 1), ip(10, 0, 0, 2), 1000, port}, 100));
+        }
         sim.run();
         REQUIRE(got->size() == 3);
         if (!hooked) continue;
