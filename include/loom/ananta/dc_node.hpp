@@ -19,6 +19,7 @@
 #include "loom/ananta/tcp_connection.hpp"
 #include "loom/ananta/tuple_index.hpp"
 #include "loom/base/link_timing.hpp"
+#include "loom/base/prefetch.hpp"
 #include "loom/net/drop_reason.hpp"
 #include "loom/net/input_port.hpp"
 #include "loom/net/output_port.hpp"
@@ -259,10 +260,7 @@ public:
     // Prefetches the slot receive() is likely to read for `p` (the index's home cell's, if its tag matches).
     void prefetch(const IpPacket& p) const {
         const std::uint32_t i = by_tuple_.guess(p.inner.reversed());
-        if (i >= slots_.size()) return;
-        const char* a = reinterpret_cast<const char*>(&slots_[i]);
-        for (std::size_t b = 0; b < sizeof(Slot); b += 64) __builtin_prefetch(a + b);
-        __builtin_prefetch(a + sizeof(Slot) - 1);
+        if (i < slots_.size()) prefetch_object(slots_[i]);
     }
     void on_timer(std::uint32_t slot, Time now, TcpOutput& out);
     Time next_timer(std::uint32_t slot) const;

@@ -10,6 +10,7 @@
 #include "loom/ananta/chunked_vector.hpp"
 #include "loom/ananta/ip_packet.hpp"
 #include "loom/ananta/tuple_index.hpp"
+#include "loom/base/prefetch.hpp"
 #include "loom/base/units.hpp"
 
 namespace loom::ananta {
@@ -45,10 +46,7 @@ public:
     // Prefetches the entry lookup(key) is likely to read (the index's home cell's, if its tag matches).
     void prefetch(const FiveTuple& key) const {
         const std::uint32_t i = index_.guess(key);
-        if (i >= pool_.size()) return;
-        const char* a = reinterpret_cast<const char*>(&pool_[i]);
-        __builtin_prefetch(a);
-        __builtin_prefetch(a + sizeof(Entry) - 1);
+        if (i < pool_.size()) prefetch_object(pool_[i]);
     }
     // Records a new connection as untrusted, replacing any entry for `key`. Expires idle entries first; returns
     // false (nothing stored) when the untrusted class is still at its quota.

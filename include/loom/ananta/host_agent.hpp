@@ -22,6 +22,7 @@
 #include "loom/ananta/mux.hpp"
 #include "loom/ananta/snat_port_source.hpp"
 #include "loom/ananta/tuple_index.hpp"
+#include "loom/base/prefetch.hpp"
 #include "loom/base/units.hpp"
 #include "loom/config/schema.hpp"
 
@@ -116,10 +117,7 @@ public:
     // Prefetches the NAT binding from_network is likely to read for a packet whose outside tuple is `outside`.
     void prefetch_inbound(const FiveTuple& outside) const {
         const std::uint32_t i = inbound_.guess(outside);
-        if (i >= pool_.size()) return;
-        const char* a = reinterpret_cast<const char*>(&pool_[i]);
-        __builtin_prefetch(a);
-        __builtin_prefetch(a + sizeof(Binding) - 1);
+        if (i < pool_.size()) prefetch_object(pool_[i]);
     }
     void from_vm(const IpPacket& packet, Time now, HostOutput& out);
     void expire(Time now);
