@@ -214,6 +214,7 @@ private:
 
     void check_reservations() {
         const auto& rs = s_.reservations;
+        bool in_order = true;  // rs is sorted by (channel, start), as a schedule's reservations are
         for (std::size_t k = 0; k < rs.size(); ++k) {
             const Reservation& r = rs[k];
             if (r.channel >= static_cast<std::uint32_t>(t_.num_channels())) {
@@ -228,20 +229,26 @@ private:
                     fmt::format("reservation {} on {} is empty: [{}, {})", k, name(), ps(r.start), ps(r.end)));
             if (k == 0) continue;
             const Reservation& q = rs[k - 1];
-            if (std::tie(q.channel, q.start) > std::tie(r.channel, r.start))
+            if (std::tie(q.channel, q.start) > std::tie(r.channel, r.start)) {
+                in_order = false;
                 problems_.add(fmt::format("reservations are not sorted by (channel, start) at reservation {}", k));
+            }
             if (q.channel == r.channel && q.end > r.start)
                 problems_.add(fmt::format("{} double-booked at {}: reservation [{}, {}) of transfer {} overlaps "
                                           "[{}, {}) of transfer {}",
                                           name(), ps(r.start), ps(q.start), ps(q.end), q.transfer, ps(r.start),
                                           ps(r.end), r.transfer));
         }
-        // Reservations and trains, both by (channel, start): they must be the same list.
+        // Reservations and trains, both by (channel, start): they must be the same list. Sorted by (channel, start,
+        // index), reservations already in (channel, start) order stay where they are: the sort (an index sort that
+        // went to memory for every comparison, 3 % of the command at 576 TSPs) is needed only for a bad schedule.
         std::vector<std::size_t> order(rs.size());
         for (std::size_t k = 0; k < rs.size(); ++k) order[k] = k;
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return std::tie(rs[a].channel, rs[a].start, a) < std::tie(rs[b].channel, rs[b].start, b);
-        });
+        if (!in_order) {
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+                return std::tie(rs[a].channel, rs[a].start, a) < std::tie(rs[b].channel, rs[b].start, b);
+            });
+        }
         std::size_t i = 0;
         std::size_t j = 0;
         while (i < trains_.size() || j < order.size()) {
@@ -285,19 +292,36 @@ private:
 
     void check_predictions() {
         const auto& runs = s_.predicted;
-        std::vector<std::size_t> order;
+        // The runs on channels of the topology by (channel, train start, offset, index): counted into their channel's
+        // range of `order` first, then each range sorted by (start, offset, index). A channel's
+        // runs are few and stay in cache while they sort, where one index sort of all of them read the runs from
+        // memory at every comparison (2 % of the command at 576 TSPs).
+        const auto channels = static_cast<std::size_t>(t_.num_channels());
+        std::vector<std::size_t> from(channels + 1, 0);
         for (std::size_t k = 0; k < runs.size(); ++k) {
             if (runs[k].channel >= static_cast<std::uint32_t>(t_.num_channels())) {
                 problems_.add(fmt::format("predicted run {} is on channel {}, which is not in the topology", k,
                                           runs[k].channel));
                 continue;
             }
-            order.push_back(k);
+            ++from[runs[k].channel + 1];
         }
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-            return std::tie(runs[a].channel, runs[a].train_start, runs[a].offset, a) <
-                   std::tie(runs[b].channel, runs[b].train_start, runs[b].offset, b);
-        });
+        for (std::size_t c = 0; c < channels; ++c) from[c + 1] += from[c];
+        std::vector<std::size_t> order(from[channels]);
+        {
+            std::vector<std::size_t> next(from.begin(), from.end() - 1);
+            for (std::size_t k = 0; k < runs.size(); ++k)
+                if (runs[k].channel < static_cast<std::uint32_t>(t_.num_channels())) order[next[runs[k].channel]++] = k;
+        }
+        const auto by_start = [&](std::size_t a, std::size_t b) {
+            return std::tie(runs[a].train_start, runs[a].offset, a) < std::tie(runs[b].train_start, runs[b].offset, b);
+        };
+        for (std::size_t c = 0; c < channels; ++c) {
+            const auto b = order.begin() + static_cast<std::ptrdiff_t>(from[c]);
+            const auto e = order.begin() + static_cast<std::ptrdiff_t>(from[c + 1]);
+            if (!std::is_sorted(b, e, by_start)) std::sort(b, e, by_start);
+        }
+        std::vector<std::size_t>().swap(from);
         Time makespan;
         for (std::size_t k : order) {
             const PredictedRun& r = runs[k];

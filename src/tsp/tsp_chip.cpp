@@ -723,6 +723,7 @@ void TspChip::consume(InstrState& I, Pending& part) {
                 deferred_parts_.emplace_back();
             }
             Deferred& d = deferred_parts_[at];
+            add_deferred_range(slot0, m);
             d.key.order = I.order;
             d.k = 0;
             d.view = &ip.view;
@@ -775,6 +776,21 @@ void TspChip::consume(InstrState& I, Pending& part) {
     I.consumed += part.run.count;
 }
 
+void TspChip::add_deferred_range(std::int64_t slot0, std::int64_t count) {
+    const auto at = std::lower_bound(deferred_ranges_.begin(), deferred_ranges_.end(), std::make_pair(slot0, count));
+    // Sorted by first slot: while none overlap, a range can overlap only its neighbours.
+    if (at != deferred_ranges_.end() && at->first < slot0 + count) deferred_overlap_ = true;
+    if (at != deferred_ranges_.begin() && std::prev(at)->first + std::prev(at)->second > slot0) deferred_overlap_ = true;
+    deferred_ranges_.insert(at, {slot0, count});
+}
+
+void TspChip::drop_deferred_range(std::int64_t slot0, std::int64_t count) {
+    const auto at = std::lower_bound(deferred_ranges_.begin(), deferred_ranges_.end(), std::make_pair(slot0, count));
+    LOOM_DEBUG_ASSERT(at != deferred_ranges_.end() && *at == std::make_pair(slot0, count), "a deferred part's range");
+    deferred_ranges_.erase(at);
+    if (deferred_ranges_.empty()) deferred_overlap_ = false;
+}
+
 void TspChip::step(Deferred& d) {
     const Time t = d.view->arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
     d.sent.next();
@@ -791,15 +807,28 @@ void TspChip::apply_deferred(AccessKey before) {
         AccessKey other{Time::max(), std::numeric_limits<std::uint32_t>::max()};
         if (n > 1) other = deferred_[1].key();
         if (n > 2 && deferred_[2].key() < other) other = deferred_[2].key();
-        // Its vectors in order while they come before `before` and before every other part's next vector (two
-        // parts with equal keys belong to one instruction and write different slots).
-        for (;;) {
-            memory_.apply(d.slot0 + d.k, d.values[d.k]);
-            if (++d.k == d.values.size()) break;
-            step(d);
-            if (!(d.key < before) || other < d.key) break;
+        // Its vectors in order while they come before `before` and, when two parts in flight write one slot, before
+        // every other part's next vector (two parts with equal keys belong to one instruction and write different
+        // slots). While no two do, the part goes on to `before` at once: writes to different slots commute, so the
+        // memory ends the same, with one heap step per part and call instead of one per vector where the parts
+        // arriving on several ports interleave.
+        if (deferred_overlap_) {
+            for (;;) {
+                memory_.apply(d.slot0 + d.k, d.values[d.k]);
+                if (++d.k == d.values.size()) break;
+                step(d);
+                if (!(d.key < before) || other < d.key) break;
+            }
+        } else {
+            for (;;) {
+                memory_.apply(d.slot0 + d.k, d.values[d.k]);
+                if (++d.k == d.values.size()) break;
+                step(d);
+                if (!(d.key < before)) break;
+            }
         }
         if (d.k == d.values.size()) {
+            drop_deferred_range(d.slot0, static_cast<std::int64_t>(d.values.size()));
             deferred_free_.push_back(deferred_.front().part);
             std::pop_heap(deferred_.begin(), deferred_.end(), std::greater<>());
             deferred_.pop_back();
@@ -830,6 +859,7 @@ void TspChip::finish() {
     std::vector<DeferredRef>().swap(deferred_);
     std::vector<Deferred>().swap(deferred_parts_);
     std::vector<std::uint32_t>().swap(deferred_free_);
+    std::vector<std::pair<std::int64_t, std::int64_t>>().swap(deferred_ranges_);
     std::vector<SparseValues>().swap(spare_values_);
     std::vector<std::unique_ptr<Live>>().swap(spare_live_);
 }
@@ -851,6 +881,7 @@ void TspChip::release_run_state() {
     std::vector<DeferredRef>().swap(deferred_);
     std::vector<Deferred>().swap(deferred_parts_);
     std::vector<std::uint32_t>().swap(deferred_free_);
+    std::vector<std::pair<std::int64_t, std::int64_t>>().swap(deferred_ranges_);
     for (InPortState& ip : ins_) {
         std::vector<Claim>().swap(ip.claims);
         ip.cursor = 0;

@@ -365,6 +365,12 @@ private:
     std::vector<Deferred> deferred_parts_;      // slab (see Deferred)
     std::vector<std::uint32_t> deferred_free_;  // free slots of deferred_parts_
     std::vector<DeferredRef> deferred_;         // min-heap by key
+    // The slots of the parts in deferred_ as (first slot, count), sorted, and whether two of them overlapped since
+    // deferred_ was last empty (then apply_deferred() keeps every write in key order across parts).
+    std::vector<std::pair<std::int64_t, std::int64_t>> deferred_ranges_;
+    bool deferred_overlap_ = false;
+    void add_deferred_range(std::int64_t slot0, std::int64_t count);
+    void drop_deferred_range(std::int64_t slot0, std::int64_t count);
     SparseValues arrived_values_;  // the values of the run being accepted
     // Value buffers kept for the runs this chip posts: a run's buffer travels with it to the receiver, which keeps
     // the one it read before (a forwarding chip posts about as many runs as it takes). At most kSpareBuffers of at

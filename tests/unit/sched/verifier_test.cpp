@@ -191,3 +191,29 @@ TEST_CASE("With the transfers the verifier checks that sums chained with after c
     INFO(all(p));
     CHECK(any(p, "which it is ordered after"));
 }
+
+TEST_CASE("The verifier matches reservations and predicted runs to the trains whatever their order in the schedule") {
+    const FrozenTopology t = fx::node_of(8);
+    TransferSet set = fx::random_set(t, 60, loom::Bytes(320 * 5), 7, 2);
+    Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    REQUIRE(s.reservations.size() > 20);
+    // Predicted runs may come in any order: reversed (so every channel's runs are out of train order), the
+    // schedule still passes.
+    Schedule runs = s;
+    std::reverse(runs.predicted.begin(), runs.predicted.end());
+    CHECK(verify(runs, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    // Reservations must be sorted by (channel, start): reversed, that is reported, and they still match the trains
+    // (no reservation reported as missing or different).
+    Schedule res = s;
+    std::reverse(res.reservations.begin(), res.reservations.end());
+    const auto p = verify(res, t, LinkClassTiming{}, ChipConfig{}, &set, 1000);
+    INFO(all(p));
+    CHECK(any(p, "reservations are not sorted by (channel, start)"));
+    CHECK_FALSE(any(p, "has no reservation"));
+    CHECK_FALSE(any(p, "matches no instruction's train"));
+    CHECK_FALSE(any(p, "differs from the train"));
+    // One reservation moved: the train it belonged to has none.
+    res.reservations.front().start += Time::ps(1);
+    CHECK(any(verify(res, t, LinkClassTiming{}, ChipConfig{}, &set, 1000), "has no reservation"));
+}

@@ -437,3 +437,24 @@ TEST_CASE("A train claimed by several instructions is split between them in issu
     CHECK(run_config(with_mode(forward, ExecutionMode::Train)).text ==
           run_config(with_mode(forward, ExecutionMode::Vector)).text);
 }
+
+TEST_CASE("Two trains received into overlapping slots land in the order of their writes, vector by vector") {
+    // TSP1 receives 3 vectors from TSP0 (port 0) into slots 0-2 and, 12 cycles later, 3 from TSP2 (port 1) into
+    // slots 2-4. The writes interleave: slot 0 at 525555 ps (the receive's issue), TSP2's first into slot 2 at
+    // 538888, slot 1 at 551111, slot 3 at 564444, TSP0's last into slot 2 at 576666, slot 4 at 590000. So slot 2
+    // ends with TSP0's value although TSP2's part starts later: the parts are applied in key order where they
+    // share a slot (the whole of one part first would leave TSP2's 10 there).
+    const Json c = node_config(
+        {{"tsps",
+          {chip(0, {ins(0, "send", 0, {0}, 3)}, {{"memory", {{{"address", 0}, {"values", {1, 2, 3}}}}}}),
+           chip(1, {ins(473, "receive", 0, {}, 3, 0, 0, 0), ins(485, "receive", 1, {}, 3, 640, 1, 0)},
+                {{"expect_memory", {{{"address", 0}, {"values", {1, 2, 3, 20, 30}}}}}}),
+           chip(2, {ins(12, "send", 1, {1}, 3, 0, 1, 0)}, {{"memory", {{{"address", 0}, {"values", {10, 20, 30}}}}}})}}});
+    for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
+        const auto r = run_config(with_mode(c, mode));
+        INFO(r.error);
+        REQUIRE(r.ok);
+        CHECK(r.stats.at("sys.node0.tsp1").at("memory") ==
+              Json::parse("[[0, 1], [320, 2], [640, 3], [960, 20], [1280, 30]]"));
+    }
+}
