@@ -122,6 +122,24 @@ void TimedMemory::init(std::int64_t slot64, std::int64_t value) {
     // Initial contents count as written before everything: the settled value, under every version.
 }
 
+void TimedMemory::init_range(std::int64_t first, const std::int64_t* values, std::int64_t count) {
+    if (count <= 0) return;
+    const std::uint32_t lo = checked_slot(first);
+    checked_slot(first + count - 1);
+    Page* p = nullptr;
+    for (std::int64_t k = 0; k < count; ++k) {
+        const std::uint32_t slot = lo + static_cast<std::uint32_t>(k);
+        const std::uint32_t i = slot & (kPageSlots - 1);
+        if (p == nullptr || i == 0) p = &page_for(slot);  // pages never move
+        if (!bit(p->cell, i)) {
+            ++cells_;
+            set_bit(p->cell, i, true);
+        }
+        if (bit(p->unsettled, i)) drop_versions(slot);
+        p->value[i] = values[k];
+    }
+}
+
 void TimedMemory::write(std::int64_t slot64, AccessKey key, std::int64_t value, Time now) {
     const std::uint32_t slot = checked_slot(slot64);
     settle(now);

@@ -176,9 +176,18 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         memory_.init(slot, value);
     };
     for (const auto& [slot, value] : program.memory) seed(slot, value);
-    for (const DataCheck::Region& r : program.seeded)
+    std::vector<std::int64_t> values;
+    for (const DataCheck::Region& r : program.seeded) {
+        if (r.count <= 0) continue;
+        if (r.first < 0 || (r.first + r.count - 1) * vector_bytes_ >= chip.memory.count()) {
+            for (std::int64_t k = 0; k < r.count; ++k)  // throws naming the first slot outside
+                seed(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
+        }
+        values.resize(static_cast<std::size_t>(r.count));
         for (std::int64_t k = 0; k < r.count; ++k)
-            seed(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
+            values[static_cast<std::size_t>(k)] = program.data_check->initial_value(r.tsp, r.first + k);
+        memory_.init_range(r.first, values.data(), r.count);
+    }
     for (const sched::PredictedRun& run : program.predicted) {
         if (run.channel >= static_cast<std::uint32_t>(t.num_channels()) ||
             t.channel(static_cast<topo::ChannelId>(run.channel)).dst != vertex)
@@ -780,7 +789,8 @@ void TspChip::add_deferred_range(std::int64_t slot0, std::int64_t count) {
     const auto at = std::lower_bound(deferred_ranges_.begin(), deferred_ranges_.end(), std::make_pair(slot0, count));
     // Sorted by first slot: while none overlap, a range can overlap only its neighbours.
     if (at != deferred_ranges_.end() && at->first < slot0 + count) deferred_overlap_ = true;
-    if (at != deferred_ranges_.begin() && std::prev(at)->first + std::prev(at)->second > slot0) deferred_overlap_ = true;
+    if (at != deferred_ranges_.begin() && std::prev(at)->first + std::prev(at)->second > slot0)
+        deferred_overlap_ = true;
     deferred_ranges_.insert(at, {slot0, count});
 }
 

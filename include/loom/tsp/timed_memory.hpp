@@ -52,6 +52,9 @@ public:
 
     // Initial contents of vector slot `slot` (address / vector size).
     void init(std::int64_t slot, std::int64_t value);
+    // init(first + k, values[k]) for k in [0, count), finding each page once (the data check seeds millions of
+    // slots in runs).
+    void init_range(std::int64_t first, const std::int64_t* values, std::int64_t count);
     // Logs a write of `value` to `slot` taking effect at `key`. A second write at the same key replaces it.
     void write(std::int64_t slot, AccessKey key, std::int64_t value, Time now);
     // For a caller that keeps its writes until they land and applies them in key order, after every read with a

@@ -252,3 +252,33 @@ TEST_CASE("Settled memory costs about 8 bytes a cell: no per-slot version heads,
     CHECK(m.unsettled() == 0);
     CHECK(m.final_value(kSlots + 5) == 42);
 }
+
+TEST_CASE("init_range sets the slots init() of each would, across pages and over cells and versions") {
+    Rng rng(11);
+    for (int round = 0; round < 50; ++round) {
+        TimedMemory a(1_ns), b(1_ns);
+        // Cells and unsettled versions before, so that both are exercised.
+        for (int j = 0; j < 5; ++j) {
+            const auto s = static_cast<std::int64_t>(rng.uniform_int(0, 1999));
+            a.init(s, 3);
+            b.init(s, 3);
+            a.write(s + 1, {50_ns, 0}, 4, Time::zero());
+            b.write(s + 1, {50_ns, 0}, 4, Time::zero());
+        }
+        const auto first = static_cast<std::int64_t>(rng.uniform_int(0, 999));
+        std::vector<std::int64_t> values(static_cast<std::size_t>(rng.uniform_int(0, 700)), 0);
+        for (auto& v : values)
+            if (rng.uniform_int(0, 2) != 0) v = static_cast<std::int64_t>(rng.uniform_int(1, 9));
+        a.init_range(first, values.data(), static_cast<std::int64_t>(values.size()));
+        for (std::size_t k = 0; k < values.size(); ++k) b.init(first + static_cast<std::int64_t>(k), values[k]);
+        CHECK(a.cells() == b.cells());
+        CHECK(a.unsettled() == b.unsettled());
+        CHECK(a.final_contents() == b.final_contents());
+        for (std::int64_t s = 0; s < 2000; s += 7)
+            CHECK(a.read(s, {10_ns, 0}, Time::zero()) == b.read(s, {10_ns, 0}, Time::zero()));
+    }
+    TimedMemory m;
+    const std::int64_t two[] = {1, 2};
+    CHECK_THROWS_AS(m.init_range(std::int64_t{0x7fffffff}, two, 2), std::out_of_range);
+    CHECK_THROWS_AS(m.init_range(-1, two, 2), std::out_of_range);
+}

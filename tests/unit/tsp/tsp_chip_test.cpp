@@ -449,7 +449,8 @@ TEST_CASE("Two trains received into overlapping slots land in the order of their
           {chip(0, {ins(0, "send", 0, {0}, 3)}, {{"memory", {{{"address", 0}, {"values", {1, 2, 3}}}}}}),
            chip(1, {ins(473, "receive", 0, {}, 3, 0, 0, 0), ins(485, "receive", 1, {}, 3, 640, 1, 0)},
                 {{"expect_memory", {{{"address", 0}, {"values", {1, 2, 3, 20, 30}}}}}}),
-           chip(2, {ins(12, "send", 1, {1}, 3, 0, 1, 0)}, {{"memory", {{{"address", 0}, {"values", {10, 20, 30}}}}}})}}});
+           chip(2, {ins(12, "send", 1, {1}, 3, 0, 1, 0)},
+                {{"memory", {{{"address", 0}, {"values", {10, 20, 30}}}}}})}}});
     for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
         const auto r = run_config(with_mode(c, mode));
         INFO(r.error);
