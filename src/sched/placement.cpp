@@ -582,12 +582,20 @@ void Scheduler::forget(std::int32_t changed) {
     if (channel_mark_.empty()) channel_mark_.resize(static_cast<std::size_t>(topo_.num_channels()), 0);
     for (const RouteHop& b : route.hops) channel_mark_[static_cast<std::size_t>(b.channel)] = 1;
     for (std::size_t r = 0; r < candidates_.size(); ++r) {
+        // A candidate with no valid memo has nothing to forget: its hops are not looked at.
+        const bool place = r < place_memo_.size() && place_memo_[r].valid;
+        const bool bound = r < bound_memo_.size() && bound_memo_[r].valid;
+        if (!place && !bound) continue;
         bool shares = false;
-        for (const RouteHop& a : candidates_[r].hops)
-            shares = shares || channel_mark_[static_cast<std::size_t>(a.channel)] != 0;
+        for (const RouteHop& a : candidates_[r].hops) {
+            if (channel_mark_[static_cast<std::size_t>(a.channel)] != 0) {
+                shares = true;
+                break;
+            }
+        }
         if (!shares) continue;
-        if (r < place_memo_.size()) place_memo_[r].valid = false;
-        if (r < bound_memo_.size()) bound_memo_[r].valid = false;
+        if (place) place_memo_[r].valid = false;
+        if (bound) bound_memo_[r].valid = false;
     }
     for (const RouteHop& b : route.hops) channel_mark_[static_cast<std::size_t>(b.channel)] = 0;
 }

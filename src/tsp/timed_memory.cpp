@@ -200,6 +200,27 @@ void TimedMemory::apply(std::int64_t slot64, std::int64_t value) {
     pp->value[i] = value;
 }
 
+void TimedMemory::apply_range(std::int64_t first, const std::int64_t* values, std::int64_t count) {
+    if (count <= 0) return;
+    const std::uint32_t lo = checked_slot(first);
+    checked_slot(first + count - 1);
+    Page* p = nullptr;
+    for (std::int64_t k = 0; k < count; ++k) {
+        const std::uint32_t slot = lo + static_cast<std::uint32_t>(k);
+        const std::uint32_t i = slot & (kPageSlots - 1);
+        if (p == nullptr || i == 0) p = page_of(slot);  // pages never move
+        const std::int64_t value = values[k];
+        if (!p || !bit(p->cell, i)) {
+            if (value == 0) continue;
+            p = &page_for(slot);
+            set_bit(p->cell, i, true);
+            ++cells_;
+        }
+        if (bit(p->unsettled, i)) throw std::logic_error("TimedMemory: apply() on a slot with unsettled versions");
+        p->value[i] = value;
+    }
+}
+
 void TimedMemory::touch(std::int64_t slot64) {
     const std::uint32_t slot = checked_slot(slot64);
     Page* pp = page_of(slot);

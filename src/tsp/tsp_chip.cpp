@@ -829,13 +829,22 @@ void TspChip::apply_deferred(AccessKey before) {
                 step(d);
                 if (!(d.key < before) || other < d.key) break;
             }
+        } else if (before.time == Time::max()) {
+            // The end of the run: every vector lands, in one pass and without timing each.
+            const std::size_t k = d.k;
+            memory_.apply_range(d.slot0 + static_cast<std::int64_t>(k), d.values.data() + k,
+                                static_cast<std::int64_t>(d.values.size() - k));
+            d.k = static_cast<std::uint32_t>(d.values.size());
         } else {
+            // The vectors before `before`, counted by their keys, then written in one pass.
+            const std::size_t k0 = d.k;
             for (;;) {
-                memory_.apply(d.slot0 + d.k, d.values[d.k]);
                 if (++d.k == d.values.size()) break;
                 step(d);
                 if (!(d.key < before)) break;
             }
+            memory_.apply_range(d.slot0 + static_cast<std::int64_t>(k0), d.values.data() + k0,
+                                static_cast<std::int64_t>(d.k - k0));
         }
         if (d.k == d.values.size()) {
             drop_deferred_range(d.slot0, static_cast<std::int64_t>(d.values.size()));

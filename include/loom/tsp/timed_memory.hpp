@@ -61,6 +61,8 @@ public:
     // smaller key and before every read with a larger one: sets the value every later read sees, with no version
     // (the slot must have none). A zero on a slot without a cell changes nothing, as with write().
     void apply(std::int64_t slot, std::int64_t value);
+    // apply(first + k, values[k]) for k in [0, count), finding each page once.
+    void apply_range(std::int64_t first, const std::int64_t* values, std::int64_t count);
     // Gives `slot` a cell now (holding its current value) for a non-zero write that such a caller applies later,
     // so that untouched() and cells() count it from the instant it is logged, as write() would.
     void touch(std::int64_t slot);

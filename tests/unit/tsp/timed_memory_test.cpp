@@ -282,3 +282,27 @@ TEST_CASE("init_range sets the slots init() of each would, across pages and over
     CHECK_THROWS_AS(m.init_range(std::int64_t{0x7fffffff}, two, 2), std::out_of_range);
     CHECK_THROWS_AS(m.init_range(-1, two, 2), std::out_of_range);
 }
+
+TEST_CASE("apply_range sets the slots apply() of each would, across pages, zeros on untouched slots changing nothing") {
+    Rng rng(13);
+    for (int round = 0; round < 50; ++round) {
+        TimedMemory a, b;
+        for (int j = 0; j < 5; ++j) {
+            const auto s = static_cast<std::int64_t>(rng.uniform_int(0, 1999));
+            a.init(s, 3);
+            b.init(s, 3);
+        }
+        const auto first = static_cast<std::int64_t>(rng.uniform_int(0, 999));
+        std::vector<std::int64_t> values(static_cast<std::size_t>(rng.uniform_int(0, 700)), 0);
+        for (auto& v : values)
+            if (rng.uniform_int(0, 2) == 0) v = static_cast<std::int64_t>(rng.uniform_int(1, 9));
+        a.apply_range(first, values.data(), static_cast<std::int64_t>(values.size()));
+        for (std::size_t k = 0; k < values.size(); ++k) b.apply(first + static_cast<std::int64_t>(k), values[k]);
+        CHECK(a.cells() == b.cells());
+        CHECK(a.final_contents() == b.final_contents());
+    }
+    TimedMemory m;
+    m.write(5, {5_ns, 0}, 7, Time::zero());
+    const std::int64_t three[] = {1, 2, 3};
+    CHECK_THROWS_AS(m.apply_range(4, three, 3), std::logic_error);  // slot 5 has a version
+}
