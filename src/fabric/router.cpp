@@ -66,7 +66,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         out_ = c.take<PortOut>(P);
         va_list_ = c.take<std::uint16_t>(PV);
         credits_ = c.take<std::int32_t>(PV);
-        used_ = c.take<std::int32_t>(P);
         sw_lines_ = c.take<std::uint32_t>(P);
         sa_vcs_ = c.take<std::uint16_t>(P);
         ov_busy_ = c.take<std::uint8_t>(PV);
@@ -102,6 +101,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
     depth_ = static_cast<std::uint32_t>(net.config.vc_buffer_flits);
+    occupancy_ = net.routing.reads_occupancy();
     if (net.config.noisy_links()) {
         // Each channel's draws come from (seed, router path, port): the same flits see the same noise whatever
         // the construction order or partitioning. The credits this router returns beside its flits on the same
@@ -306,14 +306,11 @@ void Router::drain(std::int64_t c) {
         if (cycles_until(ps.credit_due, c) > 0) continue;
         FlitLink& line = lines_[p].line[1];
         std::int32_t* credits = credits_ + p * vcs_;
-        std::int32_t n = 0;
         do {
             ++credits[line.pop(pool)];
-            ++n;
             if (line.empty()) break;
             ps.credit_due = line.front_arrival32();
         } while (cycles_until(ps.credit_due, c) <= 0);
-        used_[p] -= n;
         if (line.empty()) credit_lines_ &= ~bit64(p);
     }
 }
@@ -333,8 +330,17 @@ void Router::route(std::int32_t iv) {
     if (p.dest_router == vertex_) {
         port = network_ports_ + static_cast<std::int32_t>(packet.dst) - first_terminal_;
     } else {
+        // UGAL-L's queue per output: the credits its VCs are short of (taken by flits sent, not yet returned).
+        std::array<std::int32_t, 64> used;
+        if (occupancy_) {
+            for (std::int32_t q = 0; q < network_ports_; ++q) {
+                std::int32_t n = 0;
+                for (std::int32_t v = 0; v < vcs_; ++v) n += static_cast<std::int32_t>(depth_) - credits_[q * vcs_ + v];
+                used[static_cast<std::size_t>(q)] = n;
+            }
+        }
         const RouteQuery q{vertex_, p.dest_router,
-                           std::span<const std::int32_t>(used_, static_cast<std::size_t>(network_ports_))};
+                           std::span<const std::int32_t>(used.data(), occupancy_ ? static_cast<std::size_t>(network_ports_) : 0)};
         port = net_.routing.route(q, p.route, ctx().rng());
         LOOM_DEBUG_ASSERT(port >= 0 && port < network_ports_ && wired(port), "routing chose an unwired port");
         cls = vc_class(net_.tables.scheme(), p.route);
@@ -583,7 +589,6 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
         if (--credits_[ov] == 0 && masks_) cok_ &= ~bit64(port * vcs_ + vc);
-        ++used_[out_port];
     }
     // The flit's arrival on its output channel, and its credit's on the input's channel (the credits ride beside
     // the flits this router sends back on it); the noisy case out of line, so a clean run tests one flag.

@@ -216,6 +216,7 @@ private:
     bool sw_inline_;              // separable input-first switch allocation, one iteration: done in place
     bool va_inline_;              // the same for VC allocation, with at most 64 input VCs
     bool noisy_ = false;          // the channels have noise (noise_ below)
+    bool occupancy_ = false;      // the routing function reads each output's queue (route() sums its credits)
     // The VCs of class c on a port: [first, end) = [vc_first(c), vc_first(c + 1)); entry `classes` is every VC
     // (ejection takes any).
     struct VcRange {
@@ -237,7 +238,6 @@ private:
     std::int32_t* credits_ = nullptr;     // per output VC
     std::uint8_t* ov_busy_ = nullptr;     // per output VC
     std::uint8_t* vc_port_ = nullptr;     // per input VC: its port (iv / vcs_ without a division)
-    std::int32_t* used_ = nullptr;        // per output port: credits consumed (UGAL-L's queue)
     std::uint16_t* sa_vcs_ = nullptr;     // per input port: its VCs Active with a buffered flit
     std::uint32_t* sw_lines_ = nullptr;   // per input port: the VCs requesting the switch this round
     std::uint8_t* in_ptr_ = nullptr;      // per input port: round-robin pointer over its VCs (in place)
