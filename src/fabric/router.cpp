@@ -64,19 +64,19 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         vc_ = c.take<Vc>(PV);
         in_ = c.take<PortIn>(P);
         out_ = c.take<PortOut>(P);
-        va_list_ = c.take<std::uint16_t>(PV);
         credits_ = c.take<std::int32_t>(PV);
-        sw_lines_ = c.take<std::uint32_t>(P);
         sa_vcs_ = c.take<std::uint16_t>(P);
         ov_busy_ = c.take<std::uint8_t>(PV);
         vc_port_ = c.take<std::uint8_t>(PV);
         in_ptr_ = c.take<std::uint8_t>(P);
         out_ptr_ = c.take<std::uint8_t>(P);
         out_kind_ = c.take<std::uint8_t>(P);
+        va_list_ = c.take<std::uint16_t>(PV);
         if (va_inline_) {
             va_in_ptr_ = c.take<std::uint8_t>(PV);
             va_out_ptr_ = c.take<std::uint8_t>(PV);
         }
+        sw_lines_ = c.take<std::uint32_t>(P);  // the allocator objects' requests only
     };
     masks_ = PV <= 64;
     vc_mask_ = static_cast<std::uint32_t>(bit64(vcs_) - 1);
