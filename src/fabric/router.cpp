@@ -65,23 +65,18 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
         in_ = c.take<PortIn>(P);
         out_ = c.take<PortOut>(P);
         credits_ = c.take<std::int32_t>(PV);
-        used_ = c.take<std::int32_t>(P);
-        out_req_ = c.take<std::uint64_t>(P);
-        sw_lines_ = c.take<std::uint32_t>(P);
         sa_vcs_ = c.take<std::uint16_t>(P);
         ov_busy_ = c.take<std::uint8_t>(PV);
         vc_port_ = c.take<std::uint8_t>(PV);
         in_ptr_ = c.take<std::uint8_t>(P);
         out_ptr_ = c.take<std::uint8_t>(P);
-        pick_ = c.take<std::uint8_t>(P);
-        pick_out_ = c.take<std::uint8_t>(P);
         out_kind_ = c.take<std::uint8_t>(P);
+        va_list_ = c.take<std::uint16_t>(PV);
         if (va_inline_) {
-            va_req_ = c.take<std::uint64_t>(PV);
             va_in_ptr_ = c.take<std::uint8_t>(PV);
             va_out_ptr_ = c.take<std::uint8_t>(PV);
-            va_pick_ = c.take<std::uint8_t>(PV);
         }
+        sw_lines_ = c.take<std::uint32_t>(P);  // the allocator objects' requests only
     };
     masks_ = PV <= 64;
     vc_mask_ = static_cast<std::uint32_t>(bit64(vcs_) - 1);
@@ -106,6 +101,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
     depth_ = static_cast<std::uint32_t>(net.config.vc_buffer_flits);
+    occupancy_ = net.routing.reads_occupancy();
     if (net.config.noisy_links()) {
         // Each channel's draws come from (seed, router path, port): the same flits see the same noise whatever
         // the construction order or partitioning. The credits this router returns beside its flits on the same
@@ -128,7 +124,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
                                                    static_cast<std::uint8_t>(net.vc_first(c + 1))};
     any_class_ = static_cast<std::uint8_t>(net.classes);
     class_vcs_[any_class_] = {0, static_cast<std::uint8_t>(vcs_)};
-    va_list_.reserve(PV);
     if (!va_inline_) {
         const std::int32_t n = ports_ * vcs_;
         va_ = std::make_unique<Allocator>(net.config.vc_allocator, n, n, n, net.config.alloc_iterations, vcs_);
@@ -143,6 +138,11 @@ void Router::init() {
     // Terminal ports are never short of credits (ejection is not flow-controlled): they start with as many as
     // the buffers hold and forward() never takes one.
     std::fill_n(credits_, static_cast<std::size_t>(ports_ * vcs_), static_cast<std::int32_t>(depth_));
+}
+
+void Router::use_clock(RouterClock& clock) {
+    clock_ = &clock;
+    scratch_ = &clock.scratch();
 }
 
 void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
@@ -235,14 +235,14 @@ void Router::on_wake(std::uint32_t arg) {
 void Router::on_flit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     flit_lines_ |= bit64(port);
-    in_[port].flit_due = c;
+    in_[port].flit_due = static_cast<std::uint32_t>(c);
     wake(c);
 }
 
 void Router::on_credit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     credit_lines_ |= bit64(port);
-    in_[port].credit_due = c;
+    in_[port].credit_due = static_cast<std::uint32_t>(c);
     if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
 }
 
@@ -267,7 +267,7 @@ void Router::on_credit_wake(std::int32_t port) {
         FlitLink::prefetch_record(*pool_, Flit::packet_of(arg));
         x.state = VcState::Routing;
         x.ready = c + routing_cycles_;
-        va_list_.push_back(iv);
+        va_list_[va_count_++] = static_cast<std::uint16_t>(iv);
     } else {
         LOOM_DEBUG_ASSERT(x.state == VcState::Active, "flit into a VC that is routing an empty buffer");
         set_sa_ready(iv, c + body_wait_, c);  // a body flit (the head left)
@@ -283,15 +283,18 @@ void Router::drain(std::int64_t c) {
     for (std::uint64_t m = flit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
         PortIn& ps = in_[p];
-        if (ps.flit_due > c) continue;
+        std::int32_t wait = cycles_until(ps.flit_due, c);
+        if (wait > 0) continue;
         FlitLink& line = lines_[p].line[0];
         do {
-            accept_flit(p, line.pop(pool), ps.flit_due);
+            const std::int64_t a = c + wait;
+            accept_flit(p, line.pop(pool), a);
             ++accepted;
-            accepted_cycles += ps.flit_due;
+            accepted_cycles += a;
             if (line.empty()) break;
-            ps.flit_due = line.front_arrival(c);
-        } while (ps.flit_due <= c);
+            ps.flit_due = line.front_arrival32();
+            wait = cycles_until(ps.flit_due, c);
+        } while (wait <= 0);
         if (line.empty()) flit_lines_ &= ~bit64(p);
     }
     FabricCounters& t = counters_;
@@ -300,17 +303,14 @@ void Router::drain(std::int64_t c) {
     for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(m));
         PortIn& ps = in_[p];
-        if (ps.credit_due > c) continue;
+        if (cycles_until(ps.credit_due, c) > 0) continue;
         FlitLink& line = lines_[p].line[1];
         std::int32_t* credits = credits_ + p * vcs_;
-        std::int32_t n = 0;
         do {
             ++credits[line.pop(pool)];
-            ++n;
             if (line.empty()) break;
-            ps.credit_due = line.front_arrival(c);
-        } while (ps.credit_due <= c);
-        used_[p] -= n;
+            ps.credit_due = line.front_arrival32();
+        } while (cycles_until(ps.credit_due, c) <= 0);
         if (line.empty()) credit_lines_ &= ~bit64(p);
     }
 }
@@ -330,8 +330,17 @@ void Router::route(std::int32_t iv) {
     if (p.dest_router == vertex_) {
         port = network_ports_ + static_cast<std::int32_t>(packet.dst) - first_terminal_;
     } else {
+        // UGAL-L's queue per output: the credits its VCs are short of (taken by flits sent, not yet returned).
+        std::array<std::int32_t, 64> used;
+        if (occupancy_) {
+            for (std::int32_t q = 0; q < network_ports_; ++q) {
+                std::int32_t n = 0;
+                for (std::int32_t v = 0; v < vcs_; ++v) n += static_cast<std::int32_t>(depth_) - credits_[q * vcs_ + v];
+                used[static_cast<std::size_t>(q)] = n;
+            }
+        }
         const RouteQuery q{vertex_, p.dest_router,
-                           std::span<const std::int32_t>(used_, static_cast<std::size_t>(network_ports_))};
+                           std::span<const std::int32_t>(used.data(), occupancy_ ? static_cast<std::size_t>(network_ports_) : 0)};
         port = net_.routing.route(q, p.route, ctx().rng());
         LOOM_DEBUG_ASSERT(port >= 0 && port < network_ports_ && wired(port), "routing chose an unwired port");
         cls = vc_class(net_.tables.scheme(), p.route);
@@ -355,7 +364,7 @@ void Router::vc_allocate(std::int64_t cycle) {
     }
     Allocator& va = *va_;
     va.clear();
-    for (std::int32_t iv : va_list_) {
+    for (std::int32_t iv : va_list()) {
         Vc& x = vc_[iv];
         if (x.ready > cycle) continue;
         if (x.state == VcState::Routing) route(iv);
@@ -365,17 +374,18 @@ void Router::vc_allocate(std::int64_t cycle) {
     if (va.empty()) return;
     va.allocate();
     for (std::int32_t iv : va.granted()) grant_vc(iv, va.output_of(iv), cycle);
-    std::erase_if(va_list_, [this](std::int32_t iv) { return vc_[iv].state == VcState::Active; });
+    va_erase_active();
 }
 
 // Separable input-first VC allocation with one iteration on bit masks (Allocator's rules, in place; at most 64
 // input and output VCs): each input VC picks the first free candidate output VC at or after its pointer, each
 // output VC grants the picking input first at or after its pointer, and both pointers move past the match.
 void Router::vc_allocate_inline(std::int64_t cycle) {
+    TickScratch& sc = *scratch_;
     const auto n = ports_ * vcs_;
     std::uint64_t touched = 0;
     bool any = false;
-    for (std::int32_t iv : va_list_) {
+    for (std::int32_t iv : va_list()) {
         Vc& x = vc_[iv];
         if (x.ready > cycle) continue;
         if (x.state == VcState::Routing) route(iv);
@@ -385,25 +395,33 @@ void Router::vc_allocate_inline(std::int64_t cycle) {
         if (lines == 0) continue;
         any = true;
         const std::int32_t k = first_from(lines, va_in_ptr_[iv]);
-        va_pick_[iv] = static_cast<std::uint8_t>(k);
-        va_req_[k] |= bit64(iv);
+        sc.va_pick[iv] = static_cast<std::uint8_t>(k);
+        sc.va_req[k] |= bit64(iv);
         touched |= bit64(k);
     }
     if (!any) return;
     std::uint64_t granted = 0;
     for (std::uint64_t t = touched; t != 0; t &= t - 1) {
         const auto ov = static_cast<std::int32_t>(std::countr_zero(t));
-        const std::int32_t iv = first_from(va_req_[ov], va_out_ptr_[ov]);
-        va_req_[ov] = 0;
+        const std::int32_t iv = first_from(sc.va_req[ov], va_out_ptr_[ov]);
+        sc.va_req[ov] = 0;
         granted |= bit64(iv);
         va_in_ptr_[iv] = static_cast<std::uint8_t>(ov + 1 == n ? 0 : ov + 1);
         va_out_ptr_[ov] = static_cast<std::uint8_t>(iv + 1 == n ? 0 : iv + 1);
     }
     for (std::uint64_t g = granted; g != 0; g &= g - 1) {
         const auto iv = static_cast<std::int32_t>(std::countr_zero(g));
-        grant_vc(iv, va_pick_[iv], cycle);
+        grant_vc(iv, sc.va_pick[iv], cycle);
     }
-    std::erase_if(va_list_, [this](std::int32_t iv) { return vc_[iv].state == VcState::Active; });
+    va_erase_active();
+}
+
+// Drops the VCs that became Active from the list, keeping the others' order.
+void Router::va_erase_active() {
+    std::uint32_t n = 0;
+    for (std::uint32_t k = 0; k < va_count_; ++k)
+        if (vc_[va_list_[k]].state != VcState::Active) va_list_[n++] = va_list_[k];
+    va_count_ = static_cast<std::uint16_t>(n);
 }
 
 void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
@@ -434,6 +452,7 @@ std::uint32_t Router::scan_requests(std::int32_t p, std::int64_t cycle) const {
 }
 
 std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
+    TickScratch& sc = *scratch_;
     // Every input VC's request at once (masks_), else each input's by reading its VCs.
     const std::uint64_t req = sa_ & cok_ & ~(soon_ | later_);
     if (masks_ && sw_inline_) {
@@ -459,8 +478,8 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
             // Separable input-first, one iteration (Allocator's rules, in place): the input picks its first
             // requesting VC at or after its pointer and asks for that VC's output.
             const std::int32_t k = first_from(lines, in_ptr_[p]);
-            pick_[p] = static_cast<std::uint8_t>(k);
-            pick_out_[p] = vc_[base + k].out_port;
+            sc.pick[p] = static_cast<std::uint8_t>(k);
+            sc.pick_out[p] = vc_[base + k].out_port;
         }
     } else {
         switch_requests(cycle, dirty, req);
@@ -472,6 +491,7 @@ std::uint64_t Router::switch_allocate(std::int64_t cycle, std::uint64_t dirty) {
 // The requests of the dirty inputs, each by its slice of `req` (masks_) or by reading its VCs, for the allocator
 // objects or without masks.
 void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint64_t req) {
+    TickScratch& sc = *scratch_;
     for (std::uint64_t pm = dirty; pm != 0; pm &= pm - 1) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
         std::uint32_t lines = 0;
@@ -492,29 +512,30 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
             // Separable input-first, one iteration (Allocator's rules, in place): the input picks its first
             // requesting VC at or after its pointer and asks for that VC's output.
             const std::int32_t k = first_from(lines, in_ptr_[p]);
-            pick_[p] = static_cast<std::uint8_t>(k);
-            pick_out_[p] = static_cast<std::uint8_t>(v_out_port(p, k));
+            sc.pick[p] = static_cast<std::uint8_t>(k);
+            sc.pick_out[p] = static_cast<std::uint8_t>(v_out_port(p, k));
         }
     }
 }
 
 [[gnu::always_inline]] inline std::uint64_t Router::switch_grant(std::int64_t cycle) {
+    TickScratch& sc = *scratch_;
     std::uint64_t granted = 0;
     if (sw_inline_) {
         std::uint64_t touched = 0;
         for (std::uint64_t pm = sw_req_; pm != 0; pm &= pm - 1) {
             const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
-            const std::int32_t o = pick_out_[p];
-            out_req_[o] |= bit64(p);
+            const std::int32_t o = sc.pick_out[p];
+            sc.out_req[o] |= bit64(p);
             touched |= bit64(o);
         }
         // Each output grants the picking input first at or after its pointer; both pointers move past the match.
         for (std::uint64_t t = touched; t != 0; t &= t - 1) {
             const auto o = static_cast<std::int32_t>(std::countr_zero(t));
-            const std::int32_t i = first_from(out_req_[o], out_ptr_[o]);
-            out_req_[o] = 0;
+            const std::int32_t i = first_from(sc.out_req[o], out_ptr_[o]);
+            sc.out_req[o] = 0;
             granted |= bit64(i);
-            const std::int32_t line = pick_[i];
+            const std::int32_t line = sc.pick[i];
             in_ptr_[i] = static_cast<std::uint8_t>(line + 1 == vcs_ ? 0 : line + 1);
             out_ptr_[o] = static_cast<std::uint8_t>(i + 1 == ports_ ? 0 : i + 1);
         }
@@ -522,15 +543,15 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
         granted = sw_->allocate_lines(sw_lines_, sw_req_);
         for (std::uint64_t g = granted; g != 0; g &= g - 1) {
             const auto p = static_cast<std::int32_t>(std::countr_zero(g));
-            pick_[p] = static_cast<std::uint8_t>(sw_->line_of(p));
-            pick_out_[p] = static_cast<std::uint8_t>(sw_->output_of(p));
+            sc.pick[p] = static_cast<std::uint8_t>(sw_->line_of(p));
+            sc.pick_out[p] = static_cast<std::uint8_t>(sw_->output_of(p));
         }
     }
     // Grants are forwarded in ascending input order (the order of the wake-ups they send).
     std::int64_t n = 0;
     for (std::uint64_t g = granted; g != 0; g &= g - 1, ++n) {
         const auto p = static_cast<std::int32_t>(std::countr_zero(g));
-        forward(p, pick_[p], pick_out_[p], cycle);
+        forward(p, sc.pick[p], sc.pick_out[p], cycle);
     }
     FabricCounters& t = counters_;
     t.buffer_out += n;
@@ -568,7 +589,6 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
         if (--credits_[ov] == 0 && masks_) cok_ &= ~bit64(port * vcs_ + vc);
-        ++used_[out_port];
     }
     // The flit's arrival on its output channel, and its credit's on the input's channel (the credits ride beside
     // the flits this router sends back on it); the noisy case out of line, so a clean run tests one flag.
@@ -595,7 +615,7 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
             const std::int64_t a = cycle - static_cast<std::uint32_t>(static_cast<std::uint32_t>(cycle) - arrived);
             x.state = VcState::Routing;
             x.ready = std::max(a + routing_cycles_, cycle + 1);
-            va_list_.push_back(port * vcs_ + vc);
+            va_list_[va_count_++] = static_cast<std::uint16_t>(port * vcs_ + vc);
         } else {
             x.state = VcState::Idle;
         }
@@ -614,7 +634,7 @@ void Router::on_tick() {
     next_tick_ = kNever;
     ++ticks_;
     drain(c);
-    if (!va_list_.empty()) vc_allocate(c);
+    if (va_count_ != 0) vc_allocate(c);
     // FabricConfig::rounds_at(c), with the speed-up converted once.
     const auto rounds = static_cast<std::int32_t>((c + 1) * speedup_milli_ / 1000 - c * speedup_milli_ / 1000);
     sw_req_ = 0;
@@ -626,7 +646,7 @@ void Router::on_tick() {
 
     // The next cycle in which something can progress.
     std::int64_t next = kNever;
-    for (std::int32_t iv : va_list_) {
+    for (std::int32_t iv : va_list()) {
         const Vc& x = vc_[iv];
         if (x.ready > c) {
             next = std::min(next, x.ready);
@@ -649,13 +669,13 @@ void Router::on_tick() {
             if (credits_[x.out_port * vcs_ + x.out_vc] > 0) {
                 next = std::min(next, std::max(x.ready, c + 1));
             } else if (credit_lines_ & bit64(x.out_port)) {
-                next = std::min(next, in_[x.out_port].credit_due);  // a credit is coming
+                next = std::min(next, c + cycles_until(in_[x.out_port].credit_due, c));  // a credit is coming
             }
             // else: the credit line is empty, and the next credit's push sends a wake-up.
         }
     }
     for (std::uint64_t m = flit_lines_; m != 0 && next > c + 1; m &= m - 1)
-        next = std::min(next, in_[std::countr_zero(m)].flit_due);
+        next = std::min(next, c + cycles_until(in_[std::countr_zero(m)].flit_due, c));
     if (next != kNever) wake(next);
 }
 

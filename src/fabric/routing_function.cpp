@@ -96,6 +96,7 @@ public:
     UgalLocalRouting(const RoutingTables& tables, std::int64_t threshold)
         : RoutingFunction(tables), threshold_(threshold) {}
     RoutingKind kind() const override { return RoutingKind::UgalLocal; }
+    bool reads_occupancy() const override { return true; }
     std::int32_t classes() const override { return tables_.intermediate_classes(); }
     std::int32_t route(const RouteQuery& q, RouteState& s, Rng& rng) const override {
         if (s.decided) return follow(q, s, rng);

@@ -175,6 +175,8 @@ public:
     }
     // The front entry's arrival cycle, given the current cycle. Requires !empty().
     std::int64_t front_arrival(std::int64_t now) const { return arrival_of(*front_, now); }
+    // The front entry's arrival cycle modulo 2^32. Requires !empty().
+    std::uint32_t front_arrival32() const { return static_cast<std::uint32_t>(*front_); }
     std::uint32_t front_payload() const { return static_cast<std::uint32_t>(*front_ >> 32); }
     // The last entry's arrival cycle. Requires !empty().
     std::int64_t back_arrival(std::int64_t now) const { return arrival_of(back_[-1], now); }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -25,6 +26,19 @@ namespace loom::fabric {
 
 class RouterClock;
 class Terminal;
+
+// What a router's tick writes and reads within that tick only: the switch allocator's picks and the outputs'
+// request masks, the in-place VC allocator's. The run's RouterClock keeps one and lends it to every router it
+// ticks, one at a time, so these stay in the cache instead of being a few cold lines of every router's block (no
+// value passes from one tick to another through it: between ticks every request mask is zero, and the picks are
+// written before they are read).
+struct alignas(64) TickScratch {
+    std::uint64_t out_req[64] = {};  // per output port: inputs picking it this round (in-place allocation)
+    std::uint64_t va_req[64] = {};   // per output VC: input VCs picking it (in-place VC allocation)
+    std::uint8_t pick[64] = {};      // per input port: the VC it picked this round
+    std::uint8_t pick_out[64] = {};  // per input port: the output of its pick, or of its grant
+    std::uint8_t va_pick[64] = {};   // per input VC: the output VC it picked (in-place VC allocation)
+};
 
 // Ports 0 .. network_ports()-1 are the topology's ports of the router's vertex (unwired ones get nothing and are
 // never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
@@ -82,7 +96,7 @@ public:
     // (before the run).
     void use_pool(RingPool& pool) { pool_ = &pool; }
     // The clock that ticks the router (the run's routers share one), before the run.
-    void use_clock(RouterClock& clock) { clock_ = &clock; }
+    void use_clock(RouterClock& clock);
     void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
     const FlitLink& input_line(std::int32_t port) const { return lines_[port].line[0]; }
     const FlitLink* credit_line(std::int32_t port) const {
@@ -125,13 +139,18 @@ private:
         std::uint8_t out_vc = 0;    // Active: the VC held on out_port
     };
     static_assert(sizeof(Vc) == 64);
-    // What draining the lines into the router reads, per port (the lines themselves are lines_[port]): 16 bytes,
-    // four to a cache line.
+    // What draining the lines into the router reads, per port (the lines themselves are lines_[port]): 8 bytes,
+    // eight to a cache line. The front arrivals are kept modulo 2^32, as in the lines' entries (cycles_until).
     struct PortIn {
-        std::int64_t flit_due = 0;    // front arrival of the flit line while the port's bit is in flit_lines_
-        std::int64_t credit_due = 0;  // front arrival of the credit line while its bit is in credit_lines_
+        std::uint32_t flit_due = 0;    // front arrival of the flit line while the port's bit is in flit_lines_
+        std::uint32_t credit_due = 0;  // front arrival of the credit line while its bit is in credit_lines_
     };
-    static_assert(sizeof(PortIn) == 16);
+    static_assert(sizeof(PortIn) == 8);
+    // Cycles from `cycle` until the arrival `due` (modulo 2^32; negative once it has passed, an entry is never in
+    // flight for 2^31 cycles).
+    static std::int32_t cycles_until(std::uint32_t due, std::int64_t cycle) {
+        return static_cast<std::int32_t>(due - static_cast<std::uint32_t>(cycle));
+    }
     // What forwarding a flit writes, per port: as the output its channel, as the input the credit line back.
     // 32 bytes, two to a cache line (forwarding touches two: its output's and its input's).
     struct PortOut {
@@ -153,6 +172,8 @@ private:
     void vc_allocate(std::int64_t cycle);
     void vc_allocate_inline(std::int64_t cycle);
     void grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle);
+    std::span<const std::uint16_t> va_list() const { return {va_list_, va_count_}; }
+    void va_erase_active();
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
     void switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint64_t req);
     std::uint64_t switch_grant(std::int64_t cycle);
@@ -195,6 +216,7 @@ private:
     bool sw_inline_;              // separable input-first switch allocation, one iteration: done in place
     bool va_inline_;              // the same for VC allocation, with at most 64 input VCs
     bool noisy_ = false;          // the channels have noise (noise_ below)
+    bool occupancy_ = false;      // the routing function reads each output's queue (route() sums its credits)
     // The VCs of class c on a port: [first, end) = [vc_first(c), vc_first(c + 1)); entry `classes` is every VC
     // (ejection takes any).
     struct VcRange {
@@ -216,20 +238,19 @@ private:
     std::int32_t* credits_ = nullptr;     // per output VC
     std::uint8_t* ov_busy_ = nullptr;     // per output VC
     std::uint8_t* vc_port_ = nullptr;     // per input VC: its port (iv / vcs_ without a division)
-    std::int32_t* used_ = nullptr;        // per output port: credits consumed (UGAL-L's queue)
     std::uint16_t* sa_vcs_ = nullptr;     // per input port: its VCs Active with a buffered flit
     std::uint32_t* sw_lines_ = nullptr;   // per input port: the VCs requesting the switch this round
-    std::uint64_t* out_req_ = nullptr;    // per output port: inputs picking it this round (in-place allocation)
     std::uint8_t* in_ptr_ = nullptr;      // per input port: round-robin pointer over its VCs (in place)
     std::uint8_t* out_ptr_ = nullptr;     // per output port: round-robin pointer over the inputs (in place)
-    std::uint8_t* pick_ = nullptr;        // per input port: the VC it picked this round (in place)
-    std::uint8_t* pick_out_ = nullptr;    // per input port: the output of its pick, or of its grant
     std::uint8_t* out_kind_ = nullptr;    // per output port: its channel's kind (statistics)
+    // The input VCs Routing or waiting for VC allocation, in the order they became so: the first va_count_
+    // entries (at most one per input VC).
+    std::uint16_t* va_list_ = nullptr;
+    std::uint16_t va_count_ = 0;
     std::uint64_t sw_req_ = 0;            // input ports requesting the switch in this tick's current round
-    std::uint64_t* va_req_ = nullptr;     // per output VC: input VCs picking it (in-place VC allocation)
     std::uint8_t* va_in_ptr_ = nullptr;   // per input VC: round-robin pointer over the output VCs
     std::uint8_t* va_out_ptr_ = nullptr;  // per output VC: round-robin pointer over the input VCs
-    std::uint8_t* va_pick_ = nullptr;     // per input VC: the output VC it picked
+    TickScratch* scratch_ = nullptr;      // the clock's (use_clock)
     std::uint64_t sa_ports_ = 0;          // input ports with a nonzero sa_vcs_
     // Switch allocation's request conditions as bit masks over the input VCs (masks_: at most 64 of them), so
     // that a round computes every input's requests in a few word operations instead of reading each VC's record
@@ -244,7 +265,6 @@ private:
     std::uint32_t vc_mask_ = 0;   // the low vcs_ bits
     std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
-    std::vector<std::int32_t> va_list_;   // input VCs Routing or waiting for VC allocation
     sim::ChannelPort wake_;
     RouterClock* clock_ = nullptr;
     std::int64_t next_tick_ = kNever;  // the cycle the router is scheduled to tick at (kNever: none)
@@ -298,6 +318,9 @@ public:
     std::int64_t cycles_ticked() const { return fired_; }
     // Where the clock ticks terminal `t` among its units, and the first router's unit (checks and tests).
     static std::uint32_t unit_of(const Terminal& t);
+    // What the routers' ticks use within a tick (TickScratch).
+    TickScratch& scratch() { return scratch_; }
+    const TickScratch& scratch() const { return scratch_; }
     std::uint32_t first_router_unit() const { return first_router_; }
 
 private:
@@ -336,6 +359,7 @@ private:
     std::int64_t armed_ = kNever;                         // the cycle tick_ is armed for (kNever: none)
     bool ticking_ = false;                                // in on_tick (it arms tick_ once, at its end)
     std::int64_t fired_ = 0;
+    TickScratch scratch_;  // lent to the router being ticked
 };
 
 }  // namespace loom::fabric

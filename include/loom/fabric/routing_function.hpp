@@ -75,6 +75,8 @@ public:
     // VC classes this function needs on its tables' topology.
     virtual std::int32_t classes() const = 0;
     virtual std::int32_t route(const RouteQuery& q, RouteState& s, Rng& rng) const = 0;
+    // Whether route() reads q.occupancy (the routers compute it only then).
+    virtual bool reads_occupancy() const { return false; }
 
     const RoutingTables& tables() const { return tables_; }
 
