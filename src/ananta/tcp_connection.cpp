@@ -30,7 +30,7 @@ bool accept_segment(std::uint32_t seq, std::uint32_t& next, std::unique_ptr<std:
 }  // namespace
 
 TcpConnection::TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client)
-    : config_(&config), client_(is_client), rto_(config.initial_rto) {
+    : config_(&config), client_(is_client) {
     record_.id = id;
     record_.tuple = tuple;
     mss_ = static_cast<std::uint32_t>(config.segment_bytes);
@@ -62,7 +62,15 @@ Time TcpConnection::data_time(std::uint64_t index) const {
            Time::ps(ceil_product_div(index, mss_, 8 * kPsPerS, config_->data_rate.bits_per_s()));
 }
 
-void TcpConnection::arm(Time now) { deadline_ = now + rto_; }
+Time TcpConnection::rto() const {
+    // initial_rto doubled per retry, capped at max_rto: what the value was when it was kept and doubled on every
+    // expiry (retries_ counts those expiries and is reset together with it).
+    Time r = config_->initial_rto;
+    for (std::uint32_t i = 0; i < retries_; ++i) r = std::min(r * 2, config_->max_rto);
+    return r;
+}
+
+void TcpConnection::arm(Time now) { deadline_ = now + rto(); }
 
 void TcpConnection::fail(Time now) {
     state_ = TcpState::Failed;
@@ -96,8 +104,7 @@ void TcpConnection::send_data(std::uint64_t index, TcpOutput& out) {
 
 void TcpConnection::progress(Time now) {
     retries_ = 0;
-    rto_ = config_->initial_rto;
-    deadline_ = snd_una_ < next_send_ ? now + rto_ : kNever;
+    deadline_ = snd_una_ < next_send_ ? now + config_->initial_rto : kNever;
 }
 
 void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
@@ -112,7 +119,6 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
             total_ = (bytes_ + mss_ - 1) / mss_;
             out.send.push_back(segment(tcp_flag::kAck, 0, 0));
             retries_ = 0;
-            rto_ = config_->initial_rto;
             deadline_ = kNever;
             if (total_ == 0) {
                 out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, 0, 0));
@@ -162,7 +168,6 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
         state_ = TcpState::Established;
         record_.established = now;
         retries_ = 0;
-        rto_ = config_->initial_rto;
         deadline_ = kNever;
     }
     if (state_ == TcpState::Done) {
@@ -191,7 +196,6 @@ void TcpConnection::timeout(Time now, TcpOutput& out) {
     if (retries_ >= static_cast<std::uint32_t>(config_->max_retries)) return fail(now);
     ++retries_;
     ++record_.retransmissions;
-    rto_ = std::min(rto_ * 2, config_->max_rto);
     switch (state_) {
         case TcpState::SynSent: out.send.push_back(segment(tcp_flag::kSyn, 0, 0)); break;
         case TcpState::SynReceived: out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0)); break;
