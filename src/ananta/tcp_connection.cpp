@@ -238,7 +238,8 @@ IpPacket TcpServer::segment(const TcpConfig& config, std::uint8_t flags) const {
     return p;
 }
 
-std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Time now, TcpOutput& out) {
+std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Time now, TcpOutput& out,
+                                 HeldSegments& held, std::uint32_t key) {
     if (state_ == TcpState::Failed) return 0;
     const bool syn = p.has(tcp_flag::kSyn);
     const bool fin = p.has(tcp_flag::kFin);
@@ -263,7 +264,13 @@ std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Tim
     }
     if (p.payload_bytes > 0) {
         std::uint32_t delivered = 0;
-        if (accept_segment(p.seq, rcv_next_, out_of_order_)) delivered = p.payload_bytes;
+        // Without a held set, a segment at or below rcv_next_ needs none (accept_segment only reads it); one
+        // beyond a gap allocates it.
+        HeldSegments::Set none;
+        const bool use_held = holding_ || p.seq > rcv_next_;
+        HeldSegments::Set& set = use_held ? held.of(key) : none;
+        if (accept_segment(p.seq, rcv_next_, set)) delivered = p.payload_bytes;
+        if (use_held) holding_ = true;
         out.send.push_back(segment(config, tcp_flag::kAck));
         return delivered;
     }
@@ -273,7 +280,8 @@ std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Tim
             out.send.push_back(segment(config, tcp_flag::kFin | tcp_flag::kAck));
             state_ = TcpState::Done;
             deadline_ = now;  // the completion time from now on
-            out_of_order_.reset();
+            if (holding_) held.release(key);
+            holding_ = false;
         } else {
             out.send.push_back(segment(config, tcp_flag::kAck));
         }

@@ -330,8 +330,10 @@ private:
     }
 
     const TcpConfig& tcp_;
-    // Not published: 8 servers (320 bytes) per chunk; a host serves tens of connections at once.
+    // Not published: 8 servers (256 bytes, four lines: a server never straddles two) per chunk; a host serves tens
+    // of connections at once.
     ChunkedVector<TcpServer, 8> slots_;
+    HeldSegments held_;  // segments beyond a gap, by slot
     std::vector<std::uint32_t> free_;
     TupleIndex by_tuple_;  // servers by their client -> server tuple
     std::uint64_t bytes_received_ = 0;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "loom/ananta/connection_record.hpp"
@@ -110,9 +111,30 @@ private:
     std::uint64_t snd_una_ = 0;    // oldest unacknowledged
 };
 
-// The passive side of a connection as the model keeps it per open connection (40 bytes): what
-// TcpConnection::server does, packet for packet and timer for timer, without the sender's fields, the record or a
-// config pointer (the owner passes its config to every call). The retransmission timeout is derived from the
+// Segments received beyond a gap by the TcpServers of one owner, by the owner's key for each server (its slot):
+// kept outside the servers, which only flag that they have a set here, as few servers ever have one.
+class HeldSegments {
+public:
+    using Set = std::unique_ptr<std::set<std::uint32_t>>;
+    // The set of `key` (null until the first segment beyond a gap allocates it).
+    Set& of(std::uint32_t key) { return sets_[key]; }
+    void release(std::uint32_t key) { sets_.erase(key); }
+    std::size_t size() const { return sets_.size(); }
+    // Heap bytes: the bucket array and per key a map node (link, key, pointer: 24 bytes) and its set.
+    std::size_t bytes() const {
+        std::size_t b = sets_.bucket_count() * sizeof(void*);
+        for (const auto& [key, set] : sets_) b += 3 * sizeof(void*) + out_of_order_bytes(set.get());
+        return b;
+    }
+
+private:
+    std::unordered_map<std::uint32_t, Set> sets_;
+};
+
+// The passive side of a connection as the model keeps it per open connection (32 bytes, half a cache line):
+// what TcpConnection::server does, packet for packet and timer for timer, without the sender's fields, the
+// record or a config pointer (the owner passes its config to every call) and with the segments held beyond a
+// gap in the owner's HeldSegments under the owner's key for it. The retransmission timeout is derived from the
 // retry count (initial_rto doubled per retry, capped at max_rto), as TcpConnection's evolves on this side.
 // A default-constructed one is a free slot (live() false).
 class TcpServer {
@@ -123,8 +145,10 @@ public:
         : tuple_(tuple), mss_(static_cast<std::uint16_t>(config.segment_bytes)) {}
 
     bool live() const { return mss_ != 0; }
-    // Returns the payload bytes this packet delivered (in order or beyond a gap, not seen before).
-    std::uint32_t receive(const TcpConfig& config, const IpPacket& packet, Time now, TcpOutput& out);
+    // Returns the payload bytes this packet delivered (in order or beyond a gap, not seen before). Segments
+    // beyond a gap are held in `held` under `key` (released when the connection completes).
+    std::uint32_t receive(const TcpConfig& config, const IpPacket& packet, Time now, TcpOutput& out,
+                          HeldSegments& held, std::uint32_t key);
     void on_timer(const TcpConfig& config, Time now, TcpOutput& out);
     // When on_timer() must next be called; kNever when nothing is pending (always once done).
     Time next_timer() const { return state_ == TcpState::Done ? kNever : deadline_; }
@@ -133,20 +157,19 @@ public:
     TcpState state() const { return state_; }
     const FiveTuple& tuple() const { return tuple_; }
     Time rto(const TcpConfig& config) const;
-    // Bytes it holds outside itself (the out-of-order set).
-    std::size_t heap_bytes() const { return out_of_order_bytes(out_of_order_.get()); }
+    // Whether it has a set in its owner's HeldSegments (to release when the slot is freed).
+    bool holding() const { return holding_; }
 
 private:
     IpPacket segment(const TcpConfig& config, std::uint8_t flags) const;
 
     FiveTuple tuple_;
     Time deadline_ = kNever;  // retransmission timer; once Done: the completion time
-    // Segments received beyond a gap (allocated on the first one: empty without loss).
-    std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
     std::uint32_t rcv_next_ = 0;  // next segment expected
     std::uint16_t mss_ = 0;       // 0: a free slot (a live connection's MSS is at least 1)
     TcpState state_ = TcpState::Closed;
-    std::uint8_t retries_ = 0;    // at most max_retries (<= 64, the schema's bound)
+    std::uint8_t retries_ : 7 = 0;  // at most max_retries (<= 64, the schema's bound)
+    bool holding_ : 1 = false;      // a set in the owner's HeldSegments (allocated by a segment beyond a gap)
 };
 
 // A UDP pseudo-connection: `datagrams` datagrams of `bytes` payload sent at a fixed interval by the sender;
