@@ -7,6 +7,8 @@
 
 namespace loom::ananta {
 
+static_assert(sizeof(TcpConnection) == 160, "Openers' slot: the hot tail ends in the slot's last line");
+
 namespace {
 constexpr std::int64_t kPsPerS = 1'000'000'000'000;
 
@@ -33,7 +35,22 @@ TcpConnection::TcpConnection(const TcpConfig& config, std::uint64_t id, const Fi
     : config_(&config), client_(is_client) {
     record_.id = id;
     record_.tuple = tuple;
-    mss_ = static_cast<std::uint32_t>(config.segment_bytes);
+    mss_ = static_cast<std::uint16_t>(config.segment_bytes);
+}
+
+ConnectionRecord TcpConnection::record() const {
+    ConnectionRecord r = record_;
+    // What the sender once counted per segment and per ACK: new segments plus data resends, and the payload
+    // acknowledged (snd_una_ only moves on an ACK that makes progress, mss_ only before any data).
+    r.segments_sent = std::uint64_t{next_send_} + data_resends_;
+    if (client_) r.bytes_delivered = std::min<std::uint64_t>(std::uint64_t{snd_una_} * mss_, bytes_);
+    return r;
+}
+
+void TcpConnection::set_total() {
+    const std::uint64_t total = (bytes_ + mss_ - 1) / mss_;
+    LOOM_ASSERT(total <= 0xffff'ffffU, "a connection sends at most 2^32 - 1 segments (IpPacket::seq is 32-bit)");
+    total_ = static_cast<std::uint32_t>(total);
 }
 
 TcpConnection TcpConnection::client(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple,
@@ -55,7 +72,7 @@ IpPacket TcpConnection::segment(std::uint8_t flags, std::uint32_t seq, std::uint
     return p;
 }
 
-Time TcpConnection::data_time(std::uint64_t index) const {
+Time TcpConnection::data_time(std::uint32_t index) const {
     // Segment k leaves at established + ceil(k * segment bits / rate): computed from the start, never by
     // adding rounded per-segment times.
     return record_.established +
@@ -88,18 +105,23 @@ void TcpConnection::finish(Time now) {
 
 void TcpConnection::open(Time now, TcpOutput& out) {
     LOOM_ASSERT(client_ && state_ == TcpState::Closed, "open() is for a closed client connection");
-    total_ = (bytes_ + mss_ - 1) / mss_;
+    set_total();
     state_ = TcpState::SynSent;
     record_.opened = now;
     out.send.push_back(segment(tcp_flag::kSyn, 0, 0));
     arm(now);
 }
 
-void TcpConnection::send_data(std::uint64_t index, TcpOutput& out) {
-    const std::uint64_t sent_before = index * mss_;
-    const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss_, bytes_ - sent_before));
-    out.send.push_back(segment(tcp_flag::kAck | tcp_flag::kPsh, static_cast<std::uint32_t>(index), payload));
-    ++record_.segments_sent;
+void TcpConnection::send_data(std::uint32_t index, TcpOutput& out) {
+    // Every segment but the last carries a full MSS (bytes_, on the connection's cold line, read for the last only).
+    const std::uint32_t payload =
+        index + 1 < total_ ? mss_
+                           : static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                 mss_, bytes_ - std::uint64_t{index} * mss_));
+    IpPacket p = make_packet(out_tuple(), payload, tcp_flag::kAck | tcp_flag::kPsh);
+    p.seq = index;
+    if (!client_) p.ack = rcv_next_;
+    out.send.push_back(p);
 }
 
 void TcpConnection::progress(Time now) {
@@ -115,8 +137,8 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
         if (state_ == TcpState::SynSent && syn && p.has(tcp_flag::kAck)) {
             state_ = TcpState::Established;
             record_.established = now;
-            if (p.mss != 0) mss_ = std::min<std::uint32_t>(mss_, p.mss);
-            total_ = (bytes_ + mss_ - 1) / mss_;
+            if (p.mss != 0) mss_ = std::min<std::uint16_t>(mss_, p.mss);
+            set_total();
             out.send.push_back(segment(tcp_flag::kAck, 0, 0));
             retries_ = 0;
             deadline_ = kNever;
@@ -135,14 +157,13 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
             return;
         }
         if (state_ == TcpState::FinWait && fin) {
-            out.send.push_back(segment(tcp_flag::kAck, static_cast<std::uint32_t>(total_ + 1), 0));
+            out.send.push_back(segment(tcp_flag::kAck, static_cast<std::uint32_t>(std::uint64_t{total_} + 1), 0));
             finish(now);
             return;
         }
         if ((state_ == TcpState::Established || state_ == TcpState::FinWait) && p.has(tcp_flag::kAck) &&
             p.ack > snd_una_ && p.ack <= total_) {
-            snd_una_ = p.ack;
-            record_.bytes_delivered = std::min<std::uint64_t>(snd_una_ * mss_, bytes_);
+            snd_una_ = p.ack;  // bytes_delivered follows from it (record())
             progress(now);
             if (state_ == TcpState::Established && snd_una_ == total_) {
                 out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, static_cast<std::uint32_t>(total_), 0));
@@ -157,7 +178,7 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
         if (state_ == TcpState::Closed) {
             state_ = TcpState::SynReceived;
             record_.opened = now;
-            if (p.mss != 0) mss_ = std::min<std::uint32_t>(mss_, p.mss);
+            if (p.mss != 0) mss_ = std::min<std::uint16_t>(mss_, p.mss);
             arm(now);
         }
         if (state_ == TcpState::SynReceived) out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0));
@@ -199,7 +220,10 @@ void TcpConnection::timeout(Time now, TcpOutput& out) {
     switch (state_) {
         case TcpState::SynSent: out.send.push_back(segment(tcp_flag::kSyn, 0, 0)); break;
         case TcpState::SynReceived: out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0)); break;
-        case TcpState::Established: send_data(snd_una_, out); break;
+        case TcpState::Established:
+            send_data(snd_una_, out);
+            ++data_resends_;
+            break;
         case TcpState::FinWait:
             out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, static_cast<std::uint32_t>(total_), 0));
             break;

@@ -267,7 +267,7 @@ public:
     // Retires the connection in `slot` if it is over; true if it was.
     bool retire_if_done(std::uint32_t slot);
     void set_outside(std::uint32_t slot, const FiveTuple& outside) { slots_[slot].outside = outside; }
-    const FiveTuple& tuple(std::uint32_t slot) const { return record_of(slots_[slot]).tuple; }
+    const FiveTuple& tuple(std::uint32_t slot) const { return tuple_of(slots_[slot]); }
     std::size_t open_count() const { return by_tuple_.size(); }
     // Records of retired connections, then of open ones (slot order), for the merge.
     std::vector<ConnectionReport> reports() const;
@@ -278,8 +278,8 @@ private:
     // An open connection (TCP or UDP; monostate: a free slot), its outside tuple (what the network beyond a
     // SNAT sees) and its traffic; the record lives in the connection until it retires.
     // Layout: 192 bytes on a line boundary (the chunks start on one), the outside tuple and traffic (read at
-    // open and retirement) first, so that the connection's hot tail and the variant's index (113 bytes) lie in
-    // the slot's last two lines: a timer or packet of the connection reads two lines, not two or three.
+    // open and retirement) first, so that a TCP connection's hot tail (56 bytes) and the variant's index lie in
+    // the slot's last line: a client's timer firing or ACK reads one line, not two or three.
     struct alignas(64) Slot {
         FiveTuple outside;
         std::uint32_t traffic = 0;
@@ -287,15 +287,18 @@ private:
         bool live() const { return conn.index() != 0; }
     };
     static_assert(sizeof(Slot) == 192, "three cache lines");
-    static const ConnectionRecord& record_of(const Slot& s) {
+    static ConnectionRecord record_of(const Slot& s) {
         return s.conn.index() == 1 ? std::get<1>(s.conn).record() : std::get<2>(s.conn).record();
     }
+    static const FiveTuple& tuple_of(const Slot& s) {
+        return s.conn.index() == 1 ? std::get<1>(s.conn).tuple() : std::get<2>(s.conn).record().tuple;
+    }
     ConnectionReport report_of(const Slot& s) const {
-        const ConnectionRecord& r = record_of(s);
+        const ConnectionRecord r = record_of(s);
         return ConnectionReport{r, s.outside, s.traffic, r.tuple.proto};
     }
     auto key_of() const {
-        return [this](std::uint32_t i) -> const FiveTuple& { return record_of(slots_[i]).tuple; };
+        return [this](std::uint32_t i) -> const FiveTuple& { return tuple_of(slots_[i]); };
     }
 
     const TcpConfig& tcp_;

@@ -67,8 +67,11 @@ public:
     Time next_timer() const;
 
     TcpState state() const { return state_; }
-    const ConnectionRecord& record() const { return record_; }
-    ConnectionRecord& record() { return record_; }
+    // Whether it completed or failed (its record's outcome is no longer Open).
+    bool over() const { return state_ == TcpState::Done || state_ == TcpState::Failed; }
+    // Its record; a sender's segments_sent and bytes_delivered are derived from the sender's fields here.
+    ConnectionRecord record() const;
+    const FiveTuple& tuple() const { return record_.tuple; }  // as the opener sent it
     // The retransmission timeout: initial_rto doubled per retry of the current segment, capped at max_rto.
     Time rto() const;
     std::uint32_t segment_payload() const { return mss_; }
@@ -79,36 +82,40 @@ public:
 private:
     TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client);
     IpPacket segment(std::uint8_t flags, std::uint32_t seq, std::uint32_t payload) const;
-    void send_data(std::uint64_t index, TcpOutput& out);
+    void send_data(std::uint32_t index, TcpOutput& out);
+    void set_total();
     void arm(Time now);
     void timeout(Time now, TcpOutput& out);
     void progress(Time now);
     void fail(Time now);
     void finish(Time now);
-    Time data_time(std::uint64_t index) const;
+    Time data_time(std::uint32_t index) const;
 
     FiveTuple out_tuple() const { return client_ ? record_.tuple : record_.tuple.reversed(); }
 
-    // Layout (160 bytes): the rarely used set and the record's cold fields first, then the record's hot fields and
-    // every field a segment sent or received, an ACK or a timer reads (112 bytes), last: next to the index of the
-    // std::variant that holds a client's connection (Openers), which every access reads too. The timeout is not
-    // kept (it follows from retries_), so that Openers' slot is three cache lines whose last two hold all of
-    // these 113 bytes.
+    // Layout (160 bytes): what only the handshake, the last segment, a loss or the server side read first, then
+    // the record, whose tuple and `established` end it, then the 32 bytes of the sender's state. So every field a
+    // client's timer firing or ACK reads (the tuple, `established`, the config, deadline, counters, MSS, state and
+    // retries: 56 bytes) lies in the last 56 bytes, next to the index of the std::variant that holds a client's
+    // connection (Openers), which every access reads too: one cache line of Openers' line-aligned slot. A
+    // sender's segments_sent and bytes_delivered are not kept per segment but derived in record(); segment
+    // counts are 32-bit, as IpPacket::seq is.
     // Receiver (server) side: segments received beyond a gap (allocated on the first one: empty without loss).
     std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
+    std::uint64_t bytes_ = 0;              // sender: bytes to send
+    std::uint32_t rcv_next_ = 0;           // receiver (server) side: next segment expected
+    std::uint32_t data_resends_ = 0;       // sender: data segments resent (segments_sent = next_send_ + this)
+    std::uint64_t reserved_[2] = {0, 0};   // unused: places the hot fields at the end of a line
     ConnectionRecord record_;
     const TcpConfig* config_;
-    bool client_;
+    Time deadline_ = kNever;               // retransmission timer
+    std::uint32_t total_ = 0;              // sender: data segments to send
+    std::uint32_t next_send_ = 0;          // sender: next new segment
+    std::uint32_t snd_una_ = 0;            // sender: oldest unacknowledged
+    std::uint16_t mss_ = 0;
     TcpState state_ = TcpState::Closed;
-    std::uint32_t retries_ = 0;
-    std::uint32_t mss_ = 0;
-    std::uint32_t rcv_next_ = 0;  // receiver (server) side: next segment expected
-    Time deadline_ = kNever;  // retransmission timer
-    // Sender (client) side.
-    std::uint64_t bytes_ = 0;
-    std::uint64_t total_ = 0;      // data segments to send
-    std::uint64_t next_send_ = 0;  // next new segment
-    std::uint64_t snd_una_ = 0;    // oldest unacknowledged
+    std::uint8_t retries_ : 7 = 0;         // at most max_retries (<= 64, the schema's bound)
+    bool client_ : 1 = false;
 };
 
 // Segments received beyond a gap by the TcpServers of one owner, by the owner's key for each server (its slot):
