@@ -191,10 +191,14 @@ Time Openers::next_timer(std::uint32_t slot) const {
 bool Openers::retire_if_done(std::uint32_t slot) {
     Slot& s = slots_[slot];
     if (!s.live()) return false;
-    const ConnectionRecord& r = record_of(s);
-    if (r.outcome == ConnectionOutcome::Open) return false;
+    // A TCP connection's state says whether it is over without reading its record (a line a timer does not read).
+    if (const auto* c = std::get_if<TcpConnection>(&s.conn)) {
+        if (!c->over()) return false;
+    } else if (std::get<UdpFlow>(s.conn).record().outcome == ConnectionOutcome::Open) {
+        return false;
+    }
     retired_.push_back(report_of(s));
-    by_tuple_.erase(r.tuple, key_of());
+    by_tuple_.erase(tuple_of(s), key_of());
     s.conn.emplace<std::monostate>();
     free_.push_back(slot);
     return true;
@@ -230,7 +234,7 @@ std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOu
         slots_[s] = TcpServer(tcp_, p.inner);
         by_tuple_.insert(p.inner, s, key_of());
     }
-    bytes_received_ += slots_[s].receive(tcp_, p, now, out);
+    bytes_received_ += slots_[s].receive(tcp_, p, now, out, held_, s);
     return s;
 }
 
@@ -241,6 +245,7 @@ void Servers::on_timer(std::uint32_t slot, Time now, TcpOutput& out) {
     if (done == kNever) s.on_timer(tcp_, now, out);
     if (s.state() == TcpState::Failed || (done != kNever && now >= done + linger())) {
         by_tuple_.erase(s.tuple(), key_of());
+        if (s.holding()) held_.release(slot);
         s = TcpServer();
         free_.push_back(slot);
     }
@@ -254,9 +259,7 @@ Time Servers::next_timer(std::uint32_t slot) const {
 }
 
 std::size_t Servers::bytes_of_state() const {
-    std::size_t heap = 0;
-    for (std::size_t i = 0; i < slots_.size(); ++i) heap += slots_[i].heap_bytes();
-    return heap + slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
+    return held_.bytes() + slots_.bytes() + free_.capacity() * sizeof(std::uint32_t) + by_tuple_.bytes() +
            udp_.size() * (sizeof(FiveTuple) + 8 + 2 * sizeof(void*)) + udp_.bucket_count() * sizeof(void*);
 }
 

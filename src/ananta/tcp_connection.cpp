@@ -7,6 +7,8 @@
 
 namespace loom::ananta {
 
+static_assert(sizeof(TcpConnection) == 160, "Openers' slot: the hot tail ends in the slot's last line");
+
 namespace {
 constexpr std::int64_t kPsPerS = 1'000'000'000'000;
 
@@ -30,10 +32,25 @@ bool accept_segment(std::uint32_t seq, std::uint32_t& next, std::unique_ptr<std:
 }  // namespace
 
 TcpConnection::TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client)
-    : config_(&config), client_(is_client), rto_(config.initial_rto) {
+    : config_(&config), client_(is_client) {
     record_.id = id;
     record_.tuple = tuple;
-    mss_ = static_cast<std::uint32_t>(config.segment_bytes);
+    mss_ = static_cast<std::uint16_t>(config.segment_bytes);
+}
+
+ConnectionRecord TcpConnection::record() const {
+    ConnectionRecord r = record_;
+    // What the sender once counted per segment and per ACK: new segments plus data resends, and the payload
+    // acknowledged (snd_una_ only moves on an ACK that makes progress, mss_ only before any data).
+    r.segments_sent = std::uint64_t{next_send_} + data_resends_;
+    if (client_) r.bytes_delivered = std::min<std::uint64_t>(std::uint64_t{snd_una_} * mss_, bytes_);
+    return r;
+}
+
+void TcpConnection::set_total() {
+    const std::uint64_t total = (bytes_ + mss_ - 1) / mss_;
+    LOOM_ASSERT(total <= 0xffff'ffffU, "a connection sends at most 2^32 - 1 segments (IpPacket::seq is 32-bit)");
+    total_ = static_cast<std::uint32_t>(total);
 }
 
 TcpConnection TcpConnection::client(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple,
@@ -55,14 +72,22 @@ IpPacket TcpConnection::segment(std::uint8_t flags, std::uint32_t seq, std::uint
     return p;
 }
 
-Time TcpConnection::data_time(std::uint64_t index) const {
+Time TcpConnection::data_time(std::uint32_t index) const {
     // Segment k leaves at established + ceil(k * segment bits / rate): computed from the start, never by
     // adding rounded per-segment times.
     return record_.established +
            Time::ps(ceil_product_div(index, mss_, 8 * kPsPerS, config_->data_rate.bits_per_s()));
 }
 
-void TcpConnection::arm(Time now) { deadline_ = now + rto_; }
+Time TcpConnection::rto() const {
+    // initial_rto doubled per retry, capped at max_rto: what the value was when it was kept and doubled on every
+    // expiry (retries_ counts those expiries and is reset together with it).
+    Time r = config_->initial_rto;
+    for (std::uint32_t i = 0; i < retries_; ++i) r = std::min(r * 2, config_->max_rto);
+    return r;
+}
+
+void TcpConnection::arm(Time now) { deadline_ = now + rto(); }
 
 void TcpConnection::fail(Time now) {
     state_ = TcpState::Failed;
@@ -80,24 +105,28 @@ void TcpConnection::finish(Time now) {
 
 void TcpConnection::open(Time now, TcpOutput& out) {
     LOOM_ASSERT(client_ && state_ == TcpState::Closed, "open() is for a closed client connection");
-    total_ = (bytes_ + mss_ - 1) / mss_;
+    set_total();
     state_ = TcpState::SynSent;
     record_.opened = now;
     out.send.push_back(segment(tcp_flag::kSyn, 0, 0));
     arm(now);
 }
 
-void TcpConnection::send_data(std::uint64_t index, TcpOutput& out) {
-    const std::uint64_t sent_before = index * mss_;
-    const auto payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(mss_, bytes_ - sent_before));
-    out.send.push_back(segment(tcp_flag::kAck | tcp_flag::kPsh, static_cast<std::uint32_t>(index), payload));
-    ++record_.segments_sent;
+void TcpConnection::send_data(std::uint32_t index, TcpOutput& out) {
+    // Every segment but the last carries a full MSS (bytes_, on the connection's cold line, read for the last only).
+    const std::uint32_t payload =
+        index + 1 < total_ ? mss_
+                           : static_cast<std::uint32_t>(std::min<std::uint64_t>(
+                                 mss_, bytes_ - std::uint64_t{index} * mss_));
+    IpPacket p = make_packet(out_tuple(), payload, tcp_flag::kAck | tcp_flag::kPsh);
+    p.seq = index;
+    if (!client_) p.ack = rcv_next_;
+    out.send.push_back(p);
 }
 
 void TcpConnection::progress(Time now) {
     retries_ = 0;
-    rto_ = config_->initial_rto;
-    deadline_ = snd_una_ < next_send_ ? now + rto_ : kNever;
+    deadline_ = snd_una_ < next_send_ ? now + config_->initial_rto : kNever;
 }
 
 void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
@@ -108,11 +137,10 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
         if (state_ == TcpState::SynSent && syn && p.has(tcp_flag::kAck)) {
             state_ = TcpState::Established;
             record_.established = now;
-            if (p.mss != 0) mss_ = std::min<std::uint32_t>(mss_, p.mss);
-            total_ = (bytes_ + mss_ - 1) / mss_;
+            if (p.mss != 0) mss_ = std::min<std::uint16_t>(mss_, p.mss);
+            set_total();
             out.send.push_back(segment(tcp_flag::kAck, 0, 0));
             retries_ = 0;
-            rto_ = config_->initial_rto;
             deadline_ = kNever;
             if (total_ == 0) {
                 out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, 0, 0));
@@ -129,14 +157,13 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
             return;
         }
         if (state_ == TcpState::FinWait && fin) {
-            out.send.push_back(segment(tcp_flag::kAck, static_cast<std::uint32_t>(total_ + 1), 0));
+            out.send.push_back(segment(tcp_flag::kAck, static_cast<std::uint32_t>(std::uint64_t{total_} + 1), 0));
             finish(now);
             return;
         }
         if ((state_ == TcpState::Established || state_ == TcpState::FinWait) && p.has(tcp_flag::kAck) &&
             p.ack > snd_una_ && p.ack <= total_) {
-            snd_una_ = p.ack;
-            record_.bytes_delivered = std::min<std::uint64_t>(snd_una_ * mss_, bytes_);
+            snd_una_ = p.ack;  // bytes_delivered follows from it (record())
             progress(now);
             if (state_ == TcpState::Established && snd_una_ == total_) {
                 out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, static_cast<std::uint32_t>(total_), 0));
@@ -151,7 +178,7 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
         if (state_ == TcpState::Closed) {
             state_ = TcpState::SynReceived;
             record_.opened = now;
-            if (p.mss != 0) mss_ = std::min<std::uint32_t>(mss_, p.mss);
+            if (p.mss != 0) mss_ = std::min<std::uint16_t>(mss_, p.mss);
             arm(now);
         }
         if (state_ == TcpState::SynReceived) out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0));
@@ -162,7 +189,6 @@ void TcpConnection::receive(const IpPacket& p, Time now, TcpOutput& out) {
         state_ = TcpState::Established;
         record_.established = now;
         retries_ = 0;
-        rto_ = config_->initial_rto;
         deadline_ = kNever;
     }
     if (state_ == TcpState::Done) {
@@ -191,11 +217,13 @@ void TcpConnection::timeout(Time now, TcpOutput& out) {
     if (retries_ >= static_cast<std::uint32_t>(config_->max_retries)) return fail(now);
     ++retries_;
     ++record_.retransmissions;
-    rto_ = std::min(rto_ * 2, config_->max_rto);
     switch (state_) {
         case TcpState::SynSent: out.send.push_back(segment(tcp_flag::kSyn, 0, 0)); break;
         case TcpState::SynReceived: out.send.push_back(segment(tcp_flag::kSyn | tcp_flag::kAck, 0, 0)); break;
-        case TcpState::Established: send_data(snd_una_, out); break;
+        case TcpState::Established:
+            send_data(snd_una_, out);
+            ++data_resends_;
+            break;
         case TcpState::FinWait:
             out.send.push_back(segment(tcp_flag::kFin | tcp_flag::kAck, static_cast<std::uint32_t>(total_), 0));
             break;
@@ -234,7 +262,8 @@ IpPacket TcpServer::segment(const TcpConfig& config, std::uint8_t flags) const {
     return p;
 }
 
-std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Time now, TcpOutput& out) {
+std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Time now, TcpOutput& out,
+                                 HeldSegments& held, std::uint32_t key) {
     if (state_ == TcpState::Failed) return 0;
     const bool syn = p.has(tcp_flag::kSyn);
     const bool fin = p.has(tcp_flag::kFin);
@@ -259,7 +288,13 @@ std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Tim
     }
     if (p.payload_bytes > 0) {
         std::uint32_t delivered = 0;
-        if (accept_segment(p.seq, rcv_next_, out_of_order_)) delivered = p.payload_bytes;
+        // Without a held set, a segment at or below rcv_next_ needs none (accept_segment only reads it); one
+        // beyond a gap allocates it.
+        HeldSegments::Set none;
+        const bool use_held = holding_ || p.seq > rcv_next_;
+        HeldSegments::Set& set = use_held ? held.of(key) : none;
+        if (accept_segment(p.seq, rcv_next_, set)) delivered = p.payload_bytes;
+        if (use_held) holding_ = true;
         out.send.push_back(segment(config, tcp_flag::kAck));
         return delivered;
     }
@@ -269,7 +304,8 @@ std::uint32_t TcpServer::receive(const TcpConfig& config, const IpPacket& p, Tim
             out.send.push_back(segment(config, tcp_flag::kFin | tcp_flag::kAck));
             state_ = TcpState::Done;
             deadline_ = now;  // the completion time from now on
-            out_of_order_.reset();
+            if (holding_) held.release(key);
+            holding_ = false;
         } else {
             out.send.push_back(segment(config, tcp_flag::kAck));
         }

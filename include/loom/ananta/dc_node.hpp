@@ -267,7 +267,7 @@ public:
     // Retires the connection in `slot` if it is over; true if it was.
     bool retire_if_done(std::uint32_t slot);
     void set_outside(std::uint32_t slot, const FiveTuple& outside) { slots_[slot].outside = outside; }
-    const FiveTuple& tuple(std::uint32_t slot) const { return record_of(slots_[slot]).tuple; }
+    const FiveTuple& tuple(std::uint32_t slot) const { return tuple_of(slots_[slot]); }
     std::size_t open_count() const { return by_tuple_.size(); }
     // Records of retired connections, then of open ones (slot order), for the merge.
     std::vector<ConnectionReport> reports() const;
@@ -277,25 +277,32 @@ public:
 private:
     // An open connection (TCP or UDP; monostate: a free slot), its outside tuple (what the network beyond a
     // SNAT sees) and its traffic; the record lives in the connection until it retires.
-    struct Slot {
-        std::variant<std::monostate, TcpConnection, UdpFlow> conn;
+    // Layout: 192 bytes on a line boundary (the chunks start on one), the outside tuple and traffic (read at
+    // open and retirement) first, so that a TCP connection's hot tail (56 bytes) and the variant's index lie in
+    // the slot's last line: a client's timer firing or ACK reads one line, not two or three.
+    struct alignas(64) Slot {
         FiveTuple outside;
         std::uint32_t traffic = 0;
+        std::variant<std::monostate, TcpConnection, UdpFlow> conn;
         bool live() const { return conn.index() != 0; }
     };
-    static const ConnectionRecord& record_of(const Slot& s) {
+    static_assert(sizeof(Slot) == 192, "three cache lines");
+    static ConnectionRecord record_of(const Slot& s) {
         return s.conn.index() == 1 ? std::get<1>(s.conn).record() : std::get<2>(s.conn).record();
     }
+    static const FiveTuple& tuple_of(const Slot& s) {
+        return s.conn.index() == 1 ? std::get<1>(s.conn).tuple() : std::get<2>(s.conn).record().tuple;
+    }
     ConnectionReport report_of(const Slot& s) const {
-        const ConnectionRecord& r = record_of(s);
+        const ConnectionRecord r = record_of(s);
         return ConnectionReport{r, s.outside, s.traffic, r.tuple.proto};
     }
     auto key_of() const {
-        return [this](std::uint32_t i) -> const FiveTuple& { return record_of(slots_[i]).tuple; };
+        return [this](std::uint32_t i) -> const FiveTuple& { return tuple_of(slots_[i]); };
     }
 
     const TcpConfig& tcp_;
-    // Not published: 16 slots (3.2 KB) per chunk, small beside a client's thousands of connections and a host's
+    // Not published: 16 slots (3 KB) per chunk, small beside a client's thousands of connections and a host's
     // few.
     ChunkedVector<Slot, 16> slots_;
     std::vector<std::uint32_t> free_;
@@ -326,8 +333,10 @@ private:
     }
 
     const TcpConfig& tcp_;
-    // Not published: 8 servers (320 bytes) per chunk; a host serves tens of connections at once.
+    // Not published: 8 servers (256 bytes, four lines: a server never straddles two) per chunk; a host serves tens
+    // of connections at once.
     ChunkedVector<TcpServer, 8> slots_;
+    HeldSegments held_;  // segments beyond a gap, by slot
     std::vector<std::uint32_t> free_;
     TupleIndex by_tuple_;  // servers by their client -> server tuple
     std::uint64_t bytes_received_ = 0;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "loom/ananta/connection_record.hpp"
@@ -66,9 +67,13 @@ public:
     Time next_timer() const;
 
     TcpState state() const { return state_; }
-    const ConnectionRecord& record() const { return record_; }
-    ConnectionRecord& record() { return record_; }
-    Time rto() const { return rto_; }
+    // Whether it completed or failed (its record's outcome is no longer Open).
+    bool over() const { return state_ == TcpState::Done || state_ == TcpState::Failed; }
+    // Its record; a sender's segments_sent and bytes_delivered are derived from the sender's fields here.
+    ConnectionRecord record() const;
+    const FiveTuple& tuple() const { return record_.tuple; }  // as the opener sent it
+    // The retransmission timeout: initial_rto doubled per retry of the current segment, capped at max_rto.
+    Time rto() const;
     std::uint32_t segment_payload() const { return mss_; }
     std::uint64_t total_segments() const { return total_; }
     // Bytes it holds outside itself (the out-of-order set).
@@ -77,41 +82,66 @@ public:
 private:
     TcpConnection(const TcpConfig& config, std::uint64_t id, const FiveTuple& tuple, bool is_client);
     IpPacket segment(std::uint8_t flags, std::uint32_t seq, std::uint32_t payload) const;
-    void send_data(std::uint64_t index, TcpOutput& out);
+    void send_data(std::uint32_t index, TcpOutput& out);
+    void set_total();
     void arm(Time now);
     void timeout(Time now, TcpOutput& out);
     void progress(Time now);
     void fail(Time now);
     void finish(Time now);
-    Time data_time(std::uint64_t index) const;
+    Time data_time(std::uint32_t index) const;
 
     FiveTuple out_tuple() const { return client_ ? record_.tuple : record_.tuple.reversed(); }
 
-    // Layout: the rarely used set and the record's cold fields first, then the record's hot fields and every field
-    // a segment sent or received, an ACK or a timer reads (120 bytes), last: next to the index of the std::variant
-    // that holds a client's connection (Openers), which every access reads too. A connection's packet or timer
-    // reads 121 contiguous bytes (two or three cache lines) instead of 169.
+    // Layout (160 bytes): what only the handshake, the last segment, a loss or the server side read first, then
+    // the record, whose tuple and `established` end it, then the 32 bytes of the sender's state. So every field a
+    // client's timer firing or ACK reads (the tuple, `established`, the config, deadline, counters, MSS, state and
+    // retries: 56 bytes) lies in the last 56 bytes, next to the index of the std::variant that holds a client's
+    // connection (Openers), which every access reads too: one cache line of Openers' line-aligned slot. A
+    // sender's segments_sent and bytes_delivered are not kept per segment but derived in record(); segment
+    // counts are 32-bit, as IpPacket::seq is.
     // Receiver (server) side: segments received beyond a gap (allocated on the first one: empty without loss).
     std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
+    std::uint64_t bytes_ = 0;              // sender: bytes to send
+    std::uint32_t rcv_next_ = 0;           // receiver (server) side: next segment expected
+    std::uint32_t data_resends_ = 0;       // sender: data segments resent (segments_sent = next_send_ + this)
+    std::uint64_t reserved_[2] = {0, 0};   // unused: places the hot fields at the end of a line
     ConnectionRecord record_;
     const TcpConfig* config_;
-    bool client_;
+    Time deadline_ = kNever;               // retransmission timer
+    std::uint32_t total_ = 0;              // sender: data segments to send
+    std::uint32_t next_send_ = 0;          // sender: next new segment
+    std::uint32_t snd_una_ = 0;            // sender: oldest unacknowledged
+    std::uint16_t mss_ = 0;
     TcpState state_ = TcpState::Closed;
-    std::uint32_t retries_ = 0;
-    std::uint32_t mss_ = 0;
-    std::uint32_t rcv_next_ = 0;  // receiver (server) side: next segment expected
-    Time rto_;
-    Time deadline_ = kNever;  // retransmission timer
-    // Sender (client) side.
-    std::uint64_t bytes_ = 0;
-    std::uint64_t total_ = 0;      // data segments to send
-    std::uint64_t next_send_ = 0;  // next new segment
-    std::uint64_t snd_una_ = 0;    // oldest unacknowledged
+    std::uint8_t retries_ : 7 = 0;         // at most max_retries (<= 64, the schema's bound)
+    bool client_ : 1 = false;
 };
 
-// The passive side of a connection as the model keeps it per open connection (40 bytes): what
-// TcpConnection::server does, packet for packet and timer for timer, without the sender's fields, the record or a
-// config pointer (the owner passes its config to every call). The retransmission timeout is derived from the
+// Segments received beyond a gap by the TcpServers of one owner, by the owner's key for each server (its slot):
+// kept outside the servers, which only flag that they have a set here, as few servers ever have one.
+class HeldSegments {
+public:
+    using Set = std::unique_ptr<std::set<std::uint32_t>>;
+    // The set of `key` (null until the first segment beyond a gap allocates it).
+    Set& of(std::uint32_t key) { return sets_[key]; }
+    void release(std::uint32_t key) { sets_.erase(key); }
+    std::size_t size() const { return sets_.size(); }
+    // Heap bytes: the bucket array and per key a map node (link, key, pointer: 24 bytes) and its set.
+    std::size_t bytes() const {
+        std::size_t b = sets_.bucket_count() * sizeof(void*);
+        for (const auto& [key, set] : sets_) b += 3 * sizeof(void*) + out_of_order_bytes(set.get());
+        return b;
+    }
+
+private:
+    std::unordered_map<std::uint32_t, Set> sets_;
+};
+
+// The passive side of a connection as the model keeps it per open connection (32 bytes, half a cache line):
+// what TcpConnection::server does, packet for packet and timer for timer, without the sender's fields, the
+// record or a config pointer (the owner passes its config to every call) and with the segments held beyond a
+// gap in the owner's HeldSegments under the owner's key for it. The retransmission timeout is derived from the
 // retry count (initial_rto doubled per retry, capped at max_rto), as TcpConnection's evolves on this side.
 // A default-constructed one is a free slot (live() false).
 class TcpServer {
@@ -122,8 +152,10 @@ public:
         : tuple_(tuple), mss_(static_cast<std::uint16_t>(config.segment_bytes)) {}
 
     bool live() const { return mss_ != 0; }
-    // Returns the payload bytes this packet delivered (in order or beyond a gap, not seen before).
-    std::uint32_t receive(const TcpConfig& config, const IpPacket& packet, Time now, TcpOutput& out);
+    // Returns the payload bytes this packet delivered (in order or beyond a gap, not seen before). Segments
+    // beyond a gap are held in `held` under `key` (released when the connection completes).
+    std::uint32_t receive(const TcpConfig& config, const IpPacket& packet, Time now, TcpOutput& out,
+                          HeldSegments& held, std::uint32_t key);
     void on_timer(const TcpConfig& config, Time now, TcpOutput& out);
     // When on_timer() must next be called; kNever when nothing is pending (always once done).
     Time next_timer() const { return state_ == TcpState::Done ? kNever : deadline_; }
@@ -132,20 +164,19 @@ public:
     TcpState state() const { return state_; }
     const FiveTuple& tuple() const { return tuple_; }
     Time rto(const TcpConfig& config) const;
-    // Bytes it holds outside itself (the out-of-order set).
-    std::size_t heap_bytes() const { return out_of_order_bytes(out_of_order_.get()); }
+    // Whether it has a set in its owner's HeldSegments (to release when the slot is freed).
+    bool holding() const { return holding_; }
 
 private:
     IpPacket segment(const TcpConfig& config, std::uint8_t flags) const;
 
     FiveTuple tuple_;
     Time deadline_ = kNever;  // retransmission timer; once Done: the completion time
-    // Segments received beyond a gap (allocated on the first one: empty without loss).
-    std::unique_ptr<std::set<std::uint32_t>> out_of_order_;
     std::uint32_t rcv_next_ = 0;  // next segment expected
     std::uint16_t mss_ = 0;       // 0: a free slot (a live connection's MSS is at least 1)
     TcpState state_ = TcpState::Closed;
-    std::uint8_t retries_ = 0;    // at most max_retries (<= 64, the schema's bound)
+    std::uint8_t retries_ : 7 = 0;  // at most max_retries (<= 64, the schema's bound)
+    bool holding_ : 1 = false;      // a set in the owner's HeldSegments (allocated by a segment beyond a gap)
 };
 
 // A UDP pseudo-connection: `datagrams` datagrams of `bytes` payload sent at a fixed interval by the sender;

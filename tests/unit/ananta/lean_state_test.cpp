@@ -2,7 +2,11 @@
 // keeps elements in place and counts whole chunks, and a sighting log gives back what was added.
 #include <catch2/catch.hpp>
 
+#include <array>
+#include <cstdint>
+#include <memory>
 #include <random>
+#include <vector>
 
 #include "loom/ananta/chunked_vector.hpp"
 #include "loom/ananta/dc_node.hpp"
@@ -49,16 +53,18 @@ TEST_CASE("TcpServer answers, times out and finishes exactly as TcpConnection's 
     std::mt19937_64 rng(20261206);
     std::uniform_int_distribution<int> what(0, 3);
     std::uniform_int_distribution<std::int64_t> gap_ms(0, 2500);
+    bool seen_gap = false;
     for (int run = 0; run < 300; ++run) {
         TcpConnection reference = TcpConnection::server(config, 0, kTuple);
         TcpServer lean(config, kTuple);
+        HeldSegments held;
         REQUIRE(lean.live());
         TcpOutput a, b;
         Time now = Time::zero();
         // The first SYN creates the server (as Servers does), then random traffic and timer calls.
         const IpPacket syn = make_packet(kTuple, 0, tcp_flag::kSyn);
         reference.receive(syn, now, a);
-        lean.receive(config, syn, now, b);
+        lean.receive(config, syn, now, b, held, 7);
         for (int step = 0; step < 60; ++step) {
             REQUIRE(a.send == b.send);
             REQUIRE(reference.state() == lean.state());
@@ -84,18 +90,24 @@ TEST_CASE("TcpServer answers, times out and finishes exactly as TcpConnection's 
                 now += Time::ms(gap_ms(rng) / 100);
                 const IpPacket p = random_segment(rng);
                 const std::uint64_t before = reference.record().bytes_delivered;
-                const std::uint32_t got = lean.receive(config, p, now, b);
+                const std::uint32_t got = lean.receive(config, p, now, b, held, 7);
+                seen_gap = seen_gap || lean.holding();
                 reference.receive(p, now, a);
                 REQUIRE(reference.record().bytes_delivered - before == got);
             }
         }
         if (reference.state() == TcpState::Done) CHECK(lean.done_at() == reference.record().finished);
+        // The held set lives outside the server, only while it holds one, and goes when the connection completes.
+        CHECK(held.size() == (lean.holding() ? 1U : 0U));
+        if (lean.state() == TcpState::Done) CHECK(held.size() == 0);
+        if (lean.holding()) CHECK(held.of(7) != nullptr);
     }
+    CHECK(seen_gap);  // segments beyond a gap occurred
 }
 
-TEST_CASE("A default TcpServer is a free slot and a created one is 40 bytes") {
+TEST_CASE("A default TcpServer is a free slot and a created one is 32 bytes") {
     CHECK_FALSE(TcpServer().live());
-    CHECK(sizeof(TcpServer) == 40);
+    CHECK(sizeof(TcpServer) == 32);
 }
 
 TEST_CASE("A chunked vector keeps elements in place and counts whole chunks") {
@@ -113,6 +125,17 @@ TEST_CASE("A chunked vector keeps elements in place and counts whole chunks") {
     // Three chunks of 4 (the third holds one) plus the chunk table.
     CHECK(v.bytes() >= 3 * 4 * sizeof(std::uint64_t));
     CHECK(v.bytes() < 4 * 4 * sizeof(std::uint64_t) + 16 * sizeof(void*));
+}
+
+TEST_CASE("A chunked vector's chunks start on a cache line: a 32-byte element never straddles two") {
+    ChunkedVector<std::array<char, 32>, 4> v;
+    std::vector<std::unique_ptr<std::array<char, 3>>> small;  // small allocations between the chunks
+    for (int i = 0; i < 40; ++i) {
+        v.emplace_back();
+        small.push_back(std::make_unique<std::array<char, 3>>());
+        CHECK(reinterpret_cast<std::uintptr_t>(&v[static_cast<std::size_t>(i)]) % 32 == 0);
+        CHECK((reinterpret_cast<std::uintptr_t>(&v[static_cast<std::size_t>(i / 4 * 4)]) % 64) == 0);
+    }
 }
 
 TEST_CASE("A sighting log gives back each sighting as added") {

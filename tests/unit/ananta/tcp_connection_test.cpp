@@ -152,6 +152,15 @@ TEST_CASE("A lost segment is resent at its timeout and the cumulative ACK then c
     server.receive(c_out.send[0], Time::s(2), s_out);
     CHECK(s_out.send[0].ack == 3);
     CHECK(client.record().retransmissions == 1);
+    // Three new data segments and one resend; the server received three (segment 1 only as the resend).
+    CHECK(client.record().segments_sent == 4);
+    CHECK(server.record().segments_received == 3);
+    CHECK(server.record().segments_sent == 0);
+    // One segment acknowledged at 3 ms (ACK 1), all three once the resend's ACK 3 arrives.
+    c_out.clear();
+    client.receive(s_out.send[0], Time::s(2), c_out);
+    CHECK(client.record().bytes_delivered == 3 * 1440);
+    CHECK(server.record().bytes_delivered == 3 * 1440);
 }
 
 TEST_CASE("A UDP pseudo-connection sends on schedule and ends after its idle timeout") {
