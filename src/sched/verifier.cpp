@@ -85,7 +85,12 @@ public:
              const topo::ChipConfig& chip, const workload::TransferSet* transfers, std::size_t max, bool closed_form)
         : s_(s), t_(t), chip_(chip), clock_(chip.clock()), edges_(clock_), transfers_(transfers), problems_(max),
           unit_(links.unit_payload) {
-        for (topo::LinkClass c : topo::kAllLinkClasses) timings_.push_back(links.timing(c));
+        for (topo::LinkClass c : topo::kAllLinkClasses) {
+            timings_.push_back(links.timing(c));
+            serializers_.emplace_back(timings_.back());
+            zero_steps_.emplace_back(serializers_.back(), 0);  // copied per train and instruction (no division)
+            even_steps_.push_back(even_step(serializers_.back()));
+        }
         // avail(a) = next_edge(a + jitter, crossing) < a + jitter + ceil((crossing + 1) * period) once a + jitter
         // is past edge 0 (floor(x + y) - floor(x) <= ceil(y) between edge E - 1 < a + jitter and E + crossing).
         const i128 num = clock_.period_num(), den = clock_.period_den();
@@ -108,9 +113,8 @@ public:
     }
 
 private:
-    const LinkTiming& timing(topo::ChannelId c) const {
-        return timings_[topo::index_of(t_.channel(c).link_class)];
-    }
+    const LinkTiming& timing(topo::ChannelId c) const { return timings_[link_class(c)]; }
+    std::size_t link_class(topo::ChannelId c) const { return topo::index_of(t_.channel(c).link_class); }
     std::string channel_name(topo::ChannelId c) const {
         const topo::Channel& ch = t_.channel(c);
         return fmt::format("channel {} ({} port {} -> {} port {})", c, t_.vertex_name(ch.src), ch.src_port,
@@ -434,17 +438,18 @@ private:
     void check_port(std::uint32_t tsp, std::int32_t port, std::size_t c_begin, std::size_t c_end) {
         const auto v = static_cast<topo::VertexId>(tsp);
         const topo::ChannelId in = topo::FrozenTopology::reverse(t_.channel_at(v, port));
-        const LinkTiming& lt = timing(in);
-        const Serializer in_ser(lt);
+        const std::size_t in_class = link_class(in);
+        const LinkTiming& lt = timings_[in_class];
+        const Serializer& in_ser = serializers_[in_class];
         const Time lat = lt.latency();
         const std::size_t t_end = first_train_[static_cast<std::size_t>(in) + 1];
         std::size_t ti = first_train_[static_cast<std::size_t>(in)];
         std::uint32_t vi = 0;  // vectors of trains_[ti] already claimed
         // Arrivals are tr.start + S(vi) + lat: S stepped along the train, restarted at each train.
         SerialStepper arrive;
-        if (ti < t_end) arrive = SerialStepper(in_ser, 0);
+        if (ti < t_end) arrive = zero_steps_[in_class];
         // Arrivals evenly spaced by in_step ps (0: not, or the closed form is off): S(k) = k * in_step.
-        const std::int64_t in_step = avail_margin_ >= Time::zero() ? even_step(in_ser) : 0;
+        const std::int64_t in_step = avail_margin_ >= Time::zero() ? even_steps_[in_class] : 0;
         fifo_.clear();
         bool overflow_reported = false;
         auto where = [&] { return fmt::format("{} port {}", tsp_name(tsp), port); };
@@ -455,25 +460,25 @@ private:
             bool forwards = false;
             // Slots t_issue + S(u - 1) on every out port (forwarding) or on the in port (storing), stepped in u.
             slots_.clear();
-            slot_ser_.clear();
+            slot_class_.clear();
             if (ins.op == Op::Forward || (ins.op == Op::Reduce && ins.out_ports != 0)) {
                 forwards = true;
                 for (std::int32_t p = 0; p < 16; ++p) {
                     if (((ins.out_ports >> p) & 1u) && wired(tsp, p))
-                        slot_ser_.emplace_back(timing(t_.channel_at(v, p)));
+                        slot_class_.push_back(link_class(t_.channel_at(v, p)));
                 }
             } else {
-                slot_ser_.push_back(in_ser);
+                slot_class_.push_back(in_class);
             }
-            for (const Serializer& o : slot_ser_) slots_.emplace_back(o, 0);
+            for (const std::size_t c : slot_class_) slots_.push_back(zero_steps_[c]);
             // The closed form's slot steps: the earliest and the latest slot of vector u are t_issue + (u - 1) *
             // slot_min and t_issue + (u - 1) * slot_max when every slot link is evenly spaced (0: not).
             std::int64_t slot_min = 0;
             std::int64_t slot_max = 0;
-            if (in_step > 0 && !slot_ser_.empty()) {
+            if (in_step > 0 && !slot_class_.empty()) {
                 slot_min = std::numeric_limits<std::int64_t>::max();
-                for (const Serializer& o : slot_ser_) {
-                    const std::int64_t st = even_step(o);
+                for (const std::size_t c : slot_class_) {
+                    const std::int64_t st = even_steps_[c];
                     if (st <= 0) {
                         slot_min = 0;
                         break;
@@ -494,7 +499,7 @@ private:
                 while (ti < t_end && vi >= trains_[ti].count) {
                     ++ti;
                     vi = 0;
-                    arrive = SerialStepper(in_ser, 0);
+                    arrive = zero_steps_[in_class];
                 }
                 if (ti >= t_end) {
                     problems_.add(fmt::format("{}: {} waits for {} vectors that never arrive on this port", where(),
@@ -510,7 +515,8 @@ private:
                         vi += skip;
                         u += skip;
                         arrive = SerialStepper(in_ser, vi);
-                        for (std::size_t k = 0; k < slots_.size(); ++k) slots_[k] = SerialStepper(slot_ser_[k], u - 1);
+                        for (std::size_t k = 0; k < slots_.size(); ++k)
+                            slots_[k] = SerialStepper(serializers_[slot_class_[k]], u - 1);
                     }
                 }
                 const Train& tr = trains_[ti];
@@ -745,7 +751,10 @@ private:
     std::vector<TransferAt> writes_;   // (transfer, tsp, last write of one instruction there)
     LeaveTimes fifo_;                  // check_port's FIFO, reused
     std::vector<SerialStepper> slots_;  // check_port's per-instruction slot steppers, reused
-    std::vector<Serializer> slot_ser_;  // and their links
+    std::vector<std::size_t> slot_class_;  // and their links' classes
+    std::vector<Serializer> serializers_;   // by link class
+    std::vector<SerialStepper> zero_steps_;  // by link class: S stepped from 0
+    std::vector<std::int64_t> even_steps_;   // by link class: even_step()
     Time avail_margin_ = Time::ps(-1);  // avail(a) < a + jitter + this; negative: no closed form
 };
 
