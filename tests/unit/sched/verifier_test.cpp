@@ -356,3 +356,31 @@ TEST_CASE("A forward's run checked in closed form leaves its held vectors in the
     }
     CHECK(overflows > 0);
 }
+
+TEST_CASE("Programs out of TSP order are reported as such and checked as they are in order") {
+    const FrozenTopology t = fx::node_of(8);
+    TransferSet set = fx::random_set(t, 40, loom::Bytes(320 * 9), 3, 2);
+    const Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    // Reversed: each port's consumers are sorted by one sort instead of per TSP range, to the same order.
+    Schedule reversed = s;
+    std::reverse(reversed.programs.begin(), reversed.programs.end());
+    // Program indices name the instructions in messages, so a late receive is moved in both and compared.
+    auto p = verify(reversed, t, LinkClassTiming{}, ChipConfig{}, &set, 1000);
+    INFO(all(p));
+    REQUIRE(!p.empty());
+    for (const auto& m : p) CHECK(m.find("programs are not sorted by TSP") != std::string::npos);
+    Schedule late = s;
+    Schedule late_reversed = reversed;
+    for (auto* x : {&late, &late_reversed})
+        for (auto& prog : x->programs)
+            for (auto& ins : prog.instructions)
+                if (ins.op == Op::Receive) ins.cycle -= 3;
+    const auto a = verify(late, t, LinkClassTiming{}, ChipConfig{}, &set, 1000);
+    auto b = verify(late_reversed, t, LinkClassTiming{}, ChipConfig{}, &set, 1000);
+    b.erase(std::remove_if(b.begin(), b.end(),
+                           [](const std::string& m) { return m.find("programs are not sorted") != std::string::npos; }),
+            b.end());
+    REQUIRE(!a.empty());
+    CHECK(std::is_permutation(a.begin(), a.end(), b.begin(), b.end()));
+}
