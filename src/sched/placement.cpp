@@ -380,7 +380,7 @@ void Scheduler::shape_key(const Route& route, std::vector<std::int64_t>& hops) {
 std::int32_t Scheduler::shape_id(const Route& route) {
     // The key is made in a reused buffer and copied only for a new shape.
     shape_key(route, shape_key_);
-    if (const auto it = shapes_.find(shape_key_); it != shapes_.end()) return it->second;
+    if (const std::int32_t* known = shapes_.find(shape_key_)) return *known;
     // Ids are positions in known_: release_pair() erases keys from shapes_, never entries of known_.
     const auto id = static_cast<std::int32_t>(known_.size());
     shapes_.emplace(shape_key_, id);

@@ -181,9 +181,9 @@ void Scheduler::release_pair(std::uint64_t pair) {
             // that shares one just finds nothing known the next time (known ranges are derived data).
             for (const Route& route : it->second) {
                 shape_key(route, shape_key_);
-                if (const auto s = shapes_.find(shape_key_); s != shapes_.end()) {
-                    drop(known_[static_cast<std::size_t>(s->second)]);
-                    shapes_.erase(s);
+                if (const std::int32_t* s = shapes_.find(shape_key_)) {
+                    drop(known_[static_cast<std::size_t>(*s)]);
+                    shapes_.erase(shape_key_);
                 }
             }
             cache.pairs.erase(it);

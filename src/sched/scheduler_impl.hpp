@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "block_list.hpp"
+#include "flat_key_map.hpp"
 #include "hop_timing.hpp"
 #include "huge_pages.hpp"
 #include "loom/sched/schedule.hpp"
@@ -324,7 +326,7 @@ private:
     // A shape key's hash (shapes are only looked up, never walked in order: a tree's comparisons of whole keys were
     // 2-3 % of the compile at 1,152 TSPs).
     struct ShapeHash {
-        std::size_t operator()(const std::vector<std::int64_t>& key) const noexcept {
+        std::size_t operator()(std::span<const std::int64_t> key) const noexcept {
             std::uint64_t h = key.size();
             for (const std::int64_t x : key) {
                 // splitmix64's finalizer over the running value and each hop's packed number.
@@ -337,7 +339,7 @@ private:
         }
     };
     // Route shape (per hop: channel, parent, kind, leaf) -> its id.
-    std::unordered_map<std::vector<std::int64_t>, std::int32_t, ShapeHash> shapes_;
+    FlatKeyMap<std::int32_t, ShapeHash> shapes_;
     // templates(): where the templates of a timing key are in the pool. A template depends on the route only
     // through its hops' parent, kind, leaf flag and link class, and on the train's length (evaluate()): the
     // thousands of shapes of a system share a few hundred keys, each timed once per pool instead of once per
@@ -352,7 +354,7 @@ private:
         Time reach;
         std::vector<Time> per_hop;
     };
-    std::unordered_map<std::vector<std::int64_t>, TemplateRef, ShapeHash> template_index_;
+    FlatKeyMap<TemplateRef, ShapeHash> template_index_;
     std::vector<std::int64_t> template_key_;  // scratch: the key being looked up
     // template_index_'s entry of route's hops and length n.
     TemplateRef& timing_key(const Route& route, std::int64_t n);

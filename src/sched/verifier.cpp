@@ -1,8 +1,10 @@
 #include "loom/sched/verifier.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <tuple>
 
@@ -81,10 +83,23 @@ struct Claimed {
 class Verifier {
 public:
     Verifier(const Schedule& s, const topo::FrozenTopology& t, const topo::LinkClassTiming& links,
-             const topo::ChipConfig& chip, const workload::TransferSet* transfers, std::size_t max)
+             const topo::ChipConfig& chip, const workload::TransferSet* transfers, std::size_t max, bool closed_form)
         : s_(s), t_(t), chip_(chip), clock_(chip.clock()), edges_(clock_), transfers_(transfers), problems_(max),
           unit_(links.unit_payload) {
-        for (topo::LinkClass c : topo::kAllLinkClasses) timings_.push_back(links.timing(c));
+        for (topo::LinkClass c : topo::kAllLinkClasses) {
+            timings_.push_back(links.timing(c));
+            serializers_.emplace_back(timings_.back());
+            zero_steps_.emplace_back(serializers_.back(), 0);  // copied per train and instruction (no division)
+            even_steps_.push_back(even_step(serializers_.back()));
+        }
+        // avail(a) = next_edge(a + jitter, crossing) < a + jitter + ceil((crossing + 1) * period) once a + jitter
+        // is past edge 0 (floor(x + y) - floor(x) <= ceil(y) between edge E - 1 < a + jitter and E + crossing).
+        const i128 num = clock_.period_num(), den = clock_.period_den();
+        const i128 m = chip_.crossing_cycles >= 0 && den > 0 && num > 0
+                           ? ((static_cast<i128>(chip_.crossing_cycles) + 1) * num + den - 1) / den
+                           : -1;
+        if (closed_form && m >= 0 && m < (i128{1} << 40) && s_.jitter_allowance >= Time::zero())
+            avail_margin_ = Time::ps(static_cast<std::int64_t>(m));
     }
 
     std::vector<std::string> run() {
@@ -99,9 +114,8 @@ public:
     }
 
 private:
-    const LinkTiming& timing(topo::ChannelId c) const {
-        return timings_[topo::index_of(t_.channel(c).link_class)];
-    }
+    const LinkTiming& timing(topo::ChannelId c) const { return timings_[link_class(c)]; }
+    std::size_t link_class(topo::ChannelId c) const { return topo::index_of(t_.channel(c).link_class); }
     std::string channel_name(topo::ChannelId c) const {
         const topo::Channel& ch = t_.channel(c);
         return fmt::format("channel {} ({} port {} -> {} port {})", c, t_.vertex_name(ch.src), ch.src_port,
@@ -123,6 +137,12 @@ private:
     // Time a train sent by this instruction starts, or nullopt if it sends none.
     std::optional<Time> train_start(const Instruction& ins) const { return sched::train_start(clock_, ins, chip_); }
     Time available(Time arrival) const { return available_at(edges_, arrival + s_.jitter_allowance, chip_); }
+    // The per-vector serialization of a link in whole ps (S(k) = k * step for every k), or 0 if it is not whole.
+    static std::int64_t even_step(const Serializer& ser) {
+        const i128 n = static_cast<i128>(ser.wire_bits()) * 1'000'000'000'000LL;
+        if (ser.rate() <= 0 || n % ser.rate() != 0 || n / ser.rate() > (i128{1} << 40)) return 0;
+        return static_cast<std::int64_t>(n / ser.rate());
+    }
 
     void check_programs() {
         const auto V = static_cast<std::uint32_t>(t_.num_vertices());
@@ -198,7 +218,7 @@ private:
                 }
             }
         }
-        std::sort(consumers_.begin(), consumers_.end());
+        sort_consumers();
         // By (channel, start, program, instruction): a range holds one channel's trains in (program, instruction)
         // order as filled, often already in start order.
         const auto by_start = [](const Train& a, const Train& b) {
@@ -209,6 +229,37 @@ private:
             const auto e = trains_.begin() + static_cast<std::ptrdiff_t>(first_train_[c + 1]);
             if (!std::is_sorted(b, e, by_start)) std::sort(b, e, by_start);
         }
+    }
+
+    // consumers_ into (tsp, port, program, instruction) order. They are filled in (program, instruction) order, so
+    // when each TSP's consumers are one program's, in increasing TSP order (a schedule's are), a stable counting
+    // pass by port over each TSP's range gives that order (a sort of the whole list was 2 % of the command at 576
+    // TSPs); otherwise one sort.
+    void sort_consumers() {
+        bool ranges = true;
+        for (std::size_t k = 0; k < consumers_.size() && ranges; ++k) {
+            const Consumer& c = consumers_[k];
+            ranges = c.port >= 0 && c.port < 16 &&
+                     (k == 0 || consumers_[k - 1].tsp < c.tsp ||
+                      (consumers_[k - 1].tsp == c.tsp && consumers_[k - 1].program == c.program &&
+                       consumers_[k - 1].instruction < c.instruction));
+        }
+        if (!ranges) {
+            std::sort(consumers_.begin(), consumers_.end());
+            return;
+        }
+        std::vector<Consumer> out(consumers_.size());
+        for (std::size_t b = 0; b < consumers_.size();) {
+            std::size_t e = b;
+            std::array<std::size_t, 17> at{};
+            while (e < consumers_.size() && consumers_[e].tsp == consumers_[b].tsp)
+                ++at[static_cast<std::size_t>(consumers_[e++].port) + 1];
+            at[0] = b;
+            for (std::size_t q = 1; q < at.size(); ++q) at[q] += at[q - 1];
+            for (std::size_t k = b; k < e; ++k) out[at[static_cast<std::size_t>(consumers_[k].port)]++] = consumers_[k];
+            b = e;
+        }
+        consumers_.swap(out);
     }
 
     // Rule 2: a port's link must be idle when a train starts on it.
@@ -419,15 +470,18 @@ private:
     void check_port(std::uint32_t tsp, std::int32_t port, std::size_t c_begin, std::size_t c_end) {
         const auto v = static_cast<topo::VertexId>(tsp);
         const topo::ChannelId in = topo::FrozenTopology::reverse(t_.channel_at(v, port));
-        const LinkTiming& lt = timing(in);
-        const Serializer in_ser(lt);
+        const std::size_t in_class = link_class(in);
+        const LinkTiming& lt = timings_[in_class];
+        const Serializer& in_ser = serializers_[in_class];
         const Time lat = lt.latency();
         const std::size_t t_end = first_train_[static_cast<std::size_t>(in) + 1];
         std::size_t ti = first_train_[static_cast<std::size_t>(in)];
         std::uint32_t vi = 0;  // vectors of trains_[ti] already claimed
         // Arrivals are tr.start + S(vi) + lat: S stepped along the train, restarted at each train.
         SerialStepper arrive;
-        if (ti < t_end) arrive = SerialStepper(in_ser, 0);
+        if (ti < t_end) arrive = zero_steps_[in_class];
+        // Arrivals evenly spaced by in_step ps (0: not, or the closed form is off): S(k) = k * in_step.
+        const std::int64_t in_step = avail_margin_ >= Time::zero() ? even_steps_[in_class] : 0;
         fifo_.clear();
         bool overflow_reported = false;
         auto where = [&] { return fmt::format("{} port {}", tsp_name(tsp), port); };
@@ -438,14 +492,33 @@ private:
             bool forwards = false;
             // Slots t_issue + S(u - 1) on every out port (forwarding) or on the in port (storing), stepped in u.
             slots_.clear();
+            slot_class_.clear();
             if (ins.op == Op::Forward || (ins.op == Op::Reduce && ins.out_ports != 0)) {
                 forwards = true;
                 for (std::int32_t p = 0; p < 16; ++p) {
                     if (((ins.out_ports >> p) & 1u) && wired(tsp, p))
-                        slots_.emplace_back(Serializer(timing(t_.channel_at(v, p))), 0);
+                        slot_class_.push_back(link_class(t_.channel_at(v, p)));
                 }
             } else {
-                slots_.emplace_back(in_ser, 0);
+                slot_class_.push_back(in_class);
+            }
+            for (const std::size_t c : slot_class_) slots_.push_back(zero_steps_[c]);
+            // The closed form's slot steps: the earliest and the latest slot of vector u are t_issue + (u - 1) *
+            // slot_min and t_issue + (u - 1) * slot_max when every slot link is evenly spaced (0: not).
+            std::int64_t slot_min = 0;
+            std::int64_t slot_max = 0;
+            if (in_step > 0 && !slot_class_.empty()) {
+                slot_min = std::numeric_limits<std::int64_t>::max();
+                for (const std::size_t c : slot_class_) {
+                    const std::int64_t st = even_steps_[c];
+                    if (st <= 0) {
+                        slot_min = 0;
+                        break;
+                    }
+                    slot_min = std::min(slot_min, st);
+                    slot_max = std::max(slot_max, st);
+                }
+                if (slot_min == 0 || slot_max > in_step) slot_min = slot_max = 0;
             }
             bool identity_reported = false;
             std::uint32_t late = 0;
@@ -458,12 +531,25 @@ private:
                 while (ti < t_end && vi >= trains_[ti].count) {
                     ++ti;
                     vi = 0;
-                    arrive = SerialStepper(in_ser, 0);
+                    arrive = zero_steps_[in_class];
                 }
                 if (ti >= t_end) {
                     problems_.add(fmt::format("{}: {} waits for {} vectors that never arrive on this port", where(),
                                               instr_name(ref.program, ref.instruction), ins.count - u + 1));
                     break;
+                }
+                if (slot_min > 0) {
+                    // Closed form over the run of n vectors left in both this train and this instruction: skips
+                    // all but its last few, walked below, when that provably changes nothing.
+                    const std::uint32_t skip = closed_form_skip(ins, ti, vi, u, lat, t_issue, in_step,
+                                                                slot_min, slot_max);
+                    if (skip > 0) {
+                        vi += skip;
+                        u += skip;
+                        arrive = SerialStepper(in_ser, vi);
+                        for (std::size_t k = 0; k < slots_.size(); ++k)
+                            slots_[k] = SerialStepper(serializers_[slot_class_[k]], u - 1);
+                    }
                 }
                 const Train& tr = trains_[ti];
                 ++vi;
@@ -539,6 +625,44 @@ private:
                                       where(), left, tr.transfer, tr.first_vector + vi,
                                       ps(tr.start + lt.serialization(vi + 1) + lat)));
         }
+    }
+
+    // How many vectors check_port may skip at vector u of `ins`, with vi vectors of trains_[ti] claimed before it
+    // (0: walk them). Of the n vectors left in both, vector j (from 0) arrives at a_j = A + j d (d = in_step, A
+    // the next arrival), its earliest slot is D + j slot_min (D = t_issue + (u - 1) slot_min) and it leaves at or
+    // before L + j slot_max (L = t_issue + (u - 1) slot_max; slot_max <= d), since it is not late. Skipped when:
+    //  - it is the vector the instruction names (then so are all n: both go up by one);
+    //  - none is late: a_j + jitter + avail_margin_ <= D + j slot_min at j = 0 and n - 1 (linear in j);
+    //  - the FIFO never overflows: at a_k at most min(k, w) of the run are held (vector j leaves by a_k once
+    //    (k - j) d >= L - A, so w = ceil((L - A) / d) - 1), plus the earlier vectors held past a_k
+    //    (count_after), a bound that is largest at some k <= w.
+    // The last w + 1 vectors are walked: the vectors skipped all leave by a_{n-1}, so the walk's pop at a_{n-1}
+    // leaves the FIFO as the full walk leaves it (whatever arrives next, even a train that overlaps this one),
+    // and the last vector's leave time is the instruction's last write (leave times do not decrease along a
+    // run). Only the walked vectors' FIFO counts lack the skipped ones, and none of them overflows.
+    std::uint32_t closed_form_skip(const Instruction& ins, std::size_t ti, std::uint32_t vi,
+                                   std::uint32_t u, Time lat, Time t_issue, std::int64_t d, std::int64_t slot_min,
+                                   std::int64_t slot_max) const {
+        const Train& tr = trains_[ti];
+        const std::uint32_t n = std::min(ins.count - u + 1, tr.count - vi);
+        if (n < 4) return 0;
+        if (tr.transfer != ins.transfer || tr.first_vector + vi != ins.first_vector + u - 1) return 0;
+        const Time A = tr.start + Time::ps(static_cast<std::int64_t>(vi + 1) * d) + lat;
+        if (A + s_.jitter_allowance <= clock_.phase()) return 0;  // before edge 0 the margin does not hold
+        const Time D = t_issue + Time::ps(static_cast<std::int64_t>(u - 1) * slot_min);
+        const Time L = t_issue + Time::ps(static_cast<std::int64_t>(u - 1) * slot_max);
+        const Time last = Time::ps(static_cast<std::int64_t>(n - 1) * d);
+        const Time slack = s_.jitter_allowance + avail_margin_;
+        if (A + slack > D) return 0;
+        if (A + last + slack > D + Time::ps(static_cast<std::int64_t>(n - 1) * slot_min)) return 0;
+        const std::int64_t gap = (L - A).count();
+        const std::int64_t w = gap > 0 ? (gap + d - 1) / d - 1 : 0;
+        if (w >= static_cast<std::int64_t>(n) || w > 64) return 0;
+        const auto depth = static_cast<std::size_t>(std::max(chip_.fifo_depth, 0));
+        for (std::int64_t k = 0; k <= w; ++k) {
+            if (fifo_.count_after(A + Time::ps(k * d)) + static_cast<std::size_t>(k) + 1 > depth) return 0;
+        }
+        return n - static_cast<std::uint32_t>(w + 1);
     }
 
     void check_transfers() {
@@ -659,14 +783,20 @@ private:
     std::vector<TransferAt> writes_;   // (transfer, tsp, last write of one instruction there)
     LeaveTimes fifo_;                  // check_port's FIFO, reused
     std::vector<SerialStepper> slots_;  // check_port's per-instruction slot steppers, reused
+    std::vector<std::size_t> slot_class_;  // and their links' classes
+    std::vector<Serializer> serializers_;   // by link class
+    std::vector<SerialStepper> zero_steps_;  // by link class: S stepped from 0
+    std::vector<std::int64_t> even_steps_;   // by link class: even_step()
+    Time avail_margin_ = Time::ps(-1);  // avail(a) < a + jitter + this; negative: no closed form
 };
 
 }  // namespace
 
 std::vector<std::string> verify(const Schedule& schedule, const topo::FrozenTopology& topology,
                                 const topo::LinkClassTiming& links, const topo::ChipConfig& chip,
-                                const workload::TransferSet* transfers, std::size_t max_problems) {
-    Verifier v(schedule, topology, links, chip, transfers, max_problems);
+                                const workload::TransferSet* transfers, std::size_t max_problems,
+                                bool closed_form) {
+    Verifier v(schedule, topology, links, chip, transfers, max_problems, closed_form);
     return v.run();
 }
 

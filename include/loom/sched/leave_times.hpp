@@ -35,6 +35,12 @@ public:
     }
     std::size_t size() const { return t_.size() - head_; }
     bool empty() const { return size() == 0; }
+    // How many held leave after `a` (those a pop_through(a) would keep).
+    std::size_t count_after(Time a) const {
+        std::size_t n = 0;
+        for (std::size_t k = t_.size(); k > head_ && t_[k - 1] > a; --k) ++n;
+        return n;
+    }
     // The earliest leave time (requires !empty()).
     Time front() const { return t_[head_]; }
     // Frees the storage.

@@ -34,8 +34,13 @@ namespace loom::sched {
 // first Send issues before its earliest time or before its dependencies are in memory plus compute_before, and
 // no destination of a transfer consumes (Receive or Reduce) before every transfer it is ordered `after` has
 // written its last vector (the order of sums chained into one region).
+//
+// `closed_form` (the default) checks a run of evenly spaced vectors (a link whose per-vector serialization is a
+// whole number of ps) that is provably on time and within the FIFO's depth by its ends, walking only its last few
+// vectors one by one; false walks every vector (the reference; the messages are the same either way).
 std::vector<std::string> verify(const Schedule& schedule, const topo::FrozenTopology& topology,
                                 const topo::LinkClassTiming& links, const topo::ChipConfig& chip,
-                                const workload::TransferSet* transfers = nullptr, std::size_t max_problems = 100);
+                                const workload::TransferSet* transfers = nullptr, std::size_t max_problems = 100,
+                                bool closed_form = true);
 
 }  // namespace loom::sched

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <iterator>
 #include <random>
 #include <set>
 
@@ -42,5 +43,23 @@ TEST_CASE("LeaveTimes holds what a multiset of leave times holds, in and out of 
         CHECK(fifo.front() == Time::ps(8));
         fifo.release();
         CHECK(fifo.empty());
+    }
+}
+
+TEST_CASE("LeaveTimes counts the times after a given one as a multiset does") {
+    std::mt19937_64 rng(5);
+    LeaveTimes held;
+    std::multiset<std::int64_t> ref;
+    for (int step = 0; step < 5000; ++step) {
+        const auto t = static_cast<std::int64_t>(rng() % 200);
+        if (rng() % 3 == 0) {
+            held.pop_through(Time::ps(t));
+            ref.erase(ref.begin(), ref.upper_bound(t));
+        } else {
+            held.push(Time::ps(t));
+            ref.insert(t);
+        }
+        const auto a = static_cast<std::int64_t>(rng() % 220) - 10;
+        REQUIRE(held.count_after(Time::ps(a)) == static_cast<std::size_t>(std::distance(ref.upper_bound(a), ref.end())));
     }
 }

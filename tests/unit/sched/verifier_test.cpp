@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <random>
 #include <string>
 
 #include "loom/sched/scheduler.hpp"
@@ -216,4 +217,170 @@ TEST_CASE("The verifier matches reservations and predicted runs to the trains wh
     // One reservation moved: the train it belonged to has none.
     res.reservations.front().start += Time::ps(1);
     CHECK(any(verify(res, t, LinkClassTiming{}, ChipConfig{}, &set, 1000), "has no reservation"));
+}
+
+namespace {
+
+// The verifier's messages with its closed form over evenly spaced runs and with the per-vector walk (the
+// reference): they must be the same list.
+void check_same(const Schedule& s, const FrozenTopology& t, const ChipConfig& chip, const TransferSet* set,
+                std::size_t& found) {
+    const auto fast = verify(s, t, LinkClassTiming{}, chip, set, 1000, true);
+    const auto walk = verify(s, t, LinkClassTiming{}, chip, set, 1000, false);
+    INFO(all(walk));
+    REQUIRE(fast == walk);
+    found += walk.size();
+}
+
+}  // namespace
+
+TEST_CASE("The verifier's closed form over evenly spaced runs finds what the per-vector walk finds") {
+    const FrozenTopology ring = fx::custom(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+    const FrozenTopology node = fx::node_of(8);
+    std::mt19937_64 rng(20261207);
+    std::size_t found = 0;
+    std::size_t clean = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const FrozenTopology& t = trial % 2 == 0 ? ring : node;
+        const auto vectors = static_cast<std::int64_t>(4 + rng() % 40);
+        TransferSet set = fx::random_set(t, 12, loom::Bytes(320 * vectors), static_cast<std::int64_t>(trial), 1 + trial % 3);
+        ChipConfig chip;
+        chip.fifo_depth = static_cast<std::int32_t>(2 + rng() % 7);
+        chip.crossing_cycles = static_cast<std::int64_t>(rng() % 3);
+        Schedule s = compile(t, LinkClassTiming{}, chip, set);
+        if (trial % 4 == 1) s.jitter_allowance = Time::ps(static_cast<std::int64_t>(rng() % 3000));
+        std::size_t before = found;
+        check_same(s, t, chip, &set, found);
+        if (found == before) ++clean;
+        // Consumers moved by a few cycles either way (late vectors, FIFO overflows), Sends moved (double-booked
+        // channels, runs that overlap the next train), counts changed (claims of the wrong vectors).
+        for (int m = 0; m < 6; ++m) {
+            Schedule bad = s;
+            const int moves = 1 + static_cast<int>(rng() % 4);
+            for (int k = 0; k < moves; ++k) {
+                auto& prog = bad.programs[rng() % bad.programs.size()];
+                if (prog.instructions.empty()) continue;
+                auto& ins = prog.instructions[rng() % prog.instructions.size()];
+                switch (rng() % 4) {
+                    case 0: ins.cycle = std::max<std::int64_t>(0, ins.cycle - static_cast<std::int64_t>(rng() % 40)); break;
+                    case 1: ins.cycle += static_cast<std::int64_t>(rng() % 400); break;
+                    case 2: ins.cycle = std::max<std::int64_t>(0, ins.cycle - static_cast<std::int64_t>(rng() % 3)); break;
+                    default:
+                        if (ins.count > 1) ins.count -= 1 + static_cast<std::uint32_t>(rng() % ins.count) / 2;
+                        break;
+                }
+            }
+            for (auto& prog : bad.programs)
+                std::stable_sort(prog.instructions.begin(), prog.instructions.end(),
+                                 [](const auto& a, const auto& b) { return a.cycle < b.cycle; });
+            before = found;
+            check_same(bad, t, chip, &set, found);
+            if (found == before) ++clean;
+        }
+    }
+    CHECK(found > 100);  // the moves broke schedules
+    CHECK(clean > 20);   // and many stayed (or were) clean
+}
+
+TEST_CASE("A conflict inside an evenly spaced run the closed form checks is still found") {
+    const FrozenTopology t = fx::node_of(2);
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(0, 0, {1}, 30));
+    set.transfers.push_back(fx::transfer(1, 0, {1}, 30));
+    set.transfers[1].dst_address = 320 * 40;
+    const Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    std::size_t found = 0;
+    // The receive one cycle early: vector 29 (the run's last) is late.
+    Schedule early = s;
+    find(early, 1, Op::Receive, 0).cycle -= 1;
+    check_same(early, t, ChipConfig{}, &set, found);
+    CHECK(any(verify(early, t, LinkClassTiming{}, ChipConfig{}, &set), "receive #0 (cycle"));
+    CHECK(any(verify(early, t, LinkClassTiming{}, ChipConfig{}, &set), "is late"));
+    // The second train starts inside the first (double-booked): its vectors arrive while the first run's are
+    // held.
+    Schedule overlap = s;
+    find(overlap, 0, Op::Send, 1).cycle = find(overlap, 0, Op::Send, 0).cycle + 300;
+    check_same(overlap, t, ChipConfig{}, &set, found);
+    CHECK(any(verify(overlap, t, LinkClassTiming{}, ChipConfig{}, &set), "double-booked"));
+    // The second receive late by a few vectors: the FIFO overflows once the first run's vectors have left.
+    Schedule full = s;
+    find(full, 1, Op::Receive, 1).cycle += 120;
+    check_same(full, t, ChipConfig{}, &set, found);
+    CHECK(any(verify(full, t, LinkClassTiming{}, ChipConfig{}, &set), "clock-crossing FIFO overflow"));
+    // The first receive later by 0..100 cycles (up to several vectors held when its run ends) and the second
+    // train overlapping the first's end: the first run's held vectors, which the closed form leaves to its last
+    // few walked ones, meet the second train's arrivals.
+    std::size_t overflows = 0;
+    for (std::int64_t delay = 0; delay <= 100; ++delay) {
+        for (std::int64_t offset : {560, 640, 700, 720, 760}) {
+            Schedule both = s;
+            find(both, 1, Op::Receive, 0).cycle += delay;
+            const std::int64_t shift = find(both, 0, Op::Send, 0).cycle + offset - find(both, 0, Op::Send, 1).cycle;
+            find(both, 0, Op::Send, 1).cycle += shift;
+            find(both, 1, Op::Receive, 1).cycle += shift;
+            check_same(both, t, ChipConfig{}, &set, found);
+            if (any(verify(both, t, LinkClassTiming{}, ChipConfig{}, &set), "FIFO overflow")) ++overflows;
+        }
+    }
+    CHECK(overflows > 0);
+    CHECK(found >= 3);
+}
+
+TEST_CASE("A forward's run checked in closed form leaves its held vectors in the FIFO for the next train") {
+    // Two 30-vector transfers over TSP 0 -> 1 -> 2; the first forward (and receive) later by 0..100 cycles, so up
+    // to several vectors wait at TSP 1 until their slots, and the second train moved to start before the first
+    // ends: at its first arrival the first run's held vectors count (the closed form walks them one by one).
+    const FrozenTopology t = fx::chain3();
+    TransferSet set;
+    set.transfers.push_back(fx::transfer(0, 0, {2}, 30));
+    set.transfers.push_back(fx::transfer(1, 0, {2}, 30));
+    set.transfers[1].dst_address = 320 * 40;
+    const Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    std::size_t found = 0;
+    std::size_t overflows = 0;
+    for (std::int64_t delay = 0; delay <= 100; ++delay) {
+        for (std::int64_t offset : {560, 640, 700, 760}) {
+            Schedule both = s;
+            find(both, 1, Op::Forward, 0).cycle += delay;
+            find(both, 2, Op::Receive, 0).cycle += delay;
+            const std::int64_t shift = find(both, 0, Op::Send, 0).cycle + offset - find(both, 0, Op::Send, 1).cycle;
+            find(both, 0, Op::Send, 1).cycle += shift;
+            find(both, 1, Op::Forward, 1).cycle += shift;
+            find(both, 2, Op::Receive, 1).cycle += shift;
+            check_same(both, t, ChipConfig{}, &set, found);
+            if (any(verify(both, t, LinkClassTiming{}, ChipConfig{}, &set), "node0.tsp1) port 0: clock-crossing FIFO"))
+                ++overflows;
+        }
+    }
+    CHECK(overflows > 0);
+}
+
+TEST_CASE("Programs out of TSP order are reported as such and checked as they are in order") {
+    const FrozenTopology t = fx::node_of(8);
+    TransferSet set = fx::random_set(t, 40, loom::Bytes(320 * 9), 3, 2);
+    const Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+    REQUIRE(verify(s, t, LinkClassTiming{}, ChipConfig{}, &set).empty());
+    // Reversed: each port's consumers are sorted by one sort instead of per TSP range, to the same order.
+    Schedule reversed = s;
+    std::reverse(reversed.programs.begin(), reversed.programs.end());
+    // Program indices name the instructions in messages, so a late receive is moved in both and compared.
+    auto p = verify(reversed, t, LinkClassTiming{}, ChipConfig{}, &set, 1000);
+    INFO(all(p));
+    REQUIRE(!p.empty());
+    for (const auto& m : p) CHECK(m.find("programs are not sorted by TSP") != std::string::npos);
+    Schedule late = s;
+    Schedule late_reversed = reversed;
+    for (auto* x : {&late, &late_reversed})
+        for (auto& prog : x->programs)
+            for (auto& ins : prog.instructions)
+                if (ins.op == Op::Receive) ins.cycle -= 3;
+    const auto a = verify(late, t, LinkClassTiming{}, ChipConfig{}, &set, 1000);
+    auto b = verify(late_reversed, t, LinkClassTiming{}, ChipConfig{}, &set, 1000);
+    b.erase(std::remove_if(b.begin(), b.end(),
+                           [](const std::string& m) { return m.find("programs are not sorted") != std::string::npos; }),
+            b.end());
+    REQUIRE(!a.empty());
+    CHECK(std::is_permutation(a.begin(), a.end(), b.begin(), b.end()));
 }
