@@ -60,6 +60,7 @@ TEST_CASE("LeaveTimes counts the times after a given one as a multiset does") {
             ref.insert(t);
         }
         const auto a = static_cast<std::int64_t>(rng() % 220) - 10;
-        REQUIRE(held.count_after(Time::ps(a)) == static_cast<std::size_t>(std::distance(ref.upper_bound(a), ref.end())));
+        const auto after = static_cast<std::size_t>(std::distance(ref.upper_bound(a), ref.end()));
+        REQUIRE(held.count_after(Time::ps(a)) == after);
     }
 }

@@ -243,7 +243,8 @@ TEST_CASE("The verifier's closed form over evenly spaced runs finds what the per
     for (int trial = 0; trial < 40; ++trial) {
         const FrozenTopology& t = trial % 2 == 0 ? ring : node;
         const auto vectors = static_cast<std::int64_t>(4 + rng() % 40);
-        TransferSet set = fx::random_set(t, 12, loom::Bytes(320 * vectors), static_cast<std::int64_t>(trial), 1 + trial % 3);
+        TransferSet set =
+            fx::random_set(t, 12, loom::Bytes(320 * vectors), static_cast<std::int64_t>(trial), 1 + trial % 3);
         ChipConfig chip;
         chip.fifo_depth = static_cast<std::int32_t>(2 + rng() % 7);
         chip.crossing_cycles = static_cast<std::int64_t>(rng() % 3);
@@ -262,9 +263,13 @@ TEST_CASE("The verifier's closed form over evenly spaced runs finds what the per
                 if (prog.instructions.empty()) continue;
                 auto& ins = prog.instructions[rng() % prog.instructions.size()];
                 switch (rng() % 4) {
-                    case 0: ins.cycle = std::max<std::int64_t>(0, ins.cycle - static_cast<std::int64_t>(rng() % 40)); break;
+                    case 0:
+                        ins.cycle = std::max<std::int64_t>(0, ins.cycle - static_cast<std::int64_t>(rng() % 40));
+                        break;
                     case 1: ins.cycle += static_cast<std::int64_t>(rng() % 400); break;
-                    case 2: ins.cycle = std::max<std::int64_t>(0, ins.cycle - static_cast<std::int64_t>(rng() % 3)); break;
+                    case 2:
+                        ins.cycle = std::max<std::int64_t>(0, ins.cycle - static_cast<std::int64_t>(rng() % 3));
+                        break;
                     default:
                         if (ins.count > 1) ins.count -= 1 + static_cast<std::uint32_t>(rng() % ins.count) / 2;
                         break;
