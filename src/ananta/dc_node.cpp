@@ -221,13 +221,17 @@ std::size_t Openers::bytes_of_state() const {
 
 // ---- Servers ----
 
-std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOutput& out) {
+std::optional<std::uint32_t> Servers::receive(const IpPacket& p, Time now, TcpOutput& out, std::uint32_t hint) {
     if (p.inner.proto == IpProto::Udp) {
         ++udp_[p.inner];
         bytes_received_ += p.payload_bytes;
         return std::nullopt;
     }
-    std::uint32_t s = by_tuple_.find(p.inner, key_of());
+    // A live server is in the index under its tuple and only there (taken and freed together with its cell), so
+    // a live hinted slot with the packet's tuple is what the lookup would return.
+    std::uint32_t s = hint < slots_.size() && slots_[hint].live() && slots_[hint].tuple() == p.inner
+                          ? hint
+                          : by_tuple_.find(p.inner, key_of());
     if (s == TupleIndex::kNone) {
         if (!p.is_syn() || p.has(tcp_flag::kAck)) return std::nullopt;  // a stray segment: nothing to answer
         s = take_slot(slots_, free_);

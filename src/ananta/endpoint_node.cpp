@@ -113,19 +113,21 @@ void EndpointNode::on_conn_timer(std::uint32_t id) {
     }
 }
 
-void EndpointNode::deliver(const IpPacket& p) {
+std::uint32_t EndpointNode::deliver(const IpPacket& p, std::uint32_t server_hint) {
     consumed(p);
     tcp_out_.clear();
     std::uint32_t slot = 0;
     if (openers_.receive(p, now(), tcp_out_, slot)) {
         flush(slot);
         rearm_opener(slot);
-        return;
+        return kNoSlot;
     }
-    if (auto s = servers_.receive(p, now(), tcp_out_)) {
+    if (auto s = servers_.receive(p, now(), tcp_out_, server_hint)) {
         flush(kNoSlot);
         rearm_server(*s);
+        return *s;
     }
+    return kNoSlot;
 }
 
 StateBytes EndpointNode::bytes_of_state() const {
@@ -227,7 +229,9 @@ void HostNode::take(std::uint32_t) {
         if (!down_.empty() && down_.contains(d.dip)) {
             drop(d.packet, shared_.vm_down);
         } else {
-            deliver(d.packet);
+            const std::uint32_t hint = d.server_hint == HostDelivery::kNoServerHint ? kNoSlot : d.server_hint;
+            const std::uint32_t s = deliver(d.packet, hint);
+            if (s != hint && s != kNoSlot && d.binding != HostDelivery::kNoBinding) agent_.set_server_hint(d.binding, s);
         }
     }
     to_vm.clear();

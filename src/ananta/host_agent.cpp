@@ -66,7 +66,7 @@ void HostAgent::clamp(IpPacket& p) {
     }
 }
 
-void HostAgent::bind(const FiveTuple& outside, const FiveTuple& inside, Time now) {
+std::uint32_t HostAgent::bind(const FiveTuple& outside, const FiveTuple& inside, Time now) {
     LOOM_DEBUG_ASSERT(inside.src == outside.src && inside.src_port == outside.src_port && inside.proto == outside.proto,
                 "a NAT binding changes only the destination");
     // Callers bind only an outside tuple without a live binding (find_inbound removed an expired one).
@@ -84,11 +84,13 @@ void HostAgent::bind(const FiveTuple& outside, const FiveTuple& inside, Time now
     Binding& b = pool_[i];
     b.dip = inside.dst;
     b.dip_port = inside.dst_port;
+    b.server_hint = HostDelivery::kNoServerHint;
     b.last_seen = now;
     // The reply tuple now leads to this binding (taking it over from another binding if one had it).
     const FiveTuple reply = b.reply();
     outbound_.erase(reply, reply_of());
     outbound_.insert(reply, i, reply_of());
+    return i;
 }
 
 void HostAgent::unbind(const FiveTuple& outside) {
@@ -99,14 +101,14 @@ void HostAgent::unbind(const FiveTuple& outside) {
     free_.push_back(i);
 }
 
-HostAgent::Binding* HostAgent::find_inbound(const FiveTuple& outside, Time now) {
+std::uint32_t HostAgent::find_inbound_at(const FiveTuple& outside, Time now) {
     const std::uint32_t i = inbound_.find(outside, outside_of());
-    if (i == TupleIndex::kNone) return nullptr;
+    if (i == TupleIndex::kNone) return i;
     if (now - pool_[i].last_seen >= config_.flow_idle_timeout) {
         unbind(outside);
-        return nullptr;
+        return TupleIndex::kNone;
     }
-    return &pool_[i];
+    return i;
 }
 
 void HostAgent::send_to_router(IpPacket p, Time now, HostOutput& out) {
@@ -129,9 +131,13 @@ void HostAgent::from_network(const IpPacket& packet, Time now, HostOutput& out) 
     const IpAddr dip = q.wire_dst();
     q.decapsulate();
     if (!vms_.contains(dip)) return drop(q, DropReason::NoRoute, out);
-    if (Binding* b = find_inbound(q.inner, now)) {
+    std::uint32_t at = find_inbound_at(q.inner, now);
+    std::uint16_t hint = HostDelivery::kNoServerHint;
+    if (at != TupleIndex::kNone) {
+        Binding* b = &pool_[at];
         if (b->dip != dip) return drop(q, DropReason::NoFlow, out);
         b->last_seen = now;
+        hint = b->server_hint;
         q.inner = b->inside();
     } else {
         auto rule = nat_.find(NatKey{Endpoint{q.inner.dst, q.inner.proto, q.inner.dst_port}, dip});
@@ -140,12 +146,12 @@ void HostAgent::from_network(const IpPacket& packet, Time now, HostOutput& out) 
         FiveTuple inside = q.inner;
         inside.dst = dip;
         inside.dst_port = rule->second;
-        bind(q.inner, inside, now);
+        at = bind(q.inner, inside, now);
         q.inner = inside;
     }
     clamp(q);
     ++counters_.delivered;
-    out.to_vm.push_back(HostDelivery{q, dip});
+    out.to_vm.push_back(HostDelivery{q, dip, at, hint});
 }
 
 void HostAgent::from_vm(const IpPacket& packet, Time now, HostOutput& out) {
@@ -174,13 +180,18 @@ bool HostAgent::try_snat(IpPacket& p, IpAddr vip, Time now) {
 void HostAgent::outbound(const IpPacket& packet, Time now, HostOutput& out) {
     IpPacket q = packet;
     if (const std::uint32_t i = outbound_.find(q.inner, reply_of()); i != TupleIndex::kNone) {
-        const FiveTuple outside = pool_[i].outside;
-        if (Binding* b = find_inbound(outside, now)) {
-            b->last_seen = now;
+        // Both indexes name the same binding (bind and unbind keep them together), so the binding is read here
+        // directly rather than looked up again by its outside tuple (one index line fewer per packet).
+        Binding& b = pool_[i];
+        const FiveTuple outside = b.outside;
+        LOOM_DEBUG_ASSERT(inbound_.find(outside, outside_of()) == i, "the two NAT indexes disagree");
+        if (now - b.last_seen < config_.flow_idle_timeout) {
+            b.last_seen = now;
             q.inner = outside.reversed();
             clamp(q);
             return send_to_router(q, now, out);
         }
+        unbind(outside);  // expired, as find_inbound would have found it
     }
     const IpAddr dip = q.inner.src;
     auto vit = snat_vip_.find(dip);

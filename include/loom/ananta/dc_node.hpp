@@ -316,8 +316,11 @@ class Servers {
 public:
     // `tcp` outlives the Servers (its connections refer to it).
     explicit Servers(const TcpConfig& tcp) : tcp_(tcp) {}
-    // A packet for a server (inner tuple client -> us). Returns the slot touched (a timer id) or nullopt.
-    std::optional<std::uint32_t> receive(const IpPacket& p, Time now, TcpOutput& out);
+    // A packet for a server (inner tuple client -> us). Returns the slot touched (a timer id) or nullopt. `hint`:
+    // the slot guessed to hold the packet's server (as returned for an earlier packet of its connection; any
+    // value): used, without an index lookup, when that slot's server is live with the packet's tuple.
+    std::optional<std::uint32_t> receive(const IpPacket& p, Time now, TcpOutput& out,
+                                         std::uint32_t hint = TupleIndex::kNone);
     void on_timer(std::uint32_t slot, Time now, TcpOutput& out);
     Time next_timer(std::uint32_t slot) const;
     std::uint64_t bytes_received() const { return bytes_received_; }

@@ -41,8 +41,10 @@ protected:
     virtual void emit(const IpPacket& p, std::uint32_t opener) = 0;
     // The tuple of the next connection of source `s` (from its address; ports chosen by the component).
     virtual FiveTuple next_tuple(std::uint32_t source) = 0;
-    // Delivers an arriving packet to its endpoint (an opener or a server); consumed either way.
-    void deliver(const IpPacket& p);
+    // Delivers an arriving packet to its endpoint (an opener or a server); consumed either way. `server_hint`:
+    // the server slot the packet's connection is guessed to have (checked; kNoSlot: none). Returns the server
+    // slot that took the packet, or kNoSlot.
+    std::uint32_t deliver(const IpPacket& p, std::uint32_t server_hint = kNoSlot);
 
     struct Source {
         std::uint32_t traffic = 0;

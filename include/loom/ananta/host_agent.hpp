@@ -65,6 +65,13 @@ struct SnatRequest {
 struct HostDelivery {  // to the local VM `dip`
     IpPacket packet;
     IpAddr dip = 0;
+    // The NAT binding the packet came through (kNoBinding: none) and the server slot its last delivery reached
+    // (kNoServerHint: none yet), kept in the binding's line for the receiver (HostAgent::set_server_hint). A hint
+    // only: the receiver checks it against its own state before using it.
+    static constexpr std::uint32_t kNoBinding = 0xffff'ffffU;
+    static constexpr std::uint16_t kNoServerHint = 0xffff;
+    std::uint32_t binding = kNoBinding;
+    std::uint16_t server_hint = kNoServerHint;
 };
 struct HostDrop {
     IpPacket packet;
@@ -120,6 +127,13 @@ public:
         if (i < pool_.size()) prefetch_object(pool_[i]);
     }
     void from_vm(const IpPacket& packet, Time now, HostOutput& out);
+    // Remembers in binding `binding` (a HostDelivery's) the server slot its packet reached, handed out with the
+    // binding's next delivery; slots from kNoServerHint up are not remembered. Only a hint (see HostDelivery).
+    void set_server_hint(std::uint32_t binding, std::uint32_t slot) {
+        if (binding < pool_.size() && pool_[binding].dip != 0)
+            pool_[binding].server_hint = slot < HostDelivery::kNoServerHint ? static_cast<std::uint16_t>(slot)
+                                                                            : HostDelivery::kNoServerHint;
+    }
     void expire(Time now);
     // Fastpath: redirects are accepted only from these addresses (the Muxes' and the manager's).
     void set_ananta_addresses(std::vector<IpAddr> addresses) { fastpath_.set_ananta_addresses(std::move(addresses)); }
@@ -150,11 +164,13 @@ private:
         FiveTuple outside;  // peer -> VIP:port
         IpAddr dip = 0;     // 0: a free pool entry
         std::uint16_t dip_port = 0;
+        std::uint16_t server_hint = HostDelivery::kNoServerHint;  // see HostDelivery
         Time last_seen;
         FiveTuple inside() const { return FiveTuple{outside.src, dip, outside.src_port, dip_port, outside.proto}; }
         // The inside reply (DIP -> peer), the key of the outbound index.
         FiveTuple reply() const { return FiveTuple{dip, outside.src, dip_port, outside.src_port, outside.proto}; }
     };
+    static_assert(sizeof(FiveTuple) == 16);  // so that a Binding is 32 bytes: two per line, never straddling
     struct NatKey {
         Endpoint endpoint;
         IpAddr dip = 0;
@@ -167,10 +183,16 @@ private:
     void outbound(const IpPacket& packet, Time now, HostOutput& out);
     void drop(const IpPacket& p, DropReason r, HostOutput& out);
     void clamp(IpPacket& p);
-    void bind(const FiveTuple& outside, const FiveTuple& inside, Time now);
+    std::uint32_t bind(const FiveTuple& outside, const FiveTuple& inside, Time now);  // returns its position
     void unbind(const FiveTuple& outside);
+    // The position of the live binding of a VM-bound outside tuple, or TupleIndex::kNone (an expired one is
+    // removed).
+    std::uint32_t find_inbound_at(const FiveTuple& outside, Time now);
     // The live binding of a VM-bound outside tuple, or nullptr (an expired one is removed).
-    Binding* find_inbound(const FiveTuple& outside, Time now);
+    Binding* find_inbound(const FiveTuple& outside, Time now) {
+        const std::uint32_t i = find_inbound_at(outside, now);
+        return i == TupleIndex::kNone ? nullptr : &pool_[i];
+    }
     bool try_snat(IpPacket& p, IpAddr vip, Time now);
     void send_to_router(IpPacket p, Time now, HostOutput& out);
 

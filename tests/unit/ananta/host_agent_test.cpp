@@ -179,3 +179,53 @@ TEST_CASE("A Host Agent rejects and reports a command with an older epoch") {
     h.from_network(from_mux(FiveTuple{kClient, kVip, 1, 80, IpProto::Tcp}, tcp_flag::kSyn), Time::s(2), out);
     CHECK(out.to_vm.size() == 1);
 }
+
+TEST_CASE("A delivery names its binding and carries the server slot remembered in it, reset by a new binding") {
+    HostAgent h = configured_agent();
+    const FiveTuple t{kClient, kVip, 40000, 80, IpProto::Tcp};
+    HostOutput out;
+    h.from_network(from_mux(t, tcp_flag::kSyn), Time::us(10), out);
+    REQUIRE(out.to_vm.size() == 1);
+    const std::uint32_t binding = out.to_vm[0].binding;
+    CHECK(binding != HostDelivery::kNoBinding);
+    CHECK(out.to_vm[0].server_hint == HostDelivery::kNoServerHint);
+    h.set_server_hint(binding, 7);
+    h.set_server_hint(binding + 100, 3);  // not a binding: ignored
+    out.clear();
+    h.from_network(from_mux(t, tcp_flag::kAck, 100), Time::us(20), out);
+    REQUIRE(out.to_vm.size() == 1);
+    CHECK(out.to_vm[0].binding == binding);
+    CHECK(out.to_vm[0].server_hint == 7);
+    // Slots beyond 16 bits are not remembered.
+    h.set_server_hint(binding, 0x1'0000);
+    out.clear();
+    h.from_network(from_mux(t, tcp_flag::kAck, 100), Time::us(30), out);
+    REQUIRE(out.to_vm.size() == 1);
+    CHECK(out.to_vm[0].server_hint == HostDelivery::kNoServerHint);
+    // After the idle timeout the binding is made anew, without the old hint.
+    h.set_server_hint(binding, 5);
+    out.clear();
+    h.from_network(from_mux(t, tcp_flag::kSyn), Time::us(30) + HostAgentConfig{}.flow_idle_timeout, out);
+    REQUIRE(out.to_vm.size() == 1);
+    CHECK(out.to_vm[0].server_hint == HostDelivery::kNoServerHint);
+}
+
+TEST_CASE("The VM's reply reuses the binding its index names and, once idle too long, is not NATed by it") {
+    HostAgent h = configured_agent();
+    const FiveTuple t{kClient, kVip, 40000, 80, IpProto::Tcp};
+    HostOutput out;
+    h.from_network(from_mux(t, tcp_flag::kSyn), Time::us(10), out);
+    const IpPacket synack = make_packet(FiveTuple{kDip, kClient, 8080, 40000, IpProto::Tcp}, 0,
+                                        tcp_flag::kSyn | tcp_flag::kAck);
+    out.clear();
+    h.from_vm(synack, Time::us(10) + HostAgentConfig{}.flow_idle_timeout - Time::ps(1), out);
+    REQUIRE(out.to_router.size() == 1);
+    CHECK(out.to_router[0].inner == FiveTuple{kVip, kClient, 80, 40000, IpProto::Tcp});
+    CHECK(h.bindings() == 1);
+    // Idle from the reply's time on: expired, removed, and the reply goes the SNAT way (held for ports here).
+    out.clear();
+    h.from_vm(synack, Time::us(10) + HostAgentConfig{}.flow_idle_timeout * 2, out);
+    CHECK(out.to_router.empty());
+    CHECK(h.bindings() == 0);
+    CHECK(out.snat_requests.size() == 1);
+}

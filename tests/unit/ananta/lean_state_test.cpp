@@ -151,3 +151,32 @@ TEST_CASE("A sighting log gives back each sighting as added") {
         CHECK(all[static_cast<std::size_t>(i)].who == (i % 3 == 0 ? ip(20, 0, 1, 1) : ip(20, 1, 1, 1)));
     }
 }
+
+TEST_CASE("Servers use a slot hint only when its server is live with the packet's tuple") {
+    TcpConfig config;
+    Servers servers(config);
+    TcpOutput out;
+    FiveTuple a = kTuple;
+    FiveTuple b = kTuple;
+    b.src_port = 40001;
+    const auto sa = servers.receive(make_packet(a, 0, tcp_flag::kSyn), Time::us(1), out);
+    const auto sb = servers.receive(make_packet(b, 0, tcp_flag::kSyn), Time::us(1), out, 12345);  // no such slot
+    REQUIRE(sa.has_value());
+    REQUIRE(sb.has_value());
+    CHECK(*sa != *sb);
+    // Right, wrong (another live server), out of range: the packet reaches its own server every time.
+    for (std::uint32_t hint : {*sb, *sa, 99U, TupleIndex::kNone}) {
+        const auto s = servers.receive(make_packet(b, 0, tcp_flag::kAck), Time::us(2), out, hint);
+        REQUIRE(s.has_value());
+        CHECK(*s == *sb);
+    }
+    // A hinted slot whose server is gone does not take a stray segment; a SYN then opens a server anew.
+    FiveTuple c = kTuple;
+    c.src_port = 40002;
+    CHECK_FALSE(servers.receive(make_packet(c, 0, tcp_flag::kAck), Time::us(3), out, *sa).has_value());
+    CHECK(servers.open_count() == 2);
+    const auto sc = servers.receive(make_packet(c, 0, tcp_flag::kSyn), Time::us(3), out, *sa);
+    REQUIRE(sc.has_value());
+    CHECK(*sc != *sa);
+    CHECK(servers.open_count() == 3);
+}
