@@ -231,7 +231,8 @@ void HostNode::take(std::uint32_t) {
         } else {
             const std::uint32_t hint = d.server_hint == HostDelivery::kNoServerHint ? kNoSlot : d.server_hint;
             const std::uint32_t s = deliver(d.packet, hint);
-            if (s != hint && s != kNoSlot && d.binding != HostDelivery::kNoBinding) agent_.set_server_hint(d.binding, s);
+            if (s != hint && s != kNoSlot && d.binding != HostDelivery::kNoBinding)
+                agent_.set_server_hint(d.binding, s);
         }
     }
     to_vm.clear();
