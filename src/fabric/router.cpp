@@ -206,7 +206,7 @@ void Router::settle_ready(std::int64_t cycle) {
     // Credits read since the last tick: the VCs that were out of them may have one again (few are).
     for (std::uint64_t m = sa_ & ~cok_; m != 0; m &= m - 1) {
         const auto iv = std::countr_zero(m);
-        if (credits_[vc_[iv].out_port * vcs_ + vc_[iv].out_vc] > 0) cok_ |= bit64(iv);
+        if (has_credit(vc_[iv].out_port * vcs_ + vc_[iv].out_vc, cycle)) cok_ |= bit64(iv);
     }
     if (soon_at_ <= cycle) soon_ = 0;
     for (std::uint64_t m = later_; m != 0; m &= m - 1) {
@@ -243,7 +243,7 @@ void Router::on_credit_wake(std::int32_t port) {
     const std::int64_t c = now_cycle();
     credit_lines_ |= bit64(port);
     in_[port].credit_due = static_cast<std::uint32_t>(c);
-    if (sa_ports_ != 0) wake(c);  // otherwise the credit is read at the next tick
+    if (sa_ports_ != 0) wake(c);  // otherwise no flit waits for it
 }
 
 // Inline: drain calls it for every flit.
@@ -300,19 +300,40 @@ void Router::drain(std::int64_t c) {
     FabricCounters& t = counters_;
     t.buffer_in += accepted;
     t.buffer_in_cycles += accepted_cycles;
-    for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) {
-        const auto p = static_cast<std::int32_t>(std::countr_zero(m));
-        PortIn& ps = in_[p];
-        if (cycles_until(ps.credit_due, c) > 0) continue;
-        FlitLink& line = lines_[p].line[1];
-        std::int32_t* credits = credits_ + p * vcs_;
-        do {
-            ++credits[line.pop(pool)];
-            if (line.empty()) break;
-            ps.credit_due = line.front_arrival32();
-        } while (cycles_until(ps.credit_due, c) <= 0);
-        if (line.empty()) credit_lines_ &= ~bit64(p);
+    // Every arrived credit at every tick when UGAL-L reads the outputs' queues (route()); otherwise at the first
+    // tick kCreditBatch cycles after the last such read (so that a line holds about kCreditBatch cycles of
+    // credits more than those in flight), and a line whose output VC's count is zero (has_credit).
+    if (occupancy_ || c - credits_read_ >= kCreditBatch) {
+        credits_read_ = c;
+        for (std::uint64_t m = credit_lines_; m != 0; m &= m - 1) read_credits(std::countr_zero(m), c);
     }
+}
+
+// Credits are read lazily: a count in credits_ may be short of the credits that have arrived on the port's line
+// by now (never above it), and every decision reads it only as "is it > 0"; so a count of zero reads the line
+// first (read_credits), and the decision is the one the count with every arrived credit read would give. A
+// 256-flit buffer at half load rarely runs out, so the lines are read in batches (drain), a chunk once for
+// several credits instead of once for each. Reading moves no model result; it decides when the line is empty at
+// a push (its wake-ups).
+void Router::read_credits(std::int32_t p, std::int64_t c) {
+    if (!(credit_lines_ & bit64(p))) return;
+    PortIn& ps = in_[p];
+    if (cycles_until(ps.credit_due, c) > 0) return;
+    FlitLink& line = lines_[p].line[1];
+    RingPool& pool = *pool_;
+    std::int32_t* credits = credits_ + p * vcs_;
+    do {
+        ++credits[line.pop(pool)];
+        if (line.empty()) break;
+        ps.credit_due = line.front_arrival32();
+    } while (cycles_until(ps.credit_due, c) <= 0);
+    if (line.empty()) credit_lines_ &= ~bit64(p);
+}
+
+bool Router::has_credit(std::int32_t ov, std::int64_t c) {
+    if (credits_[ov] > 0) return true;
+    read_credits(vc_port_[ov], c);  // output VCs are numbered as the input VCs
+    return credits_[ov] > 0;
 }
 
 // Routing a head flit also moves its packet's record, once updated, from the line it came in on
@@ -428,7 +449,7 @@ void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
     Vc& x = vc_[iv];
     const std::int32_t port = iv / vcs_, vc = iv % vcs_;
     ov_busy_[ov] = 1;
-    if (masks_) cok_ = credits_[ov] > 0 ? cok_ | bit64(iv) : cok_ & ~bit64(iv);
+    if (masks_) cok_ = has_credit(ov, cycle) ? cok_ | bit64(iv) : cok_ & ~bit64(iv);
     x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
     x.state = VcState::Active;
     set_sa_ready(iv, cycle + vc_alloc_cycles_, cycle);
@@ -441,12 +462,12 @@ void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
 // requests, and with one iteration of the separable allocator its pick too: its VCs' ready cycles, states and
 // input pointer did not change, and only its own grants take credits of the output VCs it holds.
 // The VCs of input `p` Active with a buffered flit, ready by `cycle` and holding a credit, by reading them.
-std::uint32_t Router::scan_requests(std::int32_t p, std::int64_t cycle) const {
+std::uint32_t Router::scan_requests(std::int32_t p, std::int64_t cycle) {
     std::uint32_t lines = 0;
     const Vc* v = vc_ + p * vcs_;
     for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
         const auto vc = static_cast<std::int32_t>(std::countr_zero(vm));
-        if (v[vc].ready <= cycle && credits_[v[vc].out_port * vcs_ + v[vc].out_vc] > 0) lines |= bit32(vc);
+        if (v[vc].ready <= cycle && has_credit(v[vc].out_port * vcs_ + v[vc].out_vc, cycle)) lines |= bit32(vc);
     }
     return lines;
 }
@@ -588,7 +609,7 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     PortOut& out = out_[out_port];
     const std::int32_t ov = out_port * vcs_ + x.out_vc;
     if (out_port < network_ports_) {
-        if (--credits_[ov] == 0 && masks_) cok_ &= ~bit64(port * vcs_ + vc);
+        if (--credits_[ov] == 0 && !has_credit(ov, cycle) && masks_) cok_ &= ~bit64(port * vcs_ + vc);
     }
     // The flit's arrival on its output channel, and its credit's on the input's channel (the credits ride beside
     // the flits this router sends back on it); the noisy case out of line, so a clean run tests one flag.
@@ -666,7 +687,7 @@ void Router::on_tick() {
         const auto p = static_cast<std::int32_t>(std::countr_zero(pm));
         for (std::uint32_t vm = sa_vcs_[p]; vm != 0; vm &= vm - 1) {
             const Vc& x = vc_[p * vcs_ + std::countr_zero(vm)];
-            if (credits_[x.out_port * vcs_ + x.out_vc] > 0) {
+            if (has_credit(x.out_port * vcs_ + x.out_vc, c)) {
                 next = std::min(next, std::max(x.ready, c + 1));
             } else if (credit_lines_ & bit64(x.out_port)) {
                 next = std::min(next, c + cycles_until(in_[x.out_port].credit_due, c));  // a credit is coming

@@ -59,8 +59,10 @@ struct alignas(64) TickScratch {
 //  - an output VC is held by one packet from its VC grant until its tail flit wins switch allocation; a grant
 //    needs a free output VC of the packet's class, and every switch grant needs a credit of that output VC.
 // Activity: the router ticks (Phase::Clock, from the run's RouterClock) only in cycles where a flit arrives or
-// something can progress; a flit blocked on credits waits for the credit's arrival. Credits are read at the next
-// tick, or woken for when a flit waits on them.
+// something can progress; a flit blocked on credits waits for the credit's arrival. A credit line is read when an
+// output VC's count is zero, at a tick kCreditBatch cycles after the last read of every line, and at every tick
+// when the routing function reads the outputs' queues (read_credits); the router is woken for it when a flit waits
+// on it.
 // Aligned to a cache line, so that its hot members (the context, the setup and the counters a tick writes,
 // declared first) share the object's first lines.
 class alignas(64) Router : public sim::Component {
@@ -177,7 +179,11 @@ private:
     std::uint64_t switch_allocate(std::int64_t cycle, std::uint64_t dirty);
     void switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint64_t req);
     std::uint64_t switch_grant(std::int64_t cycle);
-    std::uint32_t scan_requests(std::int32_t p, std::int64_t cycle) const;
+    std::uint32_t scan_requests(std::int32_t p, std::int64_t cycle);
+    // Reads the credits on port p's line that have arrived by `cycle` (drain does so only for UGAL-L).
+    void read_credits(std::int32_t p, std::int64_t cycle);
+    // Whether output VC ov has a credit at `cycle`: its count, else its count once its line is read.
+    bool has_credit(std::int32_t ov, std::int64_t cycle);
     std::int32_t v_out_port(std::int32_t port, std::int32_t vc) const { return vc_[port * vcs_ + vc].out_port; }
     void forward(std::int32_t port, std::int32_t vc, std::int32_t out_port, std::int64_t cycle);
     // Arrival cycles of a forwarded flit and of its credit.
@@ -200,6 +206,8 @@ private:
     }
 
     static constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+    // Cycles between the ticks that read every arrived credit while the output VCs have credits (drain).
+    static constexpr std::int32_t kCreditBatch = 16;
 
     // Members a tick touches first, in few cache lines: the counters' router part right after them, the rest
     // (noise, the block's owner, the allocators not done in place) last.
@@ -265,6 +273,7 @@ private:
     std::uint32_t vc_mask_ = 0;   // the low vcs_ bits
     std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
     std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
+    std::int64_t credits_read_ = 0;       // the last tick that read every credit line (drain)
     sim::ChannelPort wake_;
     RouterClock* clock_ = nullptr;
     std::int64_t next_tick_ = kNever;  // the cycle the router is scheduled to tick at (kNever: none)
