@@ -92,16 +92,24 @@ private:
     template <class C, auto Method>
     static void deliver_batch(void* obj, const Event& first) {
         auto* self = static_cast<ChannelPort*>(obj);
+        self->received_.note(first.time);
+        (static_cast<C*>(self->owner_)->*Method)(first.arg);
         Simulator& sim = *self->sim_;
-        const Event* e = &first;
-        for (;;) {
-            self->received_.note(e->time);
-            (static_cast<C*>(self->owner_)->*Method)(e->arg);
-            void* next = nullptr;
-            e = sim.next_in_batch<&ChannelPort::deliver_batch<C, Method>>(next);
-            if (e == nullptr) return;
-            self = static_cast<ChannelPort*>(next);
+        Simulator::Batch batch = sim.begin_batch();
+        try {
+            for (;;) {
+                void* next = nullptr;
+                const Event* const e = sim.next_in_batch<&ChannelPort::deliver_batch<C, Method>>(batch, next);
+                if (e == nullptr) break;
+                self = static_cast<ChannelPort*>(next);
+                self->received_.note(e->time);
+                (static_cast<C*>(self->owner_)->*Method)(e->arg);
+            }
+        } catch (...) {
+            sim.end_batch(batch);
+            throw;
         }
+        sim.end_batch(batch);
     }
     [[noreturn]] void reject(std::uint32_t to, Time delay) const;
 

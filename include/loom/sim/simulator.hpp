@@ -249,27 +249,36 @@ public:
     }
     void push(const Event& e) { push(e.time, e.key, e.target, e.arg); }
     // Batch dispatch, for a trampoline that has just handled its event (the radix queue's run loop without
-    // prefetch hooks; with any other loop it returns nullptr at once): the next event, if the loop would
-    // handle it next and its slot's trampoline is `Self`, i.e. it is the current window's next event, at or
-    // before the run's end (or sample time), within the event budget (and no stop() since), popped, with
-    // now(), running(), the event count and the prefetches of the events after it done as the loop does them,
-    // and its slot's obj in `obj`. The trampoline handles it and asks again, or returns to the loop on
-    // nullptr (nothing changed then). This saves the call, the trampoline's prologue and epilogue and the
-    // loop's reloads per event. The event is read in place, as the loop's are (see HandlerFn): a push into
-    // the current window may move the window's events, so each call reads the window's cursor afresh.
+    // prefetch hooks; with any other loop next_in_batch returns nullptr at once). begin_batch() copies what a
+    // batch reads on every step into registers (the slots, the loop's end or sample time, the event count);
+    // next_in_batch then gives the next event if the loop would handle it next and its slot's trampoline is
+    // `Self`, i.e. it is the current window's next event, at or before that end, within the event budget (and
+    // no stop() since): popped, with now(), running(), the batch's event count and the prefetches of the
+    // events after it done as the loop does them, and its slot's obj in `obj`. The trampoline handles it and
+    // asks again, or on nullptr (nothing changed then) calls end_batch() and returns to the loop; it calls
+    // end_batch() also when a handler throws (the event count is written back; a handler reads no count).
+    // This saves the call, the trampoline's prologue and epilogue and the loop's reloads per event. The event
+    // is read in place, as the loop's are (see HandlerFn): a push into the current window may move the window's
+    // events, so each call reads the window's cursor afresh.
+    struct Batch {
+        const Slot* slots;
+        std::int64_t end;
+        std::uint64_t events;
+    };
+    Batch begin_batch() const { return Batch{slots_.data(), batch_end_, events_}; }
+    void end_batch(const Batch& batch) { events_ = batch.events; }
     template <HandlerFn Self>
-    [[gnu::always_inline]] const Event* next_in_batch(void*& obj) {
+    [[gnu::always_inline]] const Event* next_in_batch(Batch& batch, void*& obj) {
         RadixQueue& queue = radix_;
         const Event* const e = queue.window_cursor();
-        if (e == queue.window_end() || e->time > batch_end_ || events_ >= stop_at_) return nullptr;
-        const Slot* const slots = slots_.data();
-        const Slot& slot = slots[e->target];
+        if (e == queue.window_end() || e->time > batch.end || batch.events >= stop_at_) return nullptr;
+        const Slot& slot = batch.slots[e->target];
         if (slot.fn != Self) return nullptr;
         if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();  // after the event handled
         queue.pop();
-        prefetch_handlers(e, slots);
+        prefetch_handlers(e, batch.slots);
         now_ = e->time;
-        ++events_;
+        ++batch.events;
         running_ = static_cast<const Context*>(slot.hint);
         obj = slot.obj;
         return e;

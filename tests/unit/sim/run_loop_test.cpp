@@ -246,8 +246,11 @@ template <int kKind>
 class Mixed : public Component {
 public:
     Mixed(Context& ctx, Shared* shared, std::uint32_t id)
-        : Component(ctx), port(ctx, "ch", this, handler<&Mixed::on_token>), timer_(ctx, this, handler<&Mixed::on_timer>),
-          shared_(shared), id_(id) {}
+        : Component(ctx),
+          port(ctx, "ch", this, handler<&Mixed::on_token>),
+          timer_(ctx, this, handler<&Mixed::on_timer>),
+          shared_(shared),
+          id_(id) {}
     void init() override {
         for (std::uint32_t k = 0; k < 3; ++k) send(id_ * 1000 + k);
     }
