@@ -27,11 +27,19 @@ const char* to_string(StopReason reason) {
     return "?";
 }
 
+namespace {
+// push_to<Radix>'s other paths (a new chunk, the current window, the overflow heap): push() tests again.
+[[gnu::noinline]] void push_radix(RadixQueue& queue, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                                  std::uint32_t arg) {
+    queue.push(time, key, target, arg);
+}
+}  // namespace
+
 template <QueueKind K>
 void Simulator::push_to(Simulator& sim, std::int64_t time, std::uint64_t key, std::uint32_t target,
                         std::uint32_t arg) {
     if constexpr (K == QueueKind::Radix) {
-        sim.radix_.push(time, key, target, arg);
+        if (!sim.radix_.try_push(time, key, target, arg)) [[unlikely]] push_radix(sim.radix_, time, key, target, arg);
     } else if constexpr (K == QueueKind::Calendar) {
         sim.calendar_.push(time, key, target, arg);
     } else if constexpr (K == QueueKind::TwoLevel) {
@@ -295,12 +303,9 @@ Simulator::LoopExit Simulator::loop(Q& queue, std::int64_t end) {
 template <bool kHooks, class Q>
 [[gnu::always_inline]] inline void Simulator::dispatch_in_place(const Event* e, const Slot* slots, const Q& queue,
                                                                std::uint64_t& events, std::size_t& peak) {
-    const Slot& s = slots[e[1].target];
-    __builtin_prefetch(s.obj);
-    __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
-    __builtin_prefetch(s.hint);
-    __builtin_prefetch(&slots[e[2].target]);
+    prefetch_handlers(e, slots);
     if constexpr (kHooks) {
+        const Slot& s = slots[e[1].target];
         if (s.prefetch != nullptr) s.prefetch(s.obj, e[1]);
     }
     now_ = e->time;
@@ -314,42 +319,31 @@ template <bool kHooks, class Q>
 template <bool kHooks>
 Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
     // As loop(), without copying each event out of the queue: the handler gets the radix queue's current
-    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The event
-    // count and the peak of pending events are kept in registers and written back when the loop returns
-    // (nothing reads them while a handler runs; an exception from a handler writes them back too). The slots
+    // window entry (see HandlerFn), and the empty test is folded into the window's exhausted test. The slots
     // do not change while running (add_slot and set_slot are for building), so their address is held. The
     // next two events are read without testing for the window's end: the run keeps SortedRun::kPad readable
-    // events past it (a stale event there only costs a useless prefetch). (A batch that walks the window with
-    // a pointer of its own, to the last event at or before `end`, cost more: a push into the current window
-    // may move its events, and testing for that costs what the pointer saves.)
+    // events past it (a stale event there only costs a useless prefetch). A trampoline may go on with the
+    // window's next events itself (next_in_batch: PHOLD's channel endpoints hand out whole windows that way),
+    // so the event count and the peak of pending events are kept in their members, not in registers, and the
+    // end time is published for it (batch_end_) while the loop runs; with prefetch hooks there are no batches.
+    // (A batch that walks the window with a pointer of its own, to the last event at or before `end`, cost
+    // more: a push into the current window may move its events, and testing for that costs what the pointer
+    // saves.)
     RadixQueue& queue = radix_;
     const Slot* const slots = slots_.data();
-    std::uint64_t events = events_;
-    std::size_t peak = peak_pending_;
-    LoopExit exit = LoopExit::CheckPoint;
-    try {
-        while (events < stop_at_) {
-            const Event* const e = queue.front();
-            if (e == nullptr) [[unlikely]] {
-                exit = LoopExit::Empty;
-                break;
-            }
-            const std::int64_t t = e->time;
-            if (t > end) [[unlikely]] {
-                exit = LoopExit::PastEnd;
-                break;
-            }
-            queue.pop();
-            dispatch_in_place<kHooks>(e, slots, queue, events, peak);
-        }
-    } catch (...) {
-        events_ = events;
-        peak_pending_ = peak;
-        throw;
+    struct Unpublish {  // also when a handler throws
+        std::int64_t& end;
+        ~Unpublish() { end = kNoBatch; }
+    } unpublish{batch_end_};
+    batch_end_ = kHooks ? kNoBatch : end;
+    while (events_ < stop_at_) {
+        const Event* const e = queue.front();
+        if (e == nullptr) [[unlikely]] return LoopExit::Empty;
+        if (e->time > end) [[unlikely]] return LoopExit::PastEnd;
+        queue.pop();
+        dispatch_in_place<kHooks>(e, slots, queue, events_, peak_pending_);
     }
-    events_ = events;
-    peak_pending_ = peak;
-    return exit;
+    return LoopExit::CheckPoint;
 }
 
 template <bool kHooks>

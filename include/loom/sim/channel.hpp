@@ -55,7 +55,11 @@ class ChannelPort : public PortBase {
 public:
     template <class C, auto Method>
     ChannelPort(Context& ctx, std::string_view name, C* owner, Handler<Method>)
-        : PortBase(ctx, name), ctx_(&ctx), owner_(owner), deliver_(&ChannelPort::deliver<C, Method>) {}
+        : PortBase(ctx, name),
+          ctx_(&ctx),
+          owner_(owner),
+          deliver_(sim_->queue_kind() == QueueKind::Radix ? &ChannelPort::deliver_batch<C, Method>
+                                                          : &ChannelPort::deliver<C, Method>) {}
 
     // Binds this port as endpoint `index` of `channel` (once; the index must be free).
     void attach(Channel& channel, std::uint32_t index);
@@ -81,6 +85,31 @@ private:
         auto* self = static_cast<ChannelPort*>(obj);
         self->received_.note(e.time);
         (static_cast<C*>(self->owner_)->*Method)(e.arg);
+    }
+    // The trampoline with the radix queue (chosen when the port is built, so that the other queue kinds run
+    // deliver unchanged): delivers the event, then the following events of the current window while they are
+    // for endpoints with this same trampoline (Simulator::next_in_batch), without returning to the run loop.
+    template <class C, auto Method>
+    static void deliver_batch(void* obj, const Event& first) {
+        auto* self = static_cast<ChannelPort*>(obj);
+        self->received_.note(first.time);
+        (static_cast<C*>(self->owner_)->*Method)(first.arg);
+        Simulator& sim = *self->sim_;
+        Simulator::Batch batch = sim.begin_batch();
+        try {
+            for (;;) {
+                void* next = nullptr;
+                const Event* const e = sim.next_in_batch<&ChannelPort::deliver_batch<C, Method>>(batch, next);
+                if (e == nullptr) break;
+                self = static_cast<ChannelPort*>(next);
+                self->received_.note(e->time);
+                (static_cast<C*>(self->owner_)->*Method)(e->arg);
+            }
+        } catch (...) {
+            sim.end_batch(batch);
+            throw;
+        }
+        sim.end_batch(batch);
     }
     [[noreturn]] void reject(std::uint32_t to, Time delay) const;
 

@@ -69,6 +69,18 @@ public:
         }
         push_slow(time, key, target, arg);
     }
+    // push()'s common path alone: appends the event and returns true when it falls inside the ring and its
+    // window's head chunk has room (seven pushes in eight); otherwise changes nothing and returns false, and
+    // the caller calls push(). For Simulator::push_to, whose common path then needs no saved register (the
+    // slow paths' arguments are set up only where they are taken).
+    bool try_push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+        if (static_cast<std::uint64_t>(time - cur_end_) >= span_) return false;
+        Window& w = windows_[(static_cast<std::uint64_t>(time) >> shift_) & mask_];
+        if (w.count % kChunk == 0) return false;
+        ++size_;
+        put(w, w.write, time, key, target, arg);
+        return true;
+    }
     const Event& top() {
         if (run_.exhausted()) [[unlikely]] advance();
         return run_.front();
@@ -93,6 +105,9 @@ public:
     // place (until the next push or pop). While the window is not exhausted, front()[1] and front()[2] may be
     // read even past it (SortedRun::kPad): there they are stale events, good for nothing but a prefetch.
     const Event* window_end() const { return run_.limit(); }
+    // The current window's next event in place, without loading the next window: window_end() when the
+    // window is exhausted (or the queue is empty). For the kernel's batch dispatch (Simulator::next_in_batch).
+    const Event* window_cursor() const { return run_.cursor(); }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     void clear();

@@ -248,6 +248,41 @@ public:
         push_fn_(*this, time, key, target, arg);
     }
     void push(const Event& e) { push(e.time, e.key, e.target, e.arg); }
+    // Batch dispatch, for a trampoline that has just handled its event (the radix queue's run loop without
+    // prefetch hooks; with any other loop next_in_batch returns nullptr at once). begin_batch() copies what a
+    // batch reads on every step into registers (the slots, the loop's end or sample time, the event count);
+    // next_in_batch then gives the next event if the loop would handle it next and its slot's trampoline is
+    // `Self`, i.e. it is the current window's next event, at or before that end, within the event budget (and
+    // no stop() since): popped, with now(), running(), the batch's event count and the prefetches of the
+    // events after it done as the loop does them, and its slot's obj in `obj`. The trampoline handles it and
+    // asks again, or on nullptr (nothing changed then) calls end_batch() and returns to the loop; it calls
+    // end_batch() also when a handler throws (the event count is written back; a handler reads no count).
+    // This saves the call, the trampoline's prologue and epilogue and the loop's reloads per event. The event
+    // is read in place, as the loop's are (see HandlerFn): a push into the current window may move the window's
+    // events, so each call reads the window's cursor afresh.
+    struct Batch {
+        const Slot* slots;
+        std::int64_t end;
+        std::uint64_t events;
+    };
+    Batch begin_batch() const { return Batch{slots_.data(), batch_end_, events_}; }
+    void end_batch(const Batch& batch) { events_ = batch.events; }
+    template <HandlerFn Self>
+    [[gnu::always_inline]] const Event* next_in_batch(Batch& batch, void*& obj) {
+        RadixQueue& queue = radix_;
+        const Event* const e = queue.window_cursor();
+        if (e == queue.window_end() || e->time > batch.end || batch.events >= stop_at_) return nullptr;
+        const Slot& slot = batch.slots[e->target];
+        if (slot.fn != Self) return nullptr;
+        if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();  // after the event handled
+        queue.pop();
+        prefetch_handlers(e, batch.slots);
+        now_ = e->time;
+        ++batch.events;
+        running_ = static_cast<const Context*>(slot.hint);
+        obj = slot.obj;
+        return e;
+    }
     void note_stale_timer_event() { ++stale_timer_events_; }
     const std::int64_t* now_ptr() const { return &now_; }
     bool initialized() const { return state_ != State::Building; }
@@ -289,6 +324,15 @@ private:
     LoopExit loop_radix(std::int64_t end);  // loop() for the radix queue, reading its window in place
     template <bool kHooks>
     LoopExit loop_calendar(std::int64_t end);  // loop() for the calendar queue, reading its events in place
+    // Prefetches the handler state of the two events after e (e[1]'s object, its second line and its hint;
+    // e[2]'s slot, whose object address is read the next time): readable whatever they are (SortedRun::kPad).
+    [[gnu::always_inline]] static void prefetch_handlers(const Event* e, const Slot* slots) {
+        const Slot& s = slots[e[1].target];
+        __builtin_prefetch(s.obj);
+        __builtin_prefetch(static_cast<const char*>(s.obj) + 64);
+        __builtin_prefetch(s.hint);
+        __builtin_prefetch(&slots[e[2].target]);
+    }
     template <bool kHooks, class Q>
     void dispatch_in_place(const Event* e, const Slot* slots, const Q& queue, std::uint64_t& events,
                            std::size_t& peak);
@@ -304,6 +348,10 @@ private:
     Time run_end_ = Time::max();
     std::uint64_t events_ = 0;
     std::uint64_t stop_at_ = 0;  // the inner loop runs while events_ < stop_at_
+    // The end (or sample) time of the running radix loop for next_in_batch; kNoBatch (below every event time)
+    // outside it and with prefetch hooks.
+    static constexpr std::int64_t kNoBatch = std::numeric_limits<std::int64_t>::min();
+    std::int64_t batch_end_ = kNoBatch;
     bool stop_requested_ = false;
     std::uint64_t stale_timer_events_ = 0;
     std::size_t peak_pending_ = 0;

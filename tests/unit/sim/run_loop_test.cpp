@@ -4,6 +4,7 @@
 // the events being popped, far pushes into the overflow heap, end times inside a batch, budgets, stop().
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 
 #include "loom/sim/channel.hpp"
 #include "loom/sim/simulator.hpp"
+#include "loom/sim/timer.hpp"
 
 using namespace loom;
 using namespace loom::sim;
@@ -30,6 +32,7 @@ struct Shared {
     std::int64_t population = 0;  // tokens in flight
     std::uint64_t stop_at = 0;     // stop() at this many records (0: never)
     std::uint64_t throw_at = 0;    // throw at this many records (0: never)
+    std::uint64_t wrong_running = 0;  // handlers that saw running() or now() other than their own
 };
 
 // On each token: records it, then sends 0, 1 or 2 tokens (keeping the population near its start) to random
@@ -82,6 +85,7 @@ struct Outcome {
     std::vector<Record> log;
     std::vector<StopReason> reasons;
     std::vector<std::int64_t> nows;
+    std::vector<std::uint64_t> events_per_run;  // events_handled() after each run (run_mixed)
     std::uint64_t events = 0;
     std::size_t peak = 0;
     std::size_t pending = 0;
@@ -228,5 +232,151 @@ TEST_CASE("Every queue kind's send path counts each send and arrival in the chan
         const Occupancy occ = occupancy(o.sent, o.received, Time::ps(o.nows.back()));
         CHECK(occ.in_flight == static_cast<std::int64_t>(o.pending));
         CHECK(occ.average > 0);
+    }
+}
+
+namespace {
+
+// Two handler types on one channel (Mixed<0> and Mixed<1>: two trampolines) and a timer per member, so that a
+// radix window mixes them: a channel endpoint's batch (Simulator::next_in_batch) must end at the first event
+// of another handler and leave it to the loop. Each handler checks that running() is its own component and
+// that now() is its event's time (next_in_batch sets both); a token often comes back after 1 ps (into the
+// window being handed out) and arms the timer 0-2 ps ahead.
+template <int kKind>
+class Mixed : public Component {
+public:
+    Mixed(Context& ctx, Shared* shared, std::uint32_t id)
+        : Component(ctx),
+          port(ctx, "ch", this, handler<&Mixed::on_token>),
+          timer_(ctx, this, handler<&Mixed::on_timer>),
+          shared_(shared),
+          id_(id) {}
+    void init() override {
+        for (std::uint32_t k = 0; k < 3; ++k) send(id_ * 1000 + k);
+    }
+    ChannelPort port;
+
+private:
+    void record(std::uint32_t arg, std::int64_t expected) {
+        if (ctx().sim().running() != &ctx() || now().count() != expected) ++shared_->wrong_running;
+        shared_->log.push_back({now().count(), id_ * 2 + kKind, arg});
+        if (shared_->log.size() == shared_->stop_at) ctx().sim().stop();
+        if (shared_->log.size() == shared_->throw_at) throw std::runtime_error("handler failed");
+    }
+    void on_token(std::uint32_t arg) {
+        record(arg, last_arrival());
+        if (ctx().rng().uniform(8) == 0) timer_.arm_in(Time::ps(static_cast<std::int64_t>(ctx().rng().uniform(3))));
+        send(arg + 1);
+    }
+    void on_timer() { record(0xffffffffu, timer_.expiry().count()); }
+    // The arrival time the trampoline tallied for this event: the difference of the received time sums.
+    std::int64_t last_arrival() {
+        const std::uint64_t sum = port.received().time_sum;
+        const auto t = static_cast<std::int64_t>(sum - seen_sum_);
+        seen_sum_ = sum;
+        return t;
+    }
+    void send(std::uint32_t arg) {
+        const auto to = static_cast<std::uint32_t>(ctx().rng().uniform(port.channel_size()));
+        const std::uint64_t kind = ctx().rng().uniform(10);
+        const std::int64_t delay = kind < 3   ? 1
+                                   : kind < 7 ? 1 + static_cast<std::int64_t>(ctx().rng().uniform(2000))
+                                              : 1 + static_cast<std::int64_t>(ctx().rng().uniform(200'000));
+        port.send(to, arg, Time::ps(delay));
+    }
+    Timer timer_;
+    Shared* shared_;
+    std::uint32_t id_;
+    std::uint64_t seen_sum_ = 0;
+};
+
+Outcome run_mixed(QueueKind kind, const std::vector<RunLimits>& limits, Shared& shared) {
+    SimulatorOptions options;
+    options.queue = kind;
+    options.seed = 9;
+    Simulator sim(options);
+    constexpr std::uint32_t kMembers = 29;
+    Channel& ch = sim.add_channel("net", kMembers, Time::ps(1));
+    for (std::uint32_t i = 0; i < kMembers; ++i) {
+        const std::string name = "m" + std::to_string(i);
+        if (i % 3 == 2) {
+            sim.add<Mixed<1>>(name, &shared, i).port.attach(ch, i);
+        } else {
+            sim.add<Mixed<0>>(name, &shared, i).port.attach(ch, i);
+        }
+    }
+    sim.init();
+    Outcome out;
+    for (const RunLimits& l : limits) {
+        try {
+            out.reasons.push_back(sim.run(l).reason);
+        } catch (const std::runtime_error&) {
+            out.reasons.push_back(StopReason::Interrupted);
+        }
+        out.nows.push_back(sim.now_ps());
+        out.events_per_run.push_back(sim.events_handled());
+    }
+    out.log = shared.log;
+    out.events = sim.events_handled();
+    out.peak = sim.peak_pending();
+    out.pending = sim.pending();
+    out.sent = ch.sent();
+    out.received = ch.received();
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("A channel endpoint's batch of window events ends where the loop's next event differs, as the heap's") {
+    // Budgets, end times, stop() and an exception all fall inside batches (most events are channel arrivals);
+    // the heap's loop has no batches and is the reference.
+    const std::vector<RunLimits> limits{{Time::max(), 1},   {Time::max(), 2},         {Time::max(), 501},
+                                        {Time::ps(40'000)}, {Time::ps(40'001)},       {Time::max(), 3},
+                                        {Time::ps(900'000)}, {Time::ps(1'500'000), 2000}, {Time::ps(3'000'000)}};
+    Shared plain, stopping, throwing;
+    stopping.stop_at = 4321;
+    throwing.throw_at = 3210;
+    const Outcome heap = run_mixed(QueueKind::Heap, limits, plain);
+    REQUIRE(heap.log.size() > 8000);
+    std::size_t timers = 0, kinds[2] = {0, 0};
+    for (const Record& r : heap.log) {
+        timers += r.arg == 0xffffffffu ? 1 : 0;
+        ++kinds[r.who % 2];
+    }
+    CHECK(timers > 100);  // the windows do mix the three handlers
+    CHECK(kinds[1] > 1000);
+    CHECK(plain.wrong_running == 0);
+    Shared heap_stopping = stopping, heap_throwing = throwing;
+    const Outcome heap_stop = run_mixed(QueueKind::Heap, limits, heap_stopping);
+    const Outcome heap_throw = run_mixed(QueueKind::Heap, limits, heap_throwing);
+    CHECK(std::count(heap_stop.reasons.begin(), heap_stop.reasons.end(), StopReason::Stopped) == 1);
+    CHECK(std::count(heap_throw.reasons.begin(), heap_throw.reasons.end(), StopReason::Interrupted) == 1);
+    CHECK(heap_throw.log.size() > 3210);  // the later runs went on
+    for (QueueKind kind : {QueueKind::Radix, QueueKind::Calendar, QueueKind::TwoLevel}) {
+        INFO("queue " << to_string(kind));
+        Shared p, st = stopping, th = throwing;
+        check_same(heap, run_mixed(kind, limits, p));
+        check_same(heap_stop, run_mixed(kind, limits, st));
+        check_same(heap_throw, run_mixed(kind, limits, th));
+        CHECK(p.wrong_running == 0);
+        CHECK(st.wrong_running == 0);
+        CHECK(th.wrong_running == 0);
+    }
+}
+
+TEST_CASE("An exception thrown in the middle of a channel endpoint's batch counts the events handled so far") {
+    for (std::uint64_t at : {1u, 2u, 64u, 1000u}) {
+        INFO("throw at " << at);
+        const std::vector<RunLimits> limits{{Time::max()}, {Time::ps(100'000'000)}};
+        Shared throwing, reference;
+        throwing.throw_at = reference.throw_at = at;
+        const Outcome o = run_mixed(QueueKind::Radix, limits, throwing);
+        CHECK(o.reasons[0] == StopReason::Interrupted);
+        // The throwing event counts (it was being handled), as do stale timer events, which record nothing.
+        CHECK(o.events_per_run[0] >= at);
+        CHECK(o.log.size() > at);          // the next run went on from the event after it
+        const Outcome heap = run_mixed(QueueKind::Heap, limits, reference);
+        CHECK(heap.events_per_run == o.events_per_run);
+        check_same(heap, o);
     }
 }
