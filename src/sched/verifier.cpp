@@ -502,15 +502,15 @@ private:
             } else {
                 slot_class_.push_back(in_class);
             }
-            for (const std::size_t c : slot_class_) slots_.push_back(zero_steps_[c]);
+            for (const std::size_t cls : slot_class_) slots_.push_back(zero_steps_[cls]);
             // The closed form's slot steps: the earliest and the latest slot of vector u are t_issue + (u - 1) *
             // slot_min and t_issue + (u - 1) * slot_max when every slot link is evenly spaced (0: not).
             std::int64_t slot_min = 0;
             std::int64_t slot_max = 0;
             if (in_step > 0 && !slot_class_.empty()) {
                 slot_min = std::numeric_limits<std::int64_t>::max();
-                for (const std::size_t c : slot_class_) {
-                    const std::int64_t st = even_steps_[c];
+                for (const std::size_t cls : slot_class_) {
+                    const std::int64_t st = even_steps_[cls];
                     if (st <= 0) {
                         slot_min = 0;
                         break;
