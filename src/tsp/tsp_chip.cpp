@@ -70,20 +70,30 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
                  const ExecutorConfig& config, ChipProgram program)
     : sim::Component(ctx),
       system_(system),
-      vertex_(vertex),
       config_(config),
-      clock_(system.chip().clock()),
-      edges_(clock_),
-      crossing_cycles_(system.chip().crossing_cycles),
-      vector_bytes_(system.vector_bytes()),
       fifo_depth_(system.chip().fifo_depth),
       jitter_allowance_(program.jitter_allowance),
       check_predictions_(program.check_predictions),
+      vector_bytes_(system.vector_bytes()),
+      edges_(system.chip().clock()),
       action_timer_(ctx, this, sim::handler<&TspChip::on_action>),
+      vertex_(vertex),
+      clock_(system.chip().clock()),
+      crossing_cycles_(system.chip().crossing_cycles),
       emission_timer_(ctx, this, sim::handler<&TspChip::on_emission>),
       stop_timer_(ctx, this, sim::handler<&TspChip::on_stop>, sim::Phase::Report) {
     const topo::FrozenTopology& t = system.topology();
     const std::int32_t ports = t.num_ports(vertex);
+    {
+        const LinkTiming first = system.links().timing(topo::kAllLinkClasses[0]);
+        const Serializer pace(first.unit_wire.bits(), first.rate.bits_per_s());
+        bool same = true;
+        for (topo::LinkClass c : topo::kAllLinkClasses) {
+            const LinkTiming lt = system.links().timing(c);
+            same = same && Serializer(lt.unit_wire.bits(), lt.rate.bits_per_s()).same_pace(pace);
+        }
+        if (same) origin_pace_ = pace;
+    }
     if (ports > static_cast<std::int32_t>(WireArg::kMaxPorts))
         throw InputError(fmt::format("{}: {} ports, at most {} are supported", path(), ports, WireArg::kMaxPorts));
     in_index_.assign(static_cast<std::size_t>(ports), -1);
@@ -99,7 +109,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         ip.channel = c_in;
         ip.timing = &system.timing(c_in);
         ip.serial = Serializer(system.timing(c_in));
-        ip.view = net::ScheduledLink(system.timing(c_in), system.stream(c_in));
+        ip.arrivals = UnitArrivals(in_views_.emplace_back(system.timing(c_in), system.stream(c_in)), system.timing(c_in));
         ins_.push_back(std::move(ip));
         in_ports_.emplace_back(ctx, fmt::format("port{}.in", p), this, sim::handler<&TspChip::on_arrival>);
 
@@ -109,6 +119,8 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         op.channel = c_out;
         op.link = &links_.emplace_back(ctx, fmt::format("port{}.out", p), system.timing(c_out), system.stream(c_out));
         op.serial = Serializer(system.timing(c_out));
+        op.arrivals = UnitArrivals(op.tx(), system.timing(c_out));
+        op.jitter = system.timing(c_out).jitter > Time::zero();
         op.peer_port = t.channel(c_out).dst_port;
         outs_.push_back(std::move(op));
     }
@@ -164,10 +176,12 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         }
         instrs_.push_back(std::move(I));
     }
+    std::size_t storing = 0;
+    for (const InstrState& I : instrs_) storing += stores(I.ins) ? 1 : 0;
+    deliveries_.reserve(storing);
     actions_.resize(instrs_.size());
-    for (std::uint32_t i = 0; i < actions_.size(); ++i) actions_[i] = i;
-    std::stable_sort(actions_.begin(), actions_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return instrs_[a].action < instrs_[b].action; });
+    for (std::uint32_t i = 0; i < actions_.size(); ++i) actions_[i] = {instrs_[i].action, i};
+    std::stable_sort(actions_.begin(), actions_.end(), [](const Action& a, const Action& b) { return a.time < b.time; });
 
     // Writes are kept until they land and applied in key order (apply_deferred): the memory holds no versions.
     auto seed = [&](std::int64_t slot, std::int64_t value) {
@@ -201,7 +215,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
 }
 
 void TspChip::init() {
-    if (!actions_.empty()) action_timer_.arm_at(instrs_[actions_[0]].action);
+    if (!actions_.empty()) action_timer_.arm_at(actions_[0].time);
 }
 
 sim::OutPort* TspChip::out_port(std::int32_t port) {
@@ -296,9 +310,8 @@ void TspChip::on_stop() { ctx().sim().stop(); }
 
 void TspChip::on_action() {
     const Time t = now();
-    while (next_action_ < actions_.size() && instrs_[actions_[next_action_]].action <= t)
-        act(instrs_[actions_[next_action_++]]);
-    if (next_action_ < actions_.size()) action_timer_.arm_at(instrs_[actions_[next_action_]].action);
+    while (next_action_ < actions_.size() && actions_[next_action_].time <= t) act(instrs_[actions_[next_action_++].instr]);
+    if (next_action_ < actions_.size()) action_timer_.arm_at(actions_[next_action_].time);
 }
 
 void TspChip::open_trains(InstrState& I) {
@@ -472,7 +485,12 @@ void TspChip::on_emission() {
 void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const SparseValues& values,
                    SparseValues* take) {
     OutPortState& op = outs_[static_cast<std::size_t>(ot.out)];
-    const bool jitter = op.tx().timing().jitter > Time::zero();
+    const bool jitter = op.jitter;
+    // Unit k of the train: op.tx().unit_arrival(ot.start, k, ot.first_index, floor).
+    auto unit_arrival = [&](std::int64_t k, Time floor) {
+        return op.arrivals.arrival_after(ot.start + op.serial(k), ot.first_index + static_cast<std::uint64_t>(k - 1),
+                                         floor);
+    };
     auto post = [&](const VectorRun& r, Time arrival, const SparseValues* vals, std::uint32_t from, std::uint32_t n) {
         std::uint32_t h = 0;
         WireEntry& e = op.link->push(h);
@@ -506,15 +524,15 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
         r.position = ot.next;
         r.floor = ot.floor;
         r.origin_position = src.origin_position;
-        const Time first = op.tx().unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
+        const Time first = unit_arrival(ot.next, ot.floor);
         Time last = first;
         if (!jitter) {
-            last = op.tx().unit_arrival(ot.start, ot.next + m - 1, ot.first_index, ot.floor);
+            last = unit_arrival(ot.next + m - 1, ot.floor);
         } else {
             SerialStepper sent(op.serial, ot.next + 1);
             for (std::int64_t k = ot.next + 1; k < ot.next + m; ++k) {
-                last = op.tx().arrival_after(ot.start + sent.value(), ot.first_index + static_cast<std::uint64_t>(k - 1),
-                                           last);
+                last = op.arrivals.arrival_after(ot.start + sent.value(),
+                                                 ot.first_index + static_cast<std::uint64_t>(k - 1), last);
                 sent.next();
             }
         }
@@ -528,7 +546,7 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
             r.position = ot.next;
             r.floor = ot.floor;
             r.origin_position = src.origin_position + k;
-            const Time arrival = op.tx().unit_arrival(ot.start, ot.next, ot.first_index, ot.floor);
+            const Time arrival = unit_arrival(ot.next, ot.floor);
             ot.floor = arrival;
             ++ot.next;
             post(r, arrival, &values, k, 1);  // m == 1 only when called with `take`: a whole run
@@ -557,7 +575,7 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
     // Units position, position + 1, ... of the run's train: their last bits leave at train_start + ser(position + j).
     SerialStepper sent(ip.serial, run.position);
     auto next_arrival = [&](std::int64_t k) {
-        const Time t = ip.view.arrival_after(run.train_start + sent.value(),
+        const Time t = ip.arrivals.arrival_after(run.train_start + sent.value(),
                                              run.first_index + static_cast<std::uint64_t>(run.position + k - 1), floor);
         sent.next();
         floor = t;
@@ -597,8 +615,12 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
         SerialStepper origin;
         if (final_hop) {
             // The stepper needs the origin link's unit size and rate only (not its latency parts).
-            const LinkTiming& ot = system_.timing(run.origin_channel);
-            origin = SerialStepper(Serializer(ot.unit_wire.bits(), ot.rate.bits_per_s()), run.origin_position + j - 1);
+            if (origin_pace_) {
+                origin = SerialStepper(*origin_pace_, run.origin_position + j - 1);
+            } else {
+                const LinkTiming& ot = system_.timing(run.origin_channel);
+                origin = SerialStepper(Serializer(ot.unit_wire.bits(), ot.rate.bits_per_s()), run.origin_position + j - 1);
+            }
         }
 
         for (std::uint32_t v = 0; v < m; ++v) {
@@ -696,14 +718,13 @@ void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, con
     totals_.last_arrival = std::max(totals_.last_arrival, t);
     if (config_.record_limit > 0 && static_cast<std::int64_t>(arrivals_.size()) <= config_.record_limit) {
         const std::uint64_t index = run.first_index + static_cast<std::uint64_t>(run.position + k - 1);
-        arrivals_.push_back({vertex_, port, run.transfer, vec, t, ip.view.outcome(index)});
+        arrivals_.push_back({vertex_, port, run.transfer, vec, t, ip.arrivals.view().outcome(index)});
     }
     if (stores(I.ins)) {
         ++totals_.vectors_delivered;
         totals_.last_delivery = std::max(totals_.last_delivery, t);
-        if (last_delivered_ == deliveries_.end() || last_delivered_->first != run.transfer)
-            last_delivered_ = deliveries_.try_emplace(run.transfer, t).first;
-        last_delivered_->second = std::max(last_delivered_->second, t);
+        if (deliveries_.empty() || deliveries_.back().first != run.transfer) deliveries_.emplace_back(run.transfer, t);
+        deliveries_.back().second = std::max(deliveries_.back().second, t);
     }
 }
 
@@ -735,7 +756,7 @@ void TspChip::consume(InstrState& I, Pending& part) {
             add_deferred_range(slot0, m);
             d.key.order = I.order;
             d.k = 0;
-            d.view = &ip.view;
+            d.in = &ip;
             d.issue = I.issue;
             d.slot0 = slot0;
             d.train_start = part.run.train_start;
@@ -802,7 +823,7 @@ void TspChip::drop_deferred_range(std::int64_t slot0, std::int64_t count) {
 }
 
 void TspChip::step(Deferred& d) {
-    const Time t = d.view->arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
+    const Time t = d.in->arrivals.arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
     d.sent.next();
     d.floor = t;
     d.key.time = std::max(available(t), d.issue);
@@ -894,7 +915,7 @@ std::vector<sched::Instruction> TspChip::program() const {
 
 void TspChip::release_run_state() {
     std::vector<InstrState>().swap(instrs_);
-    std::vector<std::uint32_t>().swap(actions_);
+    std::vector<Action>().swap(actions_);
     next_action_ = 0;
     std::vector<Emission>().swap(emissions_);
     std::vector<DeferredRef>().swap(deferred_);
@@ -919,8 +940,7 @@ void TspChip::release_run_state() {
 
 void TspChip::release_merged() {
     latency_ = stats::Histogram();
-    deliveries_.clear();
-    last_delivered_ = deliveries_.end();
+    std::vector<std::pair<std::uint32_t, Time>>().swap(deliveries_);
 }
 
 void TspChip::check_complete(std::vector<ScheduleError>& out) const {

@@ -39,7 +39,7 @@ private:
 // by the ClockDomain itself. Any phase, any period.
 class ClockEdges {
 public:
-    explicit ClockEdges(const ClockDomain& clock) : clock_(clock), phase_(clock.phase()) {
+    explicit ClockEdges(const ClockDomain& clock) : phase_(clock.phase()), clock_(clock) {
         constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
         const i128 num = clock.period_num(), den = clock.period_den();
         if (num <= 0 || den <= 0 || num > kMax || den > kMax) return;  // every query goes to the ClockDomain
@@ -70,7 +70,7 @@ public:
     Time next_edge(Time t, Cycles extra) const { return edge(edge_at_or_after(t) + extra.count()); }
 
 private:
-    ClockDomain clock_;
+    // The fast path's constants first (72 bytes, read per query), the clock last (read past the fast range).
     Time phase_;
     std::int64_t num_ = 1;  // the period num_ / den_ ps when both fit 64 bits
     std::int64_t den_ = 1;
@@ -78,6 +78,7 @@ private:
     FixedDivisor by_den_;
     std::int64_t n_fast_ = -1;   // edge(n) by the reciprocal for 0 <= n <= n_fast_ (n * num fits)
     std::int64_t rel_fast_ = 0;  // edge_at_or_after by the reciprocal for 0 < t - phase <= rel_fast_
+    ClockDomain clock_;
 };
 
 }  // namespace loom::sched

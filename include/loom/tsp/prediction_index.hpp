@@ -51,16 +51,17 @@ private:
         Time train_start;
     };
     Time arrival(const Entry& e, std::uint32_t j) const;
-    const LinkTiming* timing_ = nullptr;
-    Time latency_;       // timing_->latency(), summed once (it adds up the latency parts)
-    Serializer serial_;  // timing_'s serialization, for the stepper
+    // What expect() reads first (it runs per vector arriving), the timing the index was made for last.
     std::vector<Entry> entries_;
     std::size_t cursor_ = 0;
+    std::size_t stepped_ = std::numeric_limits<std::size_t>::max();
+    std::uint32_t next_ = 0;
+    Time latency_;  // timing_->latency(), summed once (it adds up the latency parts)
     // In-order lookups step the serialization instead of computing it: stepper_ is at offset + next_ + 1 of
     // entry stepped_ (sched::predicted_arrival's serialization term for vector next_ of that entry).
     SerialStepper stepper_;
-    std::size_t stepped_ = std::numeric_limits<std::size_t>::max();
-    std::uint32_t next_ = 0;
+    Serializer serial_;  // timing_'s serialization, for the stepper
+    const LinkTiming* timing_ = nullptr;
 };
 
 }  // namespace loom::tsp

@@ -3,12 +3,14 @@
 // check (link double booking, FIFO overflow, unexpected and late vectors, predicted arrivals) made as it runs.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +34,7 @@
 #include "loom/tsp/prediction_index.hpp"
 #include "loom/tsp/timed_memory.hpp"
 #include "loom/tsp/tsp_system.hpp"
+#include "loom/tsp/unit_arrivals.hpp"
 #include "loom/tsp/vector_wire.hpp"
 
 namespace loom::tsp {
@@ -149,8 +152,11 @@ public:
 
     const ChipTotals& totals() const { return totals_; }
     const stats::Histogram& latency() const { return latency_; }
-    // By transfer id: the latest arrival of one of its vectors at this chip as a final destination.
-    const std::map<std::uint32_t, Time>& deliveries() const { return deliveries_; }
+    // (transfer id, arrival) of the vectors that arrived at this chip as a final destination, in arrival order
+    // of their runs, one entry per stretch of runs of one transfer holding the latest arrival among them: a
+    // transfer may appear more than once (its runs interleaved with another's); its latest arrival here is the
+    // largest of its entries.
+    const std::vector<std::pair<std::uint32_t, Time>>& deliveries() const { return deliveries_; }
     // Arrivals recorded so far (recording stops after record_limit + 1 of them).
     const std::vector<ArrivalRecord>& arrivals() const { return arrivals_; }
     const TimedMemory& memory() const { return memory_; }
@@ -176,20 +182,24 @@ private:
         std::int64_t start = 0;  // port vector number of its first vector
         std::int64_t count = 0;
     };
-    struct InPortState {
-        std::int32_t port = 0;
-        topo::ChannelId channel = 0;  // arriving channel
-        const LinkTiming* timing = nullptr;
-        // The arriving link's serialization, for the steppers made per run (a SerialStepper made from the
-        // LinkTiming sums its latency parts, a cache miss per run at 10,440 TSPs).
+    // An in port's state, hot part first: what every run arriving here reads (the store, the timing of its units,
+    // the claims, the FIFO, the predictions) lies in the first four cache lines of the aligned record; the
+    // sending link's full timing and noise (a net::ScheduledLink, 192 bytes) is kept apart (in_views_) and read
+    // only when the link has jitter or FEC errors, or for the arrival records.
+    struct alignas(64) InPortState {
+        WireStore* store = nullptr;  // the upstream out port's storage
+        UnitArrivals arrivals;       // its units' arrivals, from the sending link's timing and noise (in_views_)
+        // The arriving link's serialization and latency, for the steppers made per run (a SerialStepper made from
+        // the LinkTiming sums its latency parts, a cache miss per run at 10,440 TSPs).
         Serializer serial;
-        net::ScheduledLink view;  // the sending link's timing and noise, for timing the vectors of a run
-        std::vector<Claim> claims;
+        std::int32_t port = 0;
         std::size_t cursor = 0;
         std::int64_t arrived = 0;
+        std::vector<Claim> claims;
         sched::LeaveTimes fifo;  // when the vectors in the FIFO leave it
         PredictionIndex predictions;
-        WireStore* store = nullptr;  // the upstream out port's storage
+        topo::ChannelId channel = 0;  // arriving channel
+        const LinkTiming* timing = nullptr;
     };
     struct OutPortState {
         std::int32_t port = 0;
@@ -197,6 +207,8 @@ private:
         net::ScheduledPort<WireEntry>* link = nullptr;  // the link (in links_): trains, storage, wire
         net::ScheduledLink& tx() const { return link->link(); }
         Serializer serial;           // the link's serialization (see InPortState::serial)
+        UnitArrivals arrivals;       // its units' arrivals (tx()'s rule, without reading tx() on plain links)
+        bool jitter = false;         // the link has jitter
         std::int32_t peer_port = 0;  // the receiving port at the other end
         std::int64_t trains = 0;
     };
@@ -238,7 +250,7 @@ private:
     struct Deferred {
         AccessKey key;  // of vector k
         std::uint32_t k = 0;
-        const net::ScheduledLink* view = nullptr;  // the in port's (InPortState::view)
+        const InPortState* in = nullptr;  // the in port's (for the timing of its units)
         Time issue;                                 // the instruction's
         std::int64_t slot0 = 0;  // slot of the part's first vector
         Time train_start;        // of the train the part arrives in
@@ -335,42 +347,17 @@ private:
                 const std::string& what);
     std::string where(Time t, std::int32_t port) const;
 
+    // ---- What a run's arrival and an instruction's action read, together in the chip's first lines: scattered
+    // over its 29 lines they were about 20 cache misses per run at 10,440 TSPs. ----
     const TspSystem& system_;
-    std::deque<net::ScheduledPort<WireEntry>> links_;  // per out port, in outs_ order
-    topo::VertexId vertex_;
+    std::vector<std::int32_t> in_index_;  // port -> index into ins_ (-1)
+    std::vector<InPortState> ins_;
+    std::vector<InstrState> instrs_;  // program order
     ExecutorConfig config_;
-    ClockDomain clock_;
-    sched::ClockEdges edges_;  // clock_, for the per-vector checks (available())
-    std::int64_t crossing_cycles_;
-    std::int64_t vector_bytes_;
     std::int64_t fifo_depth_;
     Time jitter_allowance_;
     bool check_predictions_;
-
-    std::deque<sim::InPort> in_ports_;
-    std::vector<std::int32_t> in_index_;   // port -> index into ins_ (-1)
-    std::vector<std::int32_t> out_index_;  // port -> index into outs_ (-1)
-    std::vector<InPortState> ins_;
-    std::vector<OutPortState> outs_;
-
-    std::vector<InstrState> instrs_;      // program order
-    std::vector<std::uint32_t> actions_;  // instruction indices by (action time, program index)
-    std::size_t next_action_ = 0;
-    std::vector<Emission> emissions_;  // min-heap (vector mode)
-    sim::Timer action_timer_;
-    sim::Timer emission_timer_;
-    sim::Timer stop_timer_;
-
-    TimedMemory memory_;
-    std::vector<Deferred> deferred_parts_;      // slab (see Deferred)
-    std::vector<std::uint32_t> deferred_free_;  // free slots of deferred_parts_
-    std::vector<DeferredRef> deferred_;         // min-heap by key
-    // The slots of the parts in deferred_ as (first slot, count), sorted, and whether two of them overlapped since
-    // deferred_ was last empty (then apply_deferred() keeps every write in key order across parts).
-    std::vector<std::pair<std::int64_t, std::int64_t>> deferred_ranges_;
-    bool deferred_overlap_ = false;
-    void add_deferred_range(std::int64_t slot0, std::int64_t count);
-    void drop_deferred_range(std::int64_t slot0, std::int64_t count);
+    ChipTotals totals_;
     SparseValues arrived_values_;  // the values of the run being accepted
     // Value buffers kept for the runs this chip posts: a run's buffer travels with it to the receiver, which keeps
     // the one it read before (a forwarding chip posts about as many runs as it takes). At most kSpareBuffers of at
@@ -382,19 +369,58 @@ private:
     // otherwise, plus its trains'): at most kSpareLive, without their operands' buffers.
     static constexpr std::size_t kSpareLive = 2;  // instructions overlap little on one chip
     std::vector<std::unique_ptr<Live>> spare_live_;
-    Pending part_;                 // the part of it being handed to one instruction
+    Pending part_;  // the part of it being handed to one instruction
+    std::vector<OutPortState> outs_;
+    std::vector<std::int32_t> out_index_;  // port -> index into outs_ (-1)
+    std::int64_t vector_bytes_;
+    std::int64_t vectors_forwarded_ = 0;
+    std::int64_t vectors_reduced_ = 0;
+    sched::ClockEdges edges_;  // the core clock, for the per-vector checks (available())
+    // The serialization pace (unit size and rate) of every link class when they all share one, for the latency of
+    // the vectors delivered here (otherwise read from the run's origin channel: a cache miss per run).
+    std::optional<Serializer> origin_pace_;
+    stats::Histogram latency_;
+    // Appended per run, the last entry updated while the runs are of its transfer (a std::map was a node
+    // allocation and a walk over cold nodes per transfer delivered); reserved for one per storing instruction.
+    std::vector<std::pair<std::uint32_t, Time>> deliveries_;
     SparseValues scratch_;
     SparseValues scratch_out_;
 
+    TimedMemory memory_;
+    std::vector<Deferred> deferred_parts_;      // slab (see Deferred)
+    std::vector<std::uint32_t> deferred_free_;  // free slots of deferred_parts_
+    std::vector<DeferredRef> deferred_;         // min-heap by key
+    // The slots of the parts in deferred_ as (first slot, count), sorted, and whether two of them overlapped since
+    // deferred_ was last empty (then apply_deferred() keeps every write in key order across parts).
+    std::vector<std::pair<std::int64_t, std::int64_t>> deferred_ranges_;
+    bool deferred_overlap_ = false;
+    void add_deferred_range(std::int64_t slot0, std::int64_t count);
+    void drop_deferred_range(std::int64_t slot0, std::int64_t count);
+
+    // The instructions by (action time, program index), each with its action time: the next one's is read to arm
+    // the timer, which read the next instruction's state (a cache miss per action at 10,440 TSPs, where it is
+    // evicted again before it acts).
+    struct Action {
+        Time time;
+        std::uint32_t instr = 0;
+    };
+    std::vector<Action> actions_;
+    std::size_t next_action_ = 0;
+    sim::Timer action_timer_;
+    std::int64_t op_counts_[4] = {0, 0, 0, 0};
+
+    // ---- Read rarely while running ----
+    std::deque<net::ScheduledPort<WireEntry>> links_;  // per out port, in outs_ order
+    topo::VertexId vertex_;
+    ClockDomain clock_;
+    std::int64_t crossing_cycles_;
+    std::deque<sim::InPort> in_ports_;         // ins_ order
+    std::deque<net::ScheduledLink> in_views_;  // ins_ order (InPortState::arrivals)
+    std::vector<Emission> emissions_;          // min-heap (vector mode)
+    sim::Timer emission_timer_;
+    sim::Timer stop_timer_;
     std::vector<ScheduleError> errors_;
     std::vector<ArrivalRecord> arrivals_;
-    ChipTotals totals_;
-    std::int64_t op_counts_[4] = {0, 0, 0, 0};
-    std::int64_t vectors_forwarded_ = 0;
-    std::int64_t vectors_reduced_ = 0;
-    stats::Histogram latency_;
-    std::map<std::uint32_t, Time> deliveries_;
-    std::map<std::uint32_t, Time>::iterator last_delivered_ = deliveries_.end();  // runs repeat one transfer
 };
 
 }  // namespace loom::tsp
