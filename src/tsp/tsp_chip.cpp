@@ -212,9 +212,15 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
             run, system.timing(static_cast<topo::ChannelId>(run.channel)));
     }
     for (InPortState& ip : ins_) ip.predictions.freeze();
+    for (std::size_t i = 0; i < ins_.size(); ++i) {
+        in_ports_[i].chip = this;
+        in_ports_[i].state = &ins_[i];
+        ctx.sim().set_slot_prefetch(in_ports_[i].slot(), &TspChip::prefetch_arrival);
+    }
 }
 
 void TspChip::init() {
+    for (std::size_t i = 0; i < ins_.size(); ++i) note_next(i);
     if (!actions_.empty()) action_timer_.arm_at(actions_[0].time);
 }
 
@@ -239,7 +245,9 @@ WireStore* TspChip::out_store(std::int32_t port) {
 }
 
 void TspChip::attach_in_store(std::int32_t port, WireStore& store) {
-    ins_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(port)])].store = &store;
+    const auto i = static_cast<std::size_t>(in_index_[static_cast<std::size_t>(port)]);
+    ins_[i].store = &store;
+    in_ports_[i].store = &store;
 }
 
 std::uint64_t TspChip::runs_sent() const {
@@ -554,6 +562,49 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
     }
 }
 
+// The chip's first bytes, which hold what a run's arrival reads (see the members' order).
+constexpr std::size_t kChipHotBytes = 9 * 64;
+
+void TspChip::prefetch_arrival(const void* obj, const sim::Event& e) {
+    const auto* p = static_cast<const ArrivalPort*>(static_cast<const sim::InPort*>(obj));
+    const char* state = reinterpret_cast<const char*>(p->state);
+    if (state == nullptr) return;
+    for (std::size_t b = 0; b < 4 * 64; b += 64) __builtin_prefetch(state + b);  // its hot lines
+    // The chip's: its members up to the clock's constants (edges_) come first.
+    const char* chip = reinterpret_cast<const char*>(p->chip);
+    for (std::size_t b = 0; b < kChipHotBytes; b += 64) __builtin_prefetch(chip + b);
+    for (const void* a : p->next)
+        if (a != nullptr) __builtin_prefetch(a);
+#if !LOOM_OWNERSHIP_CHECKS
+    // The run's entry in the sender's store, read first by on_arrival (a build with ownership checks would
+    // throw: this runs in another component's event). A stale guess may name a released or absent slot.
+    WireStore* store = p->store;
+    const std::uint32_t h = e.arg & WireArg::kHandleMask;
+    if (store != nullptr && h < store->capacity()) {
+        const char* entry = reinterpret_cast<const char*>(&store->at(h));
+        __builtin_prefetch(entry);
+        __builtin_prefetch(entry + sizeof(WireEntry) - 1);
+    }
+#else
+    (void)e;
+#endif
+}
+
+void TspChip::note_next(std::size_t in) {
+    const InPortState& ip = ins_[in];
+    ArrivalPort& p = in_ports_[in];
+    p.next.fill(nullptr);
+    if (ip.cursor < ip.claims.size()) {
+        const Claim& cl = ip.claims[ip.cursor];
+        const InstrState& I = instrs_[cl.instr];
+        p.next[0] = &cl;
+        p.next[1] = &I;
+        p.next[2] = reinterpret_cast<const char*>(&I) + sizeof(InstrState) - 1;
+    }
+    p.next[3] = ip.predictions.next_entry();
+    p.next[4] = ip.fifo.storage();
+}
+
 void TspChip::on_arrival(std::uint32_t arg) {
     const std::int32_t port = WireArg::port_of(arg);
     InPortState& ip = ins_[static_cast<std::size_t>(in_index_[static_cast<std::size_t>(port)])];
@@ -568,6 +619,7 @@ void TspChip::on_arrival(std::uint32_t arg) {
     ip.store->release(h);
     LOOM_DEBUG_ASSERT(system_.topology().channel(run.channel).dst_port == port, "a run arrived on another port");
     accept(ip, run, arrived_values_);
+    note_next(static_cast<std::size_t>(&ip - ins_.data()));
 }
 
 void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values) {

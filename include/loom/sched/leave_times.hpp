@@ -43,6 +43,8 @@ public:
     }
     // The earliest leave time (requires !empty()).
     Time front() const { return t_[head_]; }
+    // Where the held times are (nullptr when there is no storage), for prefetching.
+    const void* storage() const { return t_.empty() ? nullptr : t_.data(); }
     // Frees the storage.
     void release() {
         std::vector<Time>().swap(t_);

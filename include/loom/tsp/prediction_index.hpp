@@ -29,6 +29,9 @@ public:
     // vector as seen. Lookups in increasing vector order within a run cost O(1).
     std::optional<Time> expect(std::uint32_t transfer, std::uint32_t vector);
 
+    // The entry the next lookup reads first (nullptr when none), for prefetching.
+    const void* next_entry() const { return cursor_ < entries_.size() ? &entries_[cursor_] : nullptr; }
+
     struct Missing {
         std::uint32_t transfer = 0;
         std::uint32_t first_vector = 0;  // of the run that has unseen vectors

@@ -275,6 +275,19 @@ private:
         }
     };
 
+    // An in port that also holds what the kernel's prefetch hook (prefetch_arrival) loads for the next run
+    // arriving on it: the port's state and the addresses its handler reads first, refreshed by the chip after
+    // every run it takes there (note_next); the hook only reads them.
+    struct alignas(64) ArrivalPort : sim::InPort {
+        using sim::InPort::InPort;
+        const TspChip* chip = nullptr;
+        const InPortState* state = nullptr;
+        WireStore* store = nullptr;  // the state's (read here without reading the state)
+        // The current claim, its instruction (two lines), the prediction entry, the FIFO's times.
+        std::array<const void*, 5> next{};
+    };
+    static void prefetch_arrival(const void* obj, const sim::Event& e);
+    void note_next(std::size_t in);
     void on_arrival(std::uint32_t handle);
     void on_action();
     void on_emission();
@@ -414,7 +427,7 @@ private:
     topo::VertexId vertex_;
     ClockDomain clock_;
     std::int64_t crossing_cycles_;
-    std::deque<sim::InPort> in_ports_;         // ins_ order
+    std::deque<ArrivalPort> in_ports_;         // ins_ order
     std::deque<net::ScheduledLink> in_views_;  // ins_ order (InPortState::arrivals)
     std::vector<Emission> emissions_;          // min-heap (vector mode)
     sim::Timer emission_timer_;
