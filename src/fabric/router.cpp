@@ -592,6 +592,10 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     return {arrive, out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise)};
 }
 
+inline Time Router::delay_to(std::int64_t cycle) const {
+    return Time::ps(net_.clock.edge(cycle).count() - clock_->tick_ps());
+}
+
 // Inline: switch_allocate calls it for every grant.
 [[gnu::always_inline]] inline void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port,
                                                     std::int64_t cycle) {
@@ -650,8 +654,7 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     }
 }
 
-void Router::on_tick() {
-    const std::int64_t c = now_cycle();
+void Router::on_tick(std::int64_t c) {
     next_tick_ = kNever;
     ++ticks_;
     drain(c);
@@ -745,10 +748,10 @@ inline void RouterClock::tick_unit(std::uint32_t unit, std::int64_t cycle) {
     const std::uint32_t r = unit - first_router_;
     if (r < routers_.size()) {
         Router* router = routers_[r];
-        if (router->next_tick_ == cycle) router->on_tick();
+        if (router->next_tick_ == cycle) router->on_tick(cycle);
     } else {
         Terminal* t = terminals_[unit < first_router_ ? unit : unit - routers_.size()];
-        if (t->next_tick_ == cycle) t->on_tick();
+        if (t->next_tick_ == cycle) t->on_tick(cycle);
     }
 }
 
@@ -770,6 +773,8 @@ std::int64_t RouterClock::next_in_ring(std::int64_t from) const {
 
 void RouterClock::on_tick() {
     const std::int64_t c = armed_;
+    LOOM_DEBUG_ASSERT(net_.clock.edge(c).count() == ctx().now_ps(), "the fabric clock fired off its cycle's edge");
+    tick_ps_ = ctx().now_ps();
     armed_ = kNever;
     ticking_ = true;
     ++fired_;
