@@ -730,17 +730,14 @@ std::uint32_t RouterClock::unit_of(const Terminal& t) { return t.clock_unit_; }
 
 void RouterClock::schedule(Terminal* t, std::int64_t cycle) { schedule_unit(t->clock_unit_, cycle); }
 
-void RouterClock::schedule_unit(std::uint32_t unit, std::int64_t cycle) {
-    if (cycle - last_ < kRing) {
-        mark(cycle, unit);
-    } else {
-        far_.emplace_back(cycle, unit);
-        far_min_ = std::min(far_min_, cycle);
-    }
-    if (cycle < armed_ && !ticking_) {
-        armed_ = cycle;
-        tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
-    }
+void RouterClock::schedule_far(std::uint32_t unit, std::int64_t cycle) {
+    far_.emplace_back(cycle, unit);
+    far_min_ = std::min(far_min_, cycle);
+}
+
+void RouterClock::arm(std::int64_t cycle) {
+    armed_ = cycle;
+    tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
 }
 
 // Ticks unit `unit` if it is still due at `cycle` (its schedule did not move).

@@ -338,7 +338,19 @@ public:
 private:
     // Units are bits in a cycle's mask, ticked in ascending order: [0, first_router_) terminals, then the routers
     // by vertex, then the other terminals.
-    void schedule_unit(std::uint32_t unit, std::int64_t cycle);
+    // Inline, with the rare paths out of line: a router's or terminal's wake-up costs a few instructions
+    // instead of a call that saves and restores six registers (about 16 of its 41 instructions before).
+    [[gnu::always_inline]] void schedule_unit(std::uint32_t unit, std::int64_t cycle) {
+        if (cycle - last_ < kRing) [[likely]] {
+            mark(cycle, unit);
+        } else {
+            schedule_far(unit, cycle);
+        }
+        if (cycle < armed_ && !ticking_) [[unlikely]] arm(cycle);
+    }
+    // A schedule beyond the ring (into far_), and arming the kernel timer for `cycle`.
+    [[gnu::noinline, gnu::cold]] void schedule_far(std::uint32_t unit, std::int64_t cycle);
+    [[gnu::noinline]] void arm(std::int64_t cycle);
     void tick_unit(std::uint32_t unit, std::int64_t cycle);
     std::int64_t tick_ps_ = 0;  // now, while on_tick runs
     void on_tick();
