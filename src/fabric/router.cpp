@@ -378,6 +378,19 @@ void Router::route(std::int32_t iv) {
     entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }
 
+// Inline: both VC allocators call it for every grant (a call saved and restored six registers).
+[[gnu::always_inline]] inline void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
+    Vc& x = vc_[iv];
+    const std::int32_t port = vc_port_[iv], vc = iv - port * vcs_;
+    ov_busy_[ov] = 1;
+    if (masks_) cok_ = has_credit(ov, cycle) ? cok_ | bit64(iv) : cok_ & ~bit64(iv);
+    x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
+    x.state = VcState::Active;
+    set_sa_ready(iv, cycle + vc_alloc_cycles_, cycle);
+    if (!sw_inline_) sw_->set_output(port, vc, x.out_port);
+    sa_add(port, vc);
+}
+
 void Router::vc_allocate(std::int64_t cycle) {
     if (va_inline_) {
         vc_allocate_inline(cycle);
@@ -445,17 +458,6 @@ void Router::va_erase_active() {
     va_count_ = static_cast<std::uint16_t>(n);
 }
 
-void Router::grant_vc(std::int32_t iv, std::int32_t ov, std::int64_t cycle) {
-    Vc& x = vc_[iv];
-    const std::int32_t port = iv / vcs_, vc = iv % vcs_;
-    ov_busy_[ov] = 1;
-    if (masks_) cok_ = has_credit(ov, cycle) ? cok_ | bit64(iv) : cok_ & ~bit64(iv);
-    x.out_vc = static_cast<std::uint8_t>(ov - x.out_port * vcs_);
-    x.state = VcState::Active;
-    set_sa_ready(iv, cycle + vc_alloc_cycles_, cycle);
-    if (!sw_inline_) sw_->set_output(port, vc, x.out_port);
-    sa_add(port, vc);
-}
 
 // One round. `dirty`: the input ports whose requests must be (re)computed: every port with Active VCs in the
 // first round, then only the inputs granted in the round before. An input that was not granted keeps its
@@ -592,6 +594,10 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     return {arrive, out_[port].link.signal(cycle + credit_delay_, counters_.credit_noise, credit_noise)};
 }
 
+inline Time Router::delay_to(std::int64_t cycle) const {
+    return Time::ps(net_.clock.edge(cycle).count() - clock_->tick_ps());
+}
+
 // Inline: switch_allocate calls it for every grant.
 [[gnu::always_inline]] inline void Router::forward(std::int32_t port, std::int32_t vc, std::int32_t out_port,
                                                     std::int64_t cycle) {
@@ -650,8 +656,7 @@ void Router::switch_requests(std::int64_t cycle, std::uint64_t dirty, std::uint6
     }
 }
 
-void Router::on_tick() {
-    const std::int64_t c = now_cycle();
+void Router::on_tick(std::int64_t c) {
     next_tick_ = kNever;
     ++ticks_;
     drain(c);
@@ -727,17 +732,14 @@ std::uint32_t RouterClock::unit_of(const Terminal& t) { return t.clock_unit_; }
 
 void RouterClock::schedule(Terminal* t, std::int64_t cycle) { schedule_unit(t->clock_unit_, cycle); }
 
-void RouterClock::schedule_unit(std::uint32_t unit, std::int64_t cycle) {
-    if (cycle - last_ < kRing) {
-        mark(cycle, unit);
-    } else {
-        far_.emplace_back(cycle, unit);
-        far_min_ = std::min(far_min_, cycle);
-    }
-    if (cycle < armed_ && !ticking_) {
-        armed_ = cycle;
-        tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
-    }
+void RouterClock::schedule_far(std::uint32_t unit, std::int64_t cycle) {
+    far_.emplace_back(cycle, unit);
+    far_min_ = std::min(far_min_, cycle);
+}
+
+void RouterClock::arm(std::int64_t cycle) {
+    armed_ = cycle;
+    tick_.arm_at(Time::ps(net_.clock.edge(cycle).count()));
 }
 
 // Ticks unit `unit` if it is still due at `cycle` (its schedule did not move).
@@ -745,10 +747,10 @@ inline void RouterClock::tick_unit(std::uint32_t unit, std::int64_t cycle) {
     const std::uint32_t r = unit - first_router_;
     if (r < routers_.size()) {
         Router* router = routers_[r];
-        if (router->next_tick_ == cycle) router->on_tick();
+        if (router->next_tick_ == cycle) router->on_tick(cycle);
     } else {
         Terminal* t = terminals_[unit < first_router_ ? unit : unit - routers_.size()];
-        if (t->next_tick_ == cycle) t->on_tick();
+        if (t->next_tick_ == cycle) t->on_tick(cycle);
     }
 }
 
@@ -770,6 +772,8 @@ std::int64_t RouterClock::next_in_ring(std::int64_t from) const {
 
 void RouterClock::on_tick() {
     const std::int64_t c = armed_;
+    LOOM_DEBUG_ASSERT(net_.clock.edge(c).count() == ctx().now_ps(), "the fabric clock fired off its cycle's edge");
+    tick_ps_ = ctx().now_ps();
     armed_ = kNever;
     ticking_ = true;
     ++fired_;

@@ -83,8 +83,7 @@ void Terminal::on_wake(std::uint32_t arg) {
         wake(now_cycle());
 }
 
-void Terminal::on_tick() {
-    const std::int64_t c = now_cycle();
+void Terminal::on_tick(std::int64_t c) {
     next_tick_ = INT64_MAX;
     while (ejection_->ready(c)) {
         const std::int64_t arrived = ejection_->front_arrival(c);

@@ -112,7 +112,7 @@ private:
     void start_stream_packet();
     void open_packet(std::int64_t created, std::int32_t dst, std::int32_t flits, std::int32_t transfer);
     void on_wake(std::uint32_t arg);
-    void on_tick();
+    void on_tick(std::int64_t c);  // by the clock, at cycle c
     void eject(std::uint32_t arg, std::int64_t arrived);
     std::int64_t next_ejection(std::int64_t cycle) const;
     void wake(std::int64_t cycle);

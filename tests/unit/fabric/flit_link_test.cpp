@@ -124,8 +124,10 @@ TEST_CASE("A flit line keeps its packet records in pool chunks, reused most rece
 TEST_CASE("Pool handles name chunks across slabs") {
     fabric::RingPool pool;
     std::vector<fabric::RingPool::Chunk*> taken;
-    for (std::uint32_t k = 0; k < 3000; ++k) taken.push_back(pool.take());  // three slabs
-    CHECK(pool.chunks() >= 3000);
+    const std::size_t n = 2 * fabric::RingPool::kSlabChunks + 1000;  // three slabs
+    for (std::size_t k = 0; k < n; ++k) taken.push_back(pool.take());
+    CHECK(pool.chunks() >= n);
+    CHECK(pool.chunks() == 3 * (fabric::RingPool::kSlabChunks - 1));
     std::vector<std::uint32_t> seen;
     for (fabric::RingPool::Chunk* c : taken) {
         const std::uint32_t h = fabric::RingPool::handle_of(c);
