@@ -70,7 +70,7 @@ public:
         const std::int64_t now = sim_->now_ps();
         const std::uint64_t key = ctx_->next_key(Phase::Delivery);
         sent_.note(now);
-        sim_->push(now + delay.count(), key, base_slot_ + to, arg);
+        sim_->push_channel(now + delay.count(), key, base_slot_ + to, arg);
     }
 
     std::uint32_t index() const { return index_; }
