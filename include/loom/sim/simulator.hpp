@@ -2,6 +2,7 @@
 // channels, handler slots, the event queue and the statistics registry, and runs events in key order.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -280,13 +281,18 @@ public:
         std::int64_t end;
         std::uint64_t events;
     };
-    Batch begin_batch() const { return Batch{slots_.data(), batch_end_, events_}; }
+    // The end is kept below INT64_MAX, the time of the sentinel that ends the radix queue's window (an event
+    // at INT64_MAX is left to the loop).
+    Batch begin_batch() const {
+        return Batch{slots_.data(), std::min(batch_end_, std::numeric_limits<std::int64_t>::max() - 1), events_};
+    }
     void end_batch(const Batch& batch) { events_ = batch.events; }
     template <HandlerFn Self>
     [[gnu::always_inline]] const Event* next_in_batch(Batch& batch, void*& obj) {
         RadixQueue& queue = radix_;
         const Event* const e = queue.window_cursor();
-        if (e == queue.window_end() || e->time > batch.end || batch.events >= stop_at_) return nullptr;
+        // An exhausted window's cursor is its sentinel, after batch.end (see begin_batch).
+        if (e->time > batch.end || batch.events >= stop_at_) return nullptr;
         const Slot& slot = batch.slots[e->target];
         if (slot.fn != Self) return nullptr;
         if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();  // after the event handled
