@@ -187,6 +187,7 @@ void RadixQueue::push_slow(std::int64_t time, std::uint64_t key, std::uint32_t t
     const Event e{time, key, target, arg};
     if (time < cur_end_) {
         run_.insert(e);  // lands in (or before) the window being popped
+        run_.mark_end();
         return;
     }
     ++win_overflow_;
@@ -235,6 +236,7 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     const std::size_t n = w.count;
     Event* const out = run_.fill(n);
     run_.filled(n);
+    run_.mark_end();  // past the n events written below
     // Visits the window's events, chunk by chunk.
     std::uint32_t oldest = kNil;  // the window's last chunk, where its list joins the free list
     auto each = [this, &w, &oldest](auto&& f) { oldest = each_in(w, f); };

@@ -49,6 +49,10 @@ void Simulator::push_to(Simulator& sim, std::int64_t time, std::uint64_t key, st
     }
 }
 
+void Simulator::push_radix_slow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
+    radix_.push(time, key, target, arg);
+}
+
 Simulator::PushFn Simulator::push_fn_for(QueueKind kind) {
     switch (kind) {
         case QueueKind::Radix: return &push_to<QueueKind::Radix>;

@@ -106,7 +106,9 @@ public:
     // read even past it (SortedRun::kPad): there they are stale events, good for nothing but a prefetch.
     const Event* window_end() const { return run_.limit(); }
     // The current window's next event in place, without loading the next window: window_end() when the
-    // window is exhausted (or the queue is empty). For the kernel's batch dispatch (Simulator::next_in_batch).
+    // window is exhausted. For the kernel's batch dispatch (Simulator::next_in_batch), while the queue is not
+    // empty and a window has been loaded: then window_end() is SortedRun::kSentinel (time INT64_MAX), so that
+    // a reader whose time limit is below INT64_MAX needs no test for the window's end.
     const Event* window_cursor() const { return run_.cursor(); }
     std::size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
@@ -175,6 +177,9 @@ private:
         p->time = time;
         p->key = key;
         p->target = target;
+        // Keeps g++'s SLP vectorizer from pairing the two 32-bit stores through a vector register (four
+        // instructions instead of two where the push is inlined into a handler).
+        asm("");
         p->arg = arg;
     }
     // append() when w's head chunk is full (or w is empty): a new chunk at the head of w's list.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -91,6 +92,13 @@ public:
         cur_ = buf_.data();
         end_ = cur_ + n;
     }
+
+    // Writes kSentinel at limit() (for a queue whose readers test the time before the end, see kSentinel); the
+    // run must have a buffer. Valid until limit() moves (the next insert, fill, grow or release).
+    void mark_end() { *end_ = kSentinel; }
+    // An event after every other (time INT64_MAX, the greatest key) for slot 0, which exists whenever any event
+    // does: a reader whose time limit is below INT64_MAX stops at it without testing for limit().
+    static constexpr Event kSentinel{INT64_MAX, UINT64_MAX, 0, 0};
 
     void clear() { cur_ = end_ = buf_.data(); }
     // Drops the buffer too (a queue rebuilding for a new tuning lets it grow again from what that needs).

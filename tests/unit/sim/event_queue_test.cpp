@@ -221,3 +221,45 @@ TEST_CASE("A radix window of 2^15 or more events (32-bit counts) pops the heap's
         CHECK(same(a, b));
     }
 }
+
+TEST_CASE("A loaded radix window ends in the sentinel, also after pushes into it and once popped empty") {
+    // Simulator::next_in_batch reads the window's cursor without testing for its end: an exhausted window's
+    // cursor must be an event after every batch's end (time INT64_MAX).
+    loom::Rng rng(5);
+    HeapQueue heap;
+    RadixQueue radix(6, 64, false);  // 64 ps windows
+    std::uint64_t counter = 0;
+    auto push = [&](std::int64_t t) {
+        const Event e{t, key::make(Phase::Delivery, 3, counter++), 1, static_cast<std::uint32_t>(counter)};
+        heap.push(e);
+        radix.push(e);
+    };
+    for (int k = 0; k < 2000; ++k) push(rng.uniform_int(0, 20'000));
+    std::vector<Event> a, b;
+    std::size_t exhausted = 0, inserted = 0;
+    while (!heap.empty()) {
+        const Event* front = radix.front();
+        REQUIRE(front != nullptr);
+        CHECK(radix.window_end()->time == INT64_MAX);
+        CHECK(radix.window_end()->target == 0);
+        a.push_back(heap.top());
+        heap.pop();
+        b.push_back(*front);
+        const std::int64_t now = front->time;
+        radix.pop();
+        if (radix.window_cursor() == radix.window_end()) {
+            ++exhausted;
+            CHECK(radix.window_cursor()->time == INT64_MAX);
+        }
+        // Pushes into the window being popped (the run grows, moves, or restarts after it was exhausted).
+        if (counter < 6000 && rng.uniform(3) == 0) {
+            push(now + static_cast<std::int64_t>(rng.uniform(3)));
+            ++inserted;
+            CHECK(radix.window_end()->time == INT64_MAX);
+        }
+    }
+    CHECK(radix.empty());
+    CHECK(same(a, b));
+    CHECK(exhausted > 100);
+    CHECK(inserted > 500);
+}
