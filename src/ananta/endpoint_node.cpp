@@ -218,6 +218,8 @@ void HostNode::take(std::uint32_t) {
         for (const SnatRequest& r : out_.snat_requests) control_->snat_request(position_, r);
     // Deliveries to local VMs (a grant releasing held packets never produces any). A delivery can make the VM
     // send, which comes back here: the list is swapped into a spare buffer (kept for reuse, no allocation).
+    // A VM's own packet (emit) delivers nothing locally: no buffer changes hands then.
+    if (out_.to_vm.empty()) return out_.clear();
     std::vector<HostDelivery> to_vm;
     if (!spare_.empty()) {
         to_vm = std::move(spare_.back());
