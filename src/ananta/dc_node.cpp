@@ -115,9 +115,8 @@ void DcNode::drop(const IpPacket& p, net::DropReason r) {
     ++tally_.drops_total;
 }
 
-void DcNode::consumed(const IpPacket& p) {
-    if (traced(p)) hops_.push_back(HopRecord{now(), p, HopEvent::Delivered, 0, index_, 0});
-    ++tally_.consumed;
+void DcNode::note_delivered(const IpPacket& p) {
+    hops_.push_back(HopRecord{now(), p, HopEvent::Delivered, 0, index_, 0});
 }
 
 // ---- SightingLog ----

@@ -218,6 +218,8 @@ void HostNode::take(std::uint32_t) {
         for (const SnatRequest& r : out_.snat_requests) control_->snat_request(position_, r);
     // Deliveries to local VMs (a grant releasing held packets never produces any). A delivery can make the VM
     // send, which comes back here: the list is swapped into a spare buffer (kept for reuse, no allocation).
+    // A VM's own packet (emit) delivers nothing locally: no buffer changes hands then.
+    if (out_.to_vm.empty()) return out_.clear();
     std::vector<HostDelivery> to_vm;
     if (!spare_.empty()) {
         to_vm = std::move(spare_.back());
@@ -246,11 +248,12 @@ void HostNode::on_packet(const IpPacket& p) {
     const std::size_t bindings = agent_.bindings();
     agent_.from_network(p, now(), out_);
     if (out_.to_vm.size() == 1 && p.encapsulated()) {
-        IpPacket outside = p;
-        while (outside.encapsulated()) outside.decapsulate();
+        // The packet as it was outside the IP-in-IP headers: its inner header and payload, which wrapping and
+        // unwrapping leave as they are (no copy of the packet to unwrap).
+        const FiveTuple& outside = p.inner;
         // A new NAT binding is a new inbound connection: what the record merge reads.
-        if (agent_.bindings() > bindings) sightings_.add(outside.inner, now(), out_.to_vm[0].dip);
-        if (outside.inner.proto == IpProto::Udp) udp_bytes_[outside.inner] += outside.payload_bytes;
+        if (agent_.bindings() > bindings) sightings_.add(outside, now(), out_.to_vm[0].dip);
+        if (outside.proto == IpProto::Udp) udp_bytes_[outside] += p.payload_bytes;
     }
     take(kNoSlot);
 }

@@ -56,36 +56,44 @@ std::vector<std::int64_t> weighted_max_min(const std::vector<std::int64_t>& dema
 }
 
 FairDropper::FairDropper(const FairDropLimits& limits, std::vector<std::int64_t> weights)
-    : limits_(limits), weights_(std::move(weights)), tenants_(weights_.size()) {
+    : limits_(limits), weights_(std::move(weights)), window_end_(limits.window.count()), tenants_(weights_.size()) {
     LOOM_ASSERT(limits.window > Time::zero(), "fair-drop window must be positive");
     for (const auto w : weights_) LOOM_ASSERT(w > 0, "tenant weights must be positive");
 }
 
 void FairDropper::roll(Time now) {
     const std::int64_t w = now / limits_.window;
-    if (w == window_index_) return;
-    std::int64_t total = 0;
-    for (const Tenant& t : tenants_) total += t.demand;
-    if (w == window_index_ + 1 && total > limits_.capacity_per_window) {
+    if (w == window_index_ + 1 && total_demand_ > limits_.capacity_per_window) {
         std::vector<std::int64_t> demand(tenants_.size());
-        for (std::size_t i = 0; i < tenants_.size(); ++i) demand[i] = tenants_[i].demand;
+        for (std::size_t i = 0; i < tenants_.size(); ++i)
+            demand[i] = tenants_[i].window == window_index_ ? tenants_[i].demand : 0;
         const std::vector<std::int64_t> allowance = weighted_max_min(demand, weights_, limits_.capacity_per_window);
-        for (std::size_t i = 0; i < tenants_.size(); ++i) tenants_[i].allowance = allowance[i];
-    } else {
-        for (Tenant& t : tenants_) t.allowance = -1;
+        for (std::size_t i = 0; i < tenants_.size(); ++i) {
+            Tenant& t = tenants_[i];
+            t.allowance = allowance[i];
+            t.demand = 0;
+            t.passed = 0;
+            t.window = w;
+        }
     }
-    for (Tenant& t : tenants_) {
-        t.demand = 0;
-        t.passed = 0;
-    }
+    // Otherwise every tenant is unlimited in the new window: its record is reset by its first packet there.
     window_index_ = w;
+    window_end_ = (limits_.window * (w + 1)).count();
+    total_demand_ = 0;
 }
 
 bool FairDropper::admit(std::uint32_t tenant, Time now) {
     LOOM_DEBUG_ASSERT(tenant < weights_.size(), "unknown tenant");
-    roll(now);
+    if (now.count() >= window_end_) [[unlikely]] roll(now);
     Tenant& t = tenants_[tenant];
+    if (t.window != window_index_) {
+        t.demand = 0;
+        t.passed = 0;
+        t.allowance = -1;
+        t.window = window_index_;
+    }
     ++t.demand;
+    ++total_demand_;
     if (t.allowance >= 0 && t.passed >= t.allowance) {
         ++t.dropped;
         return false;

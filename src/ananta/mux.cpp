@@ -29,6 +29,7 @@ Mux::Mux(const MuxConfig& config, IpAddr self)
     : self_(self),
       mtu_(static_cast<std::uint32_t>(config.mtu)),
       seed_(static_cast<std::uint64_t>(config.hash_seed)),
+      hash_base_(tuple_hash_base(seed_)),
       talkers_(config.overload_window, static_cast<std::size_t>(config.top_talkers),
                static_cast<std::uint64_t>(config.overload_drop_threshold)),
       tenant_weights_{1},
@@ -134,7 +135,7 @@ const WeightedDip* Mux::pick(const FiveTuple& tuple) const {
     if (e == nullptr) return nullptr;
     const EndpointState& s = *e;
     if (s.table.empty()) return nullptr;
-    const std::uint64_t h = tuple_hash(tuple, seed_);
+    const std::uint64_t h = tuple_hash_from(tuple, hash_base_);
     return &s.dips[s.table[static_cast<std::size_t>(h % s.table.size())]];
 }
 
@@ -144,7 +145,7 @@ void Mux::drop(const IpPacket& p, DropReason r, MuxOutput& out) {
 }
 
 CoreDecision Mux::offer_local(const IpPacket& packet, Time now) {
-    return cores_.offer(tuple_hash(packet.inner, seed_), packet.size_bytes, now);
+    return cores_.offer(tuple_hash_from(packet.inner, hash_base_), packet.size_bytes, now);
 }
 
 void Mux::tick(Time now, MuxOutput& out) {
@@ -176,7 +177,7 @@ void Mux::handle(const IpPacket& packet, Time now, MuxOutput& out) {
         return drop(packet, DropReason::FairShare, out);
     }
 
-    const std::uint64_t h = tuple_hash(t, seed_);
+    const std::uint64_t h = tuple_hash_from(t, hash_base_);
     const CoreDecision core = cores_.offer(h, packet.size_bytes, now);
     if (!core.accepted) {
         if (auto r = talkers_.record_overload_drop(now)) out.reports.push_back(std::move(*r));

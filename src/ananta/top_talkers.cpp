@@ -7,7 +7,11 @@
 namespace loom::ananta {
 
 TopTalkers::TopTalkers(Time window, std::size_t top_k, std::uint64_t drop_threshold)
-    : window_(window), top_k_(top_k), drop_threshold_(std::max<std::uint64_t>(drop_threshold, 1)) {
+    : window_(window),
+      top_k_(top_k),
+      drop_threshold_(std::max<std::uint64_t>(drop_threshold, 1)),
+      window_start_(Time::zero()),
+      window_end_(window) {
     LOOM_ASSERT(window > Time::zero(), "top-talker window must be positive");
 }
 
@@ -19,7 +23,7 @@ std::vector<TopTalker> TopTalkers::current() const {
     return all;
 }
 
-std::optional<OverloadReport> TopTalkers::roll(Time now) {
+std::optional<OverloadReport> TopTalkers::roll_window(Time now) {
     const std::int64_t w = now / window_;
     if (w == window_index_) return std::nullopt;
     std::optional<OverloadReport> report;
@@ -35,6 +39,8 @@ std::optional<OverloadReport> TopTalkers::roll(Time now) {
     packets_.clear();
     drops_ = 0;
     window_index_ = w;
+    window_start_ = window_ * w;
+    window_end_ = window_ * (w + 1);
     return report;
 }
 

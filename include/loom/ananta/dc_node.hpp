@@ -142,7 +142,11 @@ protected:
     }
     void drop(const IpPacket& p, net::DropReason r);
     void drop(const IpPacket& p, DropReason r) { drop(p, shared_.net_reason(r)); }
-    void consumed(const IpPacket& p);
+    // An endpoint here took `p`. Inline: every delivery calls it; the traced connection's record is out of line.
+    void consumed(const IpPacket& p) {
+        if (traced(p)) [[unlikely]] note_delivered(p);
+        ++tally_.consumed;
+    }
     bool traced(const IpPacket& p) const {
         return shared_.trace_addr != 0 &&
                ((p.inner.src == shared_.trace_addr && p.inner.src_port == shared_.trace_port) ||
@@ -155,6 +159,7 @@ private:
     void arrival(const IpIn::PacketType& p);
     // The traced connection's Received record, out of line (an arrival saves no registers for it).
     [[gnu::noinline]] void note_received(const IpPacket& p);
+    [[gnu::noinline]] void note_delivered(const IpPacket& p);
     // send()'s rare cases, out of line: the traced connection's hop record, the MTU refusal.
     void send_checked(std::uint32_t port, const IpPacket& p, bool control);
 

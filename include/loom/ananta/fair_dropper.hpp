@@ -32,25 +32,36 @@ public:
     bool admit(std::uint32_t tenant, Time now);
 
     // The allowance of `tenant` in the current window (-1: unlimited, the last window was not overloaded).
-    std::int64_t allowance(std::uint32_t tenant) const { return tenants_[tenant].allowance; }
+    std::int64_t allowance(std::uint32_t tenant) const {
+        const Tenant& t = tenants_[tenant];
+        return t.window == window_index_ ? t.allowance : -1;
+    }
     std::uint64_t dropped(std::uint32_t tenant) const { return tenants_[tenant].dropped; }
     std::uint64_t admitted(std::uint32_t tenant) const { return tenants_[tenant].admitted; }
     std::size_t tenants() const { return weights_.size(); }
 
 private:
+    // Starts the window `now` falls in (now is at or past the current window's end).
     void roll(Time now);
 
     FairDropLimits limits_;
     std::vector<std::int64_t> weights_;
     std::int64_t window_index_ = 0;
+    // The current window's end (ps) and what its tenants offered in all: a packet inside the window reads no
+    // division and no other tenant's record.
+    std::int64_t window_end_ = 0;
+    std::int64_t total_demand_ = 0;
     // What admit() reads and writes for one tenant, side by side: one record (a line) per packet, not one line
-    // in each of five arrays.
+    // in each of five arrays. demand, passed and allowance belong to window `window`: a tenant with an older one
+    // has offered nothing yet in the current window and is unlimited in it (a window is reset lazily, by the
+    // tenant's first packet in it, unless an overload set allowances for every tenant at the roll).
     struct Tenant {
-        std::int64_t demand = 0;      // offered in the current window
-        std::int64_t passed = 0;      // admitted in the current window
-        std::int64_t allowance = -1;  // for the current window, -1 = unlimited
+        std::int64_t demand = 0;      // offered in window `window`
+        std::int64_t passed = 0;      // admitted in window `window`
+        std::int64_t allowance = -1;  // for window `window`, -1 = unlimited
         std::uint64_t dropped = 0;
         std::uint64_t admitted = 0;
+        std::int64_t window = 0;
     };
     std::vector<Tenant> tenants_;  // by tenant number
 };

@@ -208,6 +208,7 @@ private:
     IpAddr self_;
     std::uint32_t mtu_;  // config_.mtu
     std::uint64_t seed_;
+    std::uint64_t hash_base_;  // tuple_hash_base(seed_): the flow hash's seed step, once
     MuxCounters counters_;
     TopTalkers talkers_;
     std::set<IpAddr> withdrawn_;

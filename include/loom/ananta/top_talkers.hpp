@@ -41,12 +41,20 @@ public:
     std::vector<TopTalker> current() const;
 
 private:
-    std::optional<OverloadReport> roll(Time now);
+    // The report of the window before `now`'s, after starting that window; nothing while `now` is inside the
+    // current window (two comparisons, no division).
+    std::optional<OverloadReport> roll(Time now) {
+        if (now >= window_start_ && now < window_end_) [[likely]] return std::nullopt;
+        return roll_window(now);
+    }
+    std::optional<OverloadReport> roll_window(Time now);
 
     Time window_;
     std::size_t top_k_;
     std::uint64_t drop_threshold_;
     std::int64_t window_index_ = 0;
+    Time window_start_;  // window_ * window_index_
+    Time window_end_;    // window_ * (window_index_ + 1)
     // Packets by VIP, sorted by VIP (reports never depend on hash order): a Mux serves tens of VIPs, so a
     // binary search over a flat array (kept, with its capacity, across windows) instead of a tree's nodes.
     std::vector<std::pair<IpAddr, std::uint64_t>> packets_;

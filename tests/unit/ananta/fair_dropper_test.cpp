@@ -39,3 +39,34 @@ TEST_CASE("Without overload nothing is dropped and a quiet gap lifts the limits"
     CHECK(f.admit(0, Time::ms(5)));
     CHECK(f.allowance(0) == -1);
 }
+
+TEST_CASE("A tenant's demand counts only in the window it was offered, however long the tenant stays silent") {
+    FairDropper f(FairDropLimits{Time::ms(1), 100}, {1, 1});
+    // Window 0: tenant 0 offers 50 (no overload). Window 1: only tenant 1, 150 packets (overload).
+    for (int i = 0; i < 50; ++i) CHECK(f.admit(0, Time::ns(10) * i));
+    for (int i = 0; i < 150; ++i) CHECK(f.admit(1, Time::ms(1) + Time::ns(10) * i));
+    CHECK(f.allowance(0) == -1);
+    CHECK(f.allowance(1) == -1);
+    // Window 2's allowances come from window 1 alone: tenant 0 offered nothing there (not its 50 of window 0).
+    CHECK(f.admit(1, Time::ms(2)));
+    CHECK(f.allowance(1) == 100);
+    CHECK(f.allowance(0) == 0);
+    CHECK_FALSE(f.admit(0, Time::ms(2) + Time::ns(1)));  // a tenant silent in an overloaded window gets nothing
+    CHECK(f.dropped(0) == 1);
+    // Window 3 follows a window of 2 packets: unlimited again, for the tenant that was not seen in it too.
+    for (int i = 0; i < 150; ++i) CHECK(f.admit(1, Time::ms(3) + Time::ns(10) * i));
+    CHECK(f.allowance(0) == -1);
+    CHECK(f.admit(0, Time::ms(3) + Time::us(500)));
+    CHECK(f.admitted(0) == 51);
+    CHECK(f.admitted(1) == 301);
+}
+
+TEST_CASE("Packets at a window's last picosecond and at the next window's first belong to different windows") {
+    FairDropper f(FairDropLimits{Time::ms(1), 2}, {1});
+    for (int i = 0; i < 3; ++i) CHECK(f.admit(0, Time::ms(1) - Time::ps(1)));  // window 0: 3 > 2, overloaded
+    CHECK(f.allowance(0) == -1);
+    CHECK(f.admit(0, Time::ms(1)));  // window 1: allowance 2
+    CHECK(f.allowance(0) == 2);
+    CHECK(f.admit(0, Time::ms(2) - Time::ps(1)));
+    CHECK_FALSE(f.admit(0, Time::ms(2) - Time::ps(1)));
+}

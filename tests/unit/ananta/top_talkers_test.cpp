@@ -41,3 +41,19 @@ TEST_CASE("VIPs first seen out of address order are counted apart, busiest first
     t.record_packet(ip(100, 64, 0, 2), Time::ms(150));  // a new window starts from nothing
     CHECK(t.current() == std::vector<TopTalker>{{ip(100, 64, 0, 2), 1}});
 }
+
+TEST_CASE("A window's last picosecond still counts in it and the next window's first does not") {
+    TopTalkers t(Time::ms(100), 2, 1);
+    t.record_packet(ip(100, 64, 0, 1), Time::ms(100) - Time::ps(1));
+    CHECK_FALSE(t.record_overload_drop(Time::ms(100) - Time::ps(1)).has_value());
+    const auto report = t.record_packet(ip(100, 64, 0, 2), Time::ms(100));
+    REQUIRE(report.has_value());
+    CHECK(report->top == std::vector<TopTalker>{{ip(100, 64, 0, 1), 1}});
+    CHECK(t.current() == std::vector<TopTalker>{{ip(100, 64, 0, 2), 1}});
+    // A gap of several windows: the next packet starts its own window, and the one before it reports nothing.
+    CHECK_FALSE(t.record_packet(ip(100, 64, 0, 3), Time::ms(450)).has_value());
+    CHECK(t.current() == std::vector<TopTalker>{{ip(100, 64, 0, 3), 1}});
+    CHECK_FALSE(t.poll(Time::ms(500) - Time::ps(1)).has_value());
+    CHECK_FALSE(t.poll(Time::ms(500)).has_value());
+    CHECK(t.current().empty());
+}
