@@ -144,39 +144,38 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
 
     // Channels: every directed channel is a flit line one way and a credit line back, each with the class's
     // latency. Their wake-ups travel on one channel whose endpoints are the routers (by vertex), then the
-    // terminals (by id); its minimum latency is the shortest line's. The lines are laid out by router and port in
-    // pairs, one cache line each (LinePair): a network port's input flit line and the credit line back to its
-    // output (both pushed by the neighbour, read by this router), a terminal port's injection line and the
-    // terminal's credit line; then the terminals' ejection lines. Every port has its pair (an unwired one's is
-    // never used), so a router finds a port's lines by its number.
+    // terminals (by id); its minimum latency is the shortest line's. Each line's header is in its sender's port
+    // record (PortOut, one cache line): a router port's output channel, the flit line it pushes onto it and the
+    // credit line it returns for the flits arriving on the port. The records are laid out by router and port,
+    // then one per terminal (its injection line); every port has its record (an unwired one's is never used), so
+    // a router finds its own by port number, and the lines it reads by their senders' records' indices.
     const std::size_t routers = model->routers_.size();
-    std::vector<std::size_t> first_pair(routers + 1, 0);
+    std::vector<std::uint32_t> first_port(routers + 1, 0);
     for (std::size_t v = 0; v < routers; ++v)
-        first_pair[v + 1] = first_pair[v] + static_cast<std::size_t>(model->routers_[v]->ports());
-    const std::size_t port_pairs = first_pair[routers];
+        first_port[v + 1] = first_port[v] + static_cast<std::uint32_t>(model->routers_[v]->ports());
+    const std::uint32_t router_ports = first_port[routers];
     const auto terminal_count = static_cast<std::size_t>(n.pattern.terminals());
-    model->lines_ = std::vector<LinePair>(port_pairs + (terminal_count + 1) / 2);
-    std::vector<LinePair>& lines = model->lines_;
-    // The pair of router v's port q: its input flit line (side 0), and the credit line back to its output or, on a
-    // terminal port, to the terminal (side 1).
-    auto line_of = [&](topo::VertexId v, std::int32_t q, bool credit) -> FlitLink& {
-        return lines[first_pair[static_cast<std::size_t>(v)] + static_cast<std::size_t>(q)].line[credit ? 1 : 0];
+    LOOM_ASSERT(router_ports + terminal_count < (std::size_t{1} << 32), "the fabric has at most 2^32 ports");
+    model->links_ = std::vector<PortOut>(router_ports + terminal_count);
+    std::vector<PortOut>& links = model->links_;
+    // The record of router v's port q, and of terminal id's injection.
+    auto port_of = [&](topo::VertexId v, std::int32_t q) {
+        return first_port[static_cast<std::size_t>(v)] + static_cast<std::uint32_t>(q);
     };
-    auto ejection_line = [&](std::int32_t id) -> FlitLink& {
-        const auto k = static_cast<std::size_t>(id);
-        return lines[port_pairs + k / 2].line[k % 2];
-    };
+    auto injection_of = [&](std::int32_t id) { return router_ports + static_cast<std::uint32_t>(id); };
     std::int64_t shortest = n.config.terminal_latency_cycles;
     for (topo::ChannelId c = 0; c < t.num_channels(); ++c)
         shortest = std::min(shortest, n.config.latency_cycles(t.channel(c).link_class));
     sim::Channel& wakes = sim.add_channel("fabric.wake", static_cast<std::uint32_t>(routers) +
                                                              static_cast<std::uint32_t>(n.pattern.terminals()),
                                           n.clock.min_span(Cycles(shortest)));
+    // The records the lines carry are their receivers', read in their ticks: the clock's handler.
+    model->ring_pool_.bind_reader(model->clock_->ctx());
     for (std::size_t v = 0; v < routers; ++v) {
         model->routers_[v]->wake_port().attach(wakes, static_cast<std::uint32_t>(v));
         model->routers_[v]->use_pool(model->ring_pool_);
         model->routers_[v]->use_clock(*model->clock_);
-        model->routers_[v]->use_lines(&lines[first_pair[v]]);
+        model->routers_[v]->use_links(links.data(), first_port[v]);
     }
     auto terminal_endpoint = [&](std::int32_t id) { return static_cast<std::uint32_t>(routers) + static_cast<std::uint32_t>(id); };
     for (std::int32_t id = 0; id < n.pattern.terminals(); ++id) {
@@ -188,15 +187,12 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         const topo::Channel& ch = t.channel(c);
         Router& a = *model->routers_[static_cast<std::size_t>(ch.src)];
         Router& b = *model->routers_[static_cast<std::size_t>(ch.dst)];
-        FlitLink& flits = line_of(ch.dst, ch.dst_port, false);
-        FlitLink& credits = line_of(ch.src, ch.src_port, true);
-        // The records it carries are the receiver's from their heads' arrival on, read in its ticks: the clock's
-        // handler.
-        flits.bind_receiver(model->clock_->ctx());
-        a.attach_output(ch.src_port, flits, &credits);
-        b.attach_input(ch.dst_port, flits, credits);
-        flits.bind(static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
-        credits.bind(static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
+        // a pushes the flits, b returns their credits on its port's record.
+        const std::uint32_t from = port_of(ch.src, ch.src_port), to = port_of(ch.dst, ch.dst_port);
+        a.attach_output(ch.src_port, to);
+        b.attach_input(ch.dst_port, from);
+        links[from].flits.bind(static_cast<std::uint32_t>(ch.dst), Router::flit_wake_arg(ch.dst_port));
+        links[to].credits.bind(static_cast<std::uint32_t>(ch.src), Router::credit_wake_arg(ch.src_port));
     }
     // The monitor sums every router's and terminal's counts at its sample boundaries; it opens the measurement
     // window and hears of the marked packets ejected after it by messages (Monitor).
@@ -220,17 +216,14 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
         const topo::VertexId v = n.pattern.router_of(id);
         Router& r = *model->routers_[static_cast<std::size_t>(v)];
         const std::int32_t q = r.terminal_port(id - n.pattern.first_terminal(v));
-        FlitLink& injection = line_of(v, q, false);
-        FlitLink& credits = line_of(v, q, true);
-        FlitLink& ejection = ejection_line(id);
-        injection.bind_receiver(model->clock_->ctx());  // read in the router's ticks (the clock's handler)
-        ejection.bind_receiver(model->clock_->ctx());  // read in the terminal's ticks (the clock's handler)
-        term.attach(injection, credits, ejection, model->ring_pool_);
-        r.attach_input(q, injection, credits);
-        r.attach_output(q, ejection, nullptr);
+        // The terminal pushes its injection line; the router's port pushes the ejection line and the credits.
+        PortOut& port = links[port_of(v, q)];
+        FlitLink& injection = links[injection_of(id)].flits;
+        term.attach(injection, port.credits, port.flits, model->ring_pool_);
+        r.attach_input(q, injection_of(id));
         injection.bind(static_cast<std::uint32_t>(v), Router::flit_wake_arg(q));
-        credits.bind(terminal_endpoint(id), Terminal::kCreditWake);
-        ejection.bind(terminal_endpoint(id), Terminal::kEjectionWake);
+        port.credits.bind(terminal_endpoint(id), Terminal::kCreditWake);
+        port.flits.bind(terminal_endpoint(id), Terminal::kEjectionWake);
     }
     return model;
 }

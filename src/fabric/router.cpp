@@ -63,7 +63,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     auto carve = [&](Carver& c) {
         vc_ = c.take<Vc>(PV);
         in_ = c.take<PortIn>(P);
-        out_ = c.take<PortOut>(P);
         credits_ = c.take<std::int32_t>(PV);
         sa_vcs_ = c.take<std::uint16_t>(P);
         ov_busy_ = c.take<std::uint8_t>(PV);
@@ -87,16 +86,11 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     carve(fill);
 
     for (std::size_t iv = 0; iv < PV; ++iv) vc_port_[iv] = static_cast<std::uint8_t>(iv / static_cast<std::size_t>(vcs_));
-    for (std::size_t q = 0; q < P; ++q) {
-        out_[q].link.set_latency(net.config.terminal_latency_cycles);  // terminal channels are clean
-        out_kind_[q] = static_cast<std::uint8_t>(kEjectionChannel);
-    }
+    for (std::size_t q = 0; q < P; ++q) out_kind_[q] = static_cast<std::uint8_t>(kEjectionChannel);
     for (std::int32_t q = 0; q < network_ports_; ++q) {
         const topo::ChannelId c = net.topology.channel_at(vertex, q);
         if (c == topo::kNoChannel) continue;
-        const topo::LinkClass lc = net.topology.channel(c).link_class;
-        out_[q].link.set_latency(net.config.latency_cycles(lc));
-        out_kind_[q] = static_cast<std::uint8_t>(topo::index_of(lc));
+        out_kind_[q] = static_cast<std::uint8_t>(topo::index_of(net.topology.channel(c).link_class));
         wired_ |= bit64(q);
     }
     for (std::int32_t q = network_ports_; q < ports_; ++q) wired_ |= bit64(q);
@@ -145,16 +139,27 @@ void Router::use_clock(RouterClock& clock) {
     scratch_ = &clock.scratch();
 }
 
-void Router::attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back) {
-    LOOM_ASSERT(lines_ != nullptr && &lines_[port].line[0] == &flits,
-                fmt::format("{}: port {}'s input flit line is not its line pair's", path(), port));
-    out_[port].credits_back = &credits_back;
+void Router::use_links(PortOut* all, std::uint32_t first) {
+    links_ = all;
+    out_ = all + first;
+    for (std::int32_t q = 0; q < ports_; ++q) {
+        const topo::ChannelId c = q < network_ports_ ? net_.topology.channel_at(vertex_, q) : topo::kNoChannel;
+        // Terminal channels are clean, at the terminal latency.
+        out_[q].link.set_latency(c == topo::kNoChannel ? net_.config.terminal_latency_cycles
+                                                       : net_.config.latency_cycles(net_.topology.channel(c).link_class));
+    }
 }
 
-void Router::attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back) {
-    out_[port].flits = &flits;
-    LOOM_ASSERT(credits_back == nullptr || (lines_ != nullptr && &lines_[port].line[1] == credits_back),
-                fmt::format("{}: port {}'s output credit line is not its line pair's", path(), port));
+void Router::attach_input(std::int32_t port, std::uint32_t sender) {
+    LOOM_ASSERT(links_ != nullptr && wired(port), fmt::format("{}: port {}'s input attached before use_links or "
+                                                              "unwired", path(), port));
+    in_[port].flits_from = sender;
+}
+
+void Router::attach_output(std::int32_t port, std::uint32_t receiver) {
+    LOOM_ASSERT(links_ != nullptr && port < network_ports_ && wired(port),
+                fmt::format("{}: port {} has no credit line (a terminal port or unwired)", path(), port));
+    in_[port].credits_from = receiver;
 }
 
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
@@ -285,7 +290,7 @@ void Router::drain(std::int64_t c) {
         PortIn& ps = in_[p];
         std::int32_t wait = cycles_until(ps.flit_due, c);
         if (wait > 0) continue;
-        FlitLink& line = lines_[p].line[0];
+        FlitLink& line = links_[ps.flits_from].flits;
         do {
             const std::int64_t a = c + wait;
             accept_flit(p, line.pop(pool), a);
@@ -319,7 +324,7 @@ void Router::read_credits(std::int32_t p, std::int64_t c) {
     if (!(credit_lines_ & bit64(p))) return;
     PortIn& ps = in_[p];
     if (cycles_until(ps.credit_due, c) > 0) return;
-    FlitLink& line = lines_[p].line[1];
+    FlitLink& line = links_[ps.credits_from].credits;
     RingPool& pool = *pool_;
     std::int32_t* credits = credits_ + p * vcs_;
     do {
@@ -344,7 +349,7 @@ void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
     std::uint64_t& entry = x.slot[0];
     const std::uint32_t arg = static_cast<std::uint32_t>(entry);
-    FlitLink& from = lines_[iv / vcs_].line[0];
+    FlitLink& from = in_flits(vc_port_[iv]);
     FabricRecord& packet = from.record(*pool_, Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
@@ -373,7 +378,7 @@ void Router::route(std::int32_t iv) {
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
-    const std::uint32_t handle = out_[port].flits->push_record(*pool_, packet);
+    const std::uint32_t handle = out_[port].flits.push_record(*pool_, packet);
     from.release_record(*pool_, Flit::packet_of(arg));
     entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }
@@ -628,9 +633,9 @@ inline Time Router::delay_to(std::int64_t cycle) const {
     }
     const std::int64_t arrive = at.flit, credit_at = at.credit;
     // The wake-up delays (edge conversions) only for a push onto an empty line.
-    out.flits->push_lazy(*pool_, wake_, arrive, Flit::with_vc(arg, x.out_vc), [&] { return delay_to(arrive); });
-    out_[port].credits_back->push_lazy(*pool_, wake_, credit_at, static_cast<std::uint32_t>(vc),
-                                       [&] { return delay_to(credit_at); });
+    out.flits.push_lazy(*pool_, wake_, arrive, Flit::with_vc(arg, x.out_vc), [&] { return delay_to(arrive); });
+    out_[port].credits.push_lazy(*pool_, wake_, credit_at, static_cast<std::uint32_t>(vc),
+                                 [&] { return delay_to(credit_at); });
     ++counters_.channel_flits[out_kind_[out_port]];  // the other per-flit counters: switch_allocate, once a round
 
     if (Flit::is_tail(arg)) {

@@ -122,8 +122,9 @@ private:
     std::unique_ptr<FabricSetup> net_;
     std::unique_ptr<TransferBook> book_;
     RingPool ring_pool_;  // the lines' ring chunks (declared before the lines: they end after them)
-    std::vector<LinePair> lines_;  // every channel direction (flits and credits), paired by router port; flit
-                                   // lines hold the records of the packets on them
+    std::vector<PortOut> links_;  // every port's output channel and the lines it pushes (flits, credits), by router
+                                  // and port, then the terminals' injection lines; flit lines hold the records of
+                                  // the packets on them
     std::vector<Router*> routers_;      // by vertex
     std::vector<Terminal*> terminals_;  // by terminal id
     Monitor* monitor_ = nullptr;

@@ -13,6 +13,7 @@
 #include "loom/base/units.hpp"
 #include "loom/fabric/fabric_packet.hpp"
 #include "loom/fabric/flit.hpp"
+#include "loom/net/clocked_link.hpp"
 #include "loom/sim/channel.hpp"
 #include "loom/sim/owner.hpp"
 
@@ -99,6 +100,12 @@ public:
         for (const Chunk* c = free_; c != nullptr; c = c->next) ++n;
         return n;
     }
+    // The component that reads and releases the packet records (in a fabric run the routers' and terminals'
+    // clock, whose ticks read them; a partitioned run has a pool per process): in a debug build,
+    // FlitLink::record()/release_record() from any other component's handler throw InternalError naming both
+    // (sim::Owner). Kept here rather than in every line's header, so that a header is 24 bytes.
+    void bind_reader(const sim::Context& reader) { reader_.bind(reader); }
+    void check_reader() const { reader_.check("a line's packet records"); }
 
     // 2 MiB per allocation, aligned to its size: few allocations, little left over. Its first chunk holds the
     // slab's number (handle_of), the others are handed out. With 64 KiB slabs (a few hundred on the reference
@@ -112,6 +119,7 @@ private:
     [[gnu::noinline, gnu::cold]] void refill();
     Chunk* free_ = nullptr;
     std::vector<Chunk*> slabs_;
+    sim::Owner reader_;
 };
 
 // The sender pushes (arrival cycle, payload) entries in non-decreasing arrival order, each arrival at least the
@@ -132,11 +140,12 @@ private:
 // updates the record there from the head's arrival on and gives the chunk back when it is done with it (the head
 // leaves the router, or the tail reaches the terminal). A record written at a hop takes the chunk freed last, which
 // is in the cache (per-line record slots were written cold).
-// 32 bytes, so that the two lines a router port shares with the other end (LinePair) are one cache line. The pool
-// and the sender's wake endpoint are not kept in the header: the ends pass them (a router or terminal holds both),
-// which halves the header. The sender's push and the receiver's pop touch the header and one ring chunk (and the
-// pool's free list when a chunk is taken or given back), a head flit one record chunk more.
-class alignas(32) FlitLink {
+// 24 bytes, so that a router port's output channel and the two lines it pushes (flits out, credits back for the
+// flits arriving on the port) are one cache line (PortOut). The pool, the sender's wake endpoint and the records'
+// owner check are not kept in the header: the ends pass them (a router or terminal holds both; the pool holds the
+// check). The sender's push and the receiver's pop touch the header and one ring chunk (and the pool's free list
+// when a chunk is taken or given back), a head flit one record chunk more.
+class FlitLink {
 public:
     FlitLink() = default;
     FlitLink(const FlitLink&) = delete;
@@ -206,9 +215,6 @@ public:
         });
     }
 
-    // The receiving component: in a debug build, record()/release_record() from any other component's handler
-    // throw InternalError naming both (sim::Owner).
-    void bind_receiver(const sim::Context& receiver) { receiver_.bind(receiver); }
     // Stores the record of a packet whose head the sender pushes next, in a chunk of the pool; returns its handle
     // (below Flit::kMaxPackets), which the head flit names.
     [[gnu::always_inline]] std::uint32_t push_record(RingPool& pool, const FabricRecord& r) {
@@ -216,9 +222,9 @@ public:
         new (c) FabricRecord(r);
         return RingPool::handle_of(c);
     }
-    // The record of `handle` (the receiver's).
+    // The record of `handle` (the receiver's: RingPool::bind_reader).
     FabricRecord& record(const RingPool& pool, std::uint32_t handle) {
-        receiver_.check("a line's packet records");
+        pool.check_reader();
         LOOM_DEBUG_ASSERT(handle < Flit::kMaxPackets, "a line's record read at an invalid handle");
         return *std::launder(reinterpret_cast<FabricRecord*>(pool.at(handle)));
     }
@@ -226,7 +232,7 @@ public:
     static void prefetch_record(const RingPool& pool, std::uint32_t handle) { __builtin_prefetch(pool.at(handle)); }
     // The receiver is done with the record: its chunk goes back to the pool.
     void release_record(RingPool& pool, std::uint32_t handle) {
-        receiver_.check("a line's packet records");
+        pool.check_reader();
         pool.give(pool.at(handle));
     }
 
@@ -242,19 +248,24 @@ private:
     std::uint64_t* back_ = nullptr;
     std::uint32_t size_ = 0;
     std::uint32_t wake_to_ = 0;  // the receiver's endpoint << 8 | the argument it is woken with
-    sim::Owner receiver_;
 };
-static_assert(sizeof(FlitLink) == 32, "two line headers share a cache line");
+static_assert(sizeof(FlitLink) == 24, "a port's channel and its two line headers fill a cache line");
 
-// The two lines between a router port and the other end of its channel, in one cache line: for a network port
-// the flits arriving on it and the credits coming back for its output, both pushed by the neighbour and read by
-// this router; for a terminal port the injection line and the credits returned to the terminal, both touched by
-// the router and the terminal. So each end of a channel touches one line header's cache line where it touched
-// two, and the run's line headers take half the memory.
-struct alignas(64) LinePair {
-    FlitLink line[2];
+// What a router port sends on, in one cache line: its output channel (the flits' timing; the credits the router
+// returns for the flits arriving on the port ride beside them on it), the flit line it pushes onto that channel,
+// and the credit line it returns those credits on. Each line's header is kept at its sender, so forwarding a flit
+// touches the sending router's two port records (the output's, the input's) and no header of a neighbour's; the
+// receiver finds the lines it reads by their sender's record (Router::attach_input, attach_output). With both
+// directions of a channel between the same two ports (a Dragonfly's), the two lines a port reads (the flits
+// arriving on it, the credits for its output) are in one cache line too: the neighbour's record. A terminal has
+// one as well: its injection line is `flits` (`link` and `credits` unused); the router's terminal port pushes the
+// ejection line and the terminal's credits, both read by the terminal, in one line.
+struct alignas(64) PortOut {
+    net::ClockedLink link;  // the output channel (latency at most 10^6 cycles, a config bound)
+    FlitLink flits;         // flits leaving
+    FlitLink credits;       // credits returned for the flits arriving on this port
 };
-static_assert(sizeof(LinePair) == 64, "a line pair is one cache line");
+static_assert(sizeof(PortOut) == 64, "a port's output channel and its two lines are one cache line");
 static_assert(sizeof(FabricRecord) == sizeof(RingPool::Chunk) && alignof(FabricRecord) == alignof(RingPool::Chunk),
               "a packet's record fills a pool chunk");
 

@@ -43,7 +43,8 @@ struct alignas(64) TickScratch {
 // Ports 0 .. network_ports()-1 are the topology's ports of the router's vertex (unwired ones get nothing and are
 // never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
 // and the credit line back to its sender, and an output flit line and the credit line coming back from its
-// receiver (FlitLink). Terminal ports have no credit line from the terminal: a terminal absorbs a flit every
+// receiver (FlitLink); the lines it pushes are in its own port records (PortOut), those it reads in their senders'.
+// Terminal ports have no credit line from the terminal: a terminal absorbs a flit every
 // cycle, so ejection needs no flow control. Every line into the router wakes it through its one endpoint on the
 // run's wake channel, with argument flit_wake_arg(port) or credit_wake_arg(port).
 //
@@ -86,24 +87,27 @@ public:
     static constexpr std::uint32_t credit_wake_arg(std::int32_t port) {
         return (static_cast<std::uint32_t>(port) << 1) | 1u;
     }
-    // The lines of `port`: flits in and the credits we return for them; flits out and the credits coming back
-    // (nullptr for a terminal port). The builder binds each line's wake-up; a flit line also holds the records of
-    // the packets whose heads it carries.
-    void attach_input(std::int32_t port, FlitLink& flits, FlitLink& credits_back);
-    // The line pairs of its ports, one per port (wired or not) from `first` on: lines[0] the flits arriving on the
-    // port, lines[1] on a network port the credits coming back for its output (before attach_input and
-    // attach_output, which check that they are given these lines).
-    void use_lines(LinePair* first) { lines_ = first; }
+    // The run's port records (PortOut), every router's ports in a row and the terminals' after them, and the
+    // index of this router's first (before the run): port q sends on all[first + q], pushing the flits leaving on
+    // q and the credits returned for the flits arriving on q. Sets the output channels' latencies.
+    void use_links(PortOut* all, std::uint32_t first);
+    // The lines of `port` the router reads, by the index of their sender's record in the run's array: the flits
+    // arriving on it (all[sender].flits), and for a network port the credits coming back for its output
+    // (all[receiver].credits). The builder binds each line's wake-up; a flit line also holds the records of the
+    // packets whose heads it carries.
+    void attach_input(std::int32_t port, std::uint32_t sender);
+    void attach_output(std::int32_t port, std::uint32_t receiver);
     // The run's pool: the input buffers take their chunks from it, and the lines' rings and records are in it
     // (before the run).
     void use_pool(RingPool& pool) { pool_ = &pool; }
     // The clock that ticks the router (the run's routers share one), before the run.
     void use_clock(RouterClock& clock);
-    void attach_output(std::int32_t port, FlitLink& flits, FlitLink* credits_back);
-    const FlitLink& input_line(std::int32_t port) const { return lines_[port].line[0]; }
+    const FlitLink& input_line(std::int32_t port) const { return links_[in_[port].flits_from].flits; }
     const FlitLink* credit_line(std::int32_t port) const {
-        return is_terminal_port(port) ? nullptr : &lines_[port].line[1];
+        return is_terminal_port(port) ? nullptr : &links_[in_[port].credits_from].credits;
     }
+    // The lines the router pushes on `port`: its flits out, the credits it returns for the flits arriving on it.
+    const PortOut& port_out(std::int32_t port) const { return out_[port]; }
 
     // Every output VC starts with vc_buffer_flits credits (the downstream buffer is empty).
     void init() override;
@@ -141,27 +145,21 @@ private:
         std::uint8_t out_vc = 0;    // Active: the VC held on out_port
     };
     static_assert(sizeof(Vc) == 64);
-    // What draining the lines into the router reads, per port (the lines themselves are lines_[port]): 8 bytes,
-    // eight to a cache line. The front arrivals are kept modulo 2^32, as in the lines' entries (cycles_until).
+    // What draining the lines into the router reads, per port: 16 bytes, four to a cache line. The front
+    // arrivals are kept modulo 2^32, as in the lines' entries (cycles_until).
     struct PortIn {
-        std::uint32_t flit_due = 0;    // front arrival of the flit line while the port's bit is in flit_lines_
-        std::uint32_t credit_due = 0;  // front arrival of the credit line while its bit is in credit_lines_
+        std::uint32_t flit_due = 0;      // front arrival of the flit line while the port's bit is in flit_lines_
+        std::uint32_t credit_due = 0;    // front arrival of the credit line while its bit is in credit_lines_
+        std::uint32_t flits_from = 0;    // the flit line's sender: links_[flits_from].flits
+        std::uint32_t credits_from = 0;  // network ports: the credit line's sender, links_[credits_from].credits
     };
-    static_assert(sizeof(PortIn) == 8);
+    static_assert(sizeof(PortIn) == 16);
     // Cycles from `cycle` until the arrival `due` (modulo 2^32; negative once it has passed, an entry is never in
     // flight for 2^31 cycles).
     static std::int32_t cycles_until(std::uint32_t due, std::int64_t cycle) {
         return static_cast<std::int32_t>(due - static_cast<std::uint32_t>(cycle));
     }
-    // What forwarding a flit writes, per port: as the output its channel, as the input the credit line back.
-    // 32 bytes, two to a cache line (forwarding touches two: its output's and its input's).
-    struct PortOut {
-        FlitLink* flits = nullptr;         // flits leaving
-        FlitLink* credits_back = nullptr;  // credits returned for the flits arriving on this port
-        net::ClockedLink link;             // the output channel: flits out, the credits of `credits_back` beside
-                                           // them (latency at most 10^6 cycles, a config bound)
-    };
-    static_assert(sizeof(PortOut) == 32);
+    FlitLink& in_flits(std::int32_t port) { return links_[in_[port].flits_from].flits; }
 
     void on_wake(std::uint32_t arg);
     void on_flit_wake(std::int32_t port);
@@ -241,8 +239,8 @@ private:
     };
     Vc* vc_ = nullptr;                    // input VCs: port * vcs + vc
     PortIn* in_ = nullptr;                // per port
-    LinePair* lines_ = nullptr;           // per port: the lines it reads (use_lines)
-    PortOut* out_ = nullptr;              // per port
+    PortOut* links_ = nullptr;            // the run's port records (use_links): the lines it reads are there
+    PortOut* out_ = nullptr;              // per port: its own, links_ + its first (not in the block)
     RingPool* pool_ = nullptr;            // the input buffers' chunks
     std::int32_t* credits_ = nullptr;     // per output VC
     std::uint8_t* ov_busy_ = nullptr;     // per output VC

@@ -203,13 +203,14 @@ TEST_CASE("Lines sharing a ring pool keep their own entries") {
     CHECK(w.pool.free_chunks() == w.pool.chunks());
 }
 
-TEST_CASE("Two line headers share a cache line") {
-    static_assert(sizeof(FlitLink) == 32);
-    std::vector<fabric::LinePair> pairs(3);
-    for (const fabric::LinePair& p : pairs) {
-        const auto a = reinterpret_cast<std::uintptr_t>(&p.line[0]);
-        const auto b = reinterpret_cast<std::uintptr_t>(&p.line[1]);
+TEST_CASE("A port's output channel and the two line headers it pushes share a cache line") {
+    static_assert(sizeof(FlitLink) == 24);
+    std::vector<fabric::PortOut> ports(3);
+    for (const fabric::PortOut& p : ports) {
+        const auto a = reinterpret_cast<std::uintptr_t>(&p);
         CHECK(a % 64 == 0);
-        CHECK(b == a + 32);
+        CHECK(reinterpret_cast<std::uintptr_t>(&p.flits) / 64 == a / 64);
+        CHECK(reinterpret_cast<std::uintptr_t>(&p.credits) / 64 == a / 64);
+        CHECK(reinterpret_cast<std::uintptr_t>(&p.credits + 1) - a == 64);
     }
 }

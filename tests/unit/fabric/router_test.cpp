@@ -130,26 +130,45 @@ TEST_CASE("A router has the topology ports plus one per terminal and its credits
     CHECK(r.ticks() > 0);
 }
 
-TEST_CASE("A router port's two lines from the other end share one cache line") {
+TEST_CASE("A router pushes onto the lines in its own port records, and reads a port's two lines in one cache line") {
     auto run = build_run(small_config("minimal", "uniform", 0.05));
-    const auto same_line = [](const FlitLink* a, const FlitLink* b) {
+    const auto same_line = [](const void* a, const void* b) {
         return reinterpret_cast<std::uintptr_t>(a) / 64 == reinterpret_cast<std::uintptr_t>(b) / 64;
     };
-    for (const Router* r : run.model->routers()) {
+    const auto& routers = run.model->routers();
+    const topo::FrozenTopology& t = run.model->topology();
+    std::int32_t channels = 0;
+    for (topo::ChannelId c = 0; c < t.num_channels(); ++c) {
+        const topo::Channel& ch = t.channel(c);
+        const Router& a = *routers[static_cast<std::size_t>(ch.src)];
+        const Router& b = *routers[static_cast<std::size_t>(ch.dst)];
+        // The flits a sends on the channel are on a's port record, the credits b returns for them on b's.
+        CHECK(&b.input_line(ch.dst_port) == &a.port_out(ch.src_port).flits);
+        REQUIRE(a.credit_line(ch.src_port) != nullptr);
+        CHECK(a.credit_line(ch.src_port) == &b.port_out(ch.dst_port).credits);
+        ++channels;
+    }
+    CHECK(channels > 0);
+    for (const Router* r : routers) {
         for (std::int32_t q = 0; q < r->network_ports(); ++q) {
             if (!r->wired(q)) continue;
-            // The flits arriving on q and the credits for q's output: both pushed by the neighbour.
+            // The flits arriving on q and the credits for q's output: both pushed by the neighbour, on its port's
+            // record (both directions of a Dragonfly channel join the same two ports).
             REQUIRE(r->credit_line(q) != nullptr);
             CHECK(same_line(&r->input_line(q), r->credit_line(q)));
             CHECK(&r->input_line(q) != r->credit_line(q));
+            CHECK_FALSE(same_line(&r->input_line(q), &r->port_out(q)));
         }
     }
-    for (const Terminal* t : run.model->terminals()) {
-        // The injection line and the terminal's credits share a cache line; the ejection line is elsewhere.
-        CHECK(same_line(&t->injection_line(), &t->credit_line()));
-        CHECK(&t->injection_line() != &t->credit_line());
-        CHECK_FALSE(same_line(&t->injection_line(), &t->ejection_line()));
+    for (const Terminal* term : run.model->terminals()) {
+        // The ejection line and the terminal's credits, both pushed by the router, share a cache line; the
+        // injection line is in the terminal's own record.
+        CHECK(same_line(&term->ejection_line(), &term->credit_line()));
+        CHECK(&term->ejection_line() != &term->credit_line());
+        CHECK_FALSE(same_line(&term->injection_line(), &term->ejection_line()));
     }
+    for (const Router* r : routers)
+        for (std::int32_t q = r->network_ports(); q < r->ports(); ++q) CHECK(r->credit_line(q) == nullptr);
 }
 
 TEST_CASE("The fabric clock ticks the terminals in their source-id order around the routers") {
