@@ -210,6 +210,13 @@ private:
 
     // Members a tick touches first, in few cache lines: the counters' router part right after them, the rest
     // (noise, the block's owner, the allocators not done in place) last.
+    // What the clock and every tick read first, in the object's first cache line (after the base's 16 bytes).
+    std::int64_t next_tick_ = kNever;  // the cycle the router is scheduled to tick at (kNever: none)
+    std::int64_t ticks_ = 0;
+    std::uint64_t flit_lines_ = 0;     // ports whose input flit line holds entries
+    std::uint64_t credit_lines_ = 0;   // ports whose credit line holds entries
+    RingPool* pool_ = nullptr;         // the input buffers' chunks
+    PortIn* in_ = nullptr;             // per port
     const FabricSetup& net_;
     topo::VertexId vertex_;
     std::int32_t network_ports_;
@@ -238,10 +245,8 @@ private:
         void operator()(std::byte* p) const;
     };
     Vc* vc_ = nullptr;                    // input VCs: port * vcs + vc
-    PortIn* in_ = nullptr;                // per port
     PortOut* links_ = nullptr;            // the run's port records (use_links): the lines it reads are there
     PortOut* out_ = nullptr;              // per port: its own, links_ + its first (not in the block)
-    RingPool* pool_ = nullptr;            // the input buffers' chunks
     std::int32_t* credits_ = nullptr;     // per output VC
     std::uint8_t* ov_busy_ = nullptr;     // per output VC
     std::uint8_t* vc_port_ = nullptr;     // per input VC: its port (iv / vcs_ without a division)
@@ -270,13 +275,9 @@ private:
     std::uint64_t later_ = 0;     // Active, its ready cycle may be after this tick's (settle_later)
     std::int64_t soon_at_ = 0;
     std::uint32_t vc_mask_ = 0;   // the low vcs_ bits
-    std::uint64_t flit_lines_ = 0;        // ports whose input flit line holds entries
-    std::uint64_t credit_lines_ = 0;      // ports whose credit line holds entries
     std::int64_t credits_read_ = 0;       // the last tick that read every credit line (drain)
     sim::ChannelPort wake_;
     RouterClock* clock_ = nullptr;
-    std::int64_t next_tick_ = kNever;  // the cycle the router is scheduled to tick at (kNever: none)
-    std::int64_t ticks_ = 0;
     std::int32_t peak_vc_flits_ = 0;
     FabricCounters counters_;  // the router's part first (FabricCounters)
 
