@@ -177,7 +177,13 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         }
         if (receiving) {
             auto& c = claimed[static_cast<std::size_t>(I.in)];
-            ins_[static_cast<std::size_t>(I.in)].claims.push_back({order, c, static_cast<std::int64_t>(ins.count)});
+            const std::int64_t first_slot = ins.address / vector_bytes_;
+            const bool storing = stores(ins);
+            ins_[static_cast<std::size_t>(I.in)].claims.push_back(
+                {order, storing ? sched::PortMask{0} : ins.out_ports,
+                 storing && first_slot <= std::numeric_limits<std::int32_t>::max() ? static_cast<std::int32_t>(first_slot)
+                                                                                  : -1,
+                 c, static_cast<std::int64_t>(ins.count)});
             c += ins.count;
         }
         instrs_.push_back(std::move(I));
@@ -229,6 +235,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
     }
     static_assert(std::is_standard_layout_v<ActionTimer> && sizeof(ActionTimer) == kActionLines * 64);
     static_assert(sizeof(InstrState) == 64 && WireArg::kMaxPorts <= 127);
+    static_assert(sizeof(ArrivalPort) == 128, "the kernel prefetches a slot object's first two lines");
     action_timer_.chip = this;
     ctx.sim().set_slot_prefetch(action_timer_.timer.slot(), &TspChip::prefetch_action);
 }
@@ -652,6 +659,14 @@ void TspChip::note_next(std::size_t in) {
         const InstrState& I = instrs_[cl.instr];
         p.next[0] = &cl;
         p.next[1] = &I;
+        if (cl.out_ports != 0) {
+            const OutPortState& op =
+                outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(std::countr_zero(cl.out_ports))])];
+            p.next[2] = &op;
+            p.next[5] = op.link;
+        } else if (cl.slot0 >= 0) {
+            p.next[2] = memory_.lines_of(cl.slot0 + (ip.arrived - cl.start)).cells;
+        }
     }
     p.next[3] = ip.predictions.next_entry();
     p.next[4] = ip.fifo.storage();

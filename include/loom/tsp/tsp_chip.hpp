@@ -179,6 +179,10 @@ public:
 private:
     struct Claim {
         std::uint32_t instr = 0;
+        // Copied from the instruction for the arrival's prefetch hook (note_next), which reads no instruction: where
+        // a forwarding one sends (its out ports), where a storing one writes (its first slot; -1: none).
+        sched::PortMask out_ports = 0;
+        std::int32_t slot0 = -1;
         std::int64_t start = 0;  // port vector number of its first vector
         std::int64_t count = 0;
     };
@@ -284,8 +288,9 @@ private:
         const TspChip* chip = nullptr;
         const InPortState* state = nullptr;
         WireStore* store = nullptr;  // the state's (read here without reading the state)
-        // The current claim, its instruction (one line), the prediction entry, the FIFO's times.
-        std::array<const void*, 5> next{};
+        // The current claim, its instruction (one line), the prediction entry, the FIFO's times, and where the
+        // claim's instruction hands the run on: its first out port's record and link, or its slots' cell bits.
+        std::array<const void*, 6> next{};
     };
     static void prefetch_arrival(const void* obj, const sim::Event& e);
     void note_next(std::size_t in);
