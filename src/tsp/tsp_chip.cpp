@@ -180,10 +180,10 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
             const std::int64_t first_slot = ins.address / vector_bytes_;
             const bool storing = stores(ins);
             ins_[static_cast<std::size_t>(I.in)].claims.push_back(
-                {order, storing ? sched::PortMask{0} : ins.out_ports,
+                {order, ins.count, c,
                  storing && first_slot <= std::numeric_limits<std::int32_t>::max() ? static_cast<std::int32_t>(first_slot)
                                                                                   : -1,
-                 c, static_cast<std::int64_t>(ins.count)});
+                 storing ? sched::PortMask{0} : ins.out_ports});
             c += ins.count;
         }
         instrs_.push_back(std::move(I));
@@ -236,6 +236,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
     static_assert(std::is_standard_layout_v<ActionTimer> && sizeof(ActionTimer) == kActionLines * 64);
     static_assert(sizeof(InstrState) == 64 && WireArg::kMaxPorts <= 127);
     static_assert(sizeof(ArrivalPort) == 128, "the kernel prefetches a slot object's first two lines");
+    static_assert(sizeof(Claim) == 24);
     action_timer_.chip = this;
     ctx.sim().set_slot_prefetch(action_timer_.timer.slot(), &TspChip::prefetch_action);
 }

@@ -177,14 +177,14 @@ public:
     std::uint64_t events_sent() const { return ctx().events_sent(); }
 
 private:
-    struct Claim {
+    struct Claim {  // 24 bytes
         std::uint32_t instr = 0;
+        std::uint32_t count = 0;
+        std::int64_t start = 0;  // port vector number of its first vector
         // Copied from the instruction for the arrival's prefetch hook (note_next), which reads no instruction: where
         // a forwarding one sends (its out ports), where a storing one writes (its first slot; -1: none).
-        sched::PortMask out_ports = 0;
         std::int32_t slot0 = -1;
-        std::int64_t start = 0;  // port vector number of its first vector
-        std::int64_t count = 0;
+        sched::PortMask out_ports = 0;
     };
     // An in port's state, hot part first: what every run arriving here reads (the store, the timing of its units,
     // the claims, the FIFO, the predictions) lies in the first four cache lines of the aligned record; the
