@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -63,6 +64,9 @@ bool ScheduleError::operator<(const ScheduleError& o) const {
 bool ArrivalRecord::operator<(const ArrivalRecord& o) const {
     return std::tie(tsp, port, arrival, transfer, vector) < std::tie(o.tsp, o.port, o.arrival, o.transfer, o.vector);
 }
+
+// The chip's first bytes, which hold what a run's arrival reads (see the members' order).
+constexpr std::size_t kChipHotBytes = 9 * 64;
 
 // ---- construction ---------------------------------------------------------------------------------------------
 
@@ -135,6 +139,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         if (in_index_[static_cast<std::size_t>(p)] >= 0) wired = static_cast<sched::PortMask>(wired | (1u << p));
     std::vector<sched::InstructionProblem> problems;
     instrs_.reserve(program.instructions.size());
+    actions_.reserve(program.instructions.size());
     for (const sched::Instruction& ins : program.instructions) {
         const auto order = static_cast<std::uint32_t>(instrs_.size());
         auto fail = [&](const std::string& what) {
@@ -154,33 +159,44 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         I.order = order;
         I.issue = sched::issue_time(edges_, ins);
         const bool receiving = ins.op != sched::Op::Send;
-        if (receiving) I.in = in_index_[ins.in_port];
+        if (receiving) I.in = static_cast<std::int8_t>(in_index_[ins.in_port]);
+        Time action;  // when it acts (see the class comment)
         switch (ins.op) {
             case sched::Op::Send:
-                I.action = *sched::train_start(clock_, ins, chip);
+                action = *sched::train_start(clock_, ins, chip);
                 break;
             case sched::Op::Forward:
-                I.action = forward_train_start(ins);
+                action = forward_train_start(ins);
                 break;
             case sched::Op::Reduce:
-                I.action = forwards(ins) ? forward_train_start(ins) : I.issue;
+                action = forwards(ins) ? forward_train_start(ins) : I.issue;
                 break;
             case sched::Op::Receive:
-                I.action = I.issue;
+                action = I.issue;
                 break;
         }
         if (receiving) {
             auto& c = claimed[static_cast<std::size_t>(I.in)];
-            ins_[static_cast<std::size_t>(I.in)].claims.push_back({order, c, static_cast<std::int64_t>(ins.count)});
+            const std::int64_t first_slot = ins.address / vector_bytes_;
+            const bool storing = stores(ins);
+            ins_[static_cast<std::size_t>(I.in)].claims.push_back(
+                {order, ins.count, c,
+                 storing && first_slot <= std::numeric_limits<std::int32_t>::max() ? static_cast<std::int32_t>(first_slot)
+                                                                                  : -1,
+                 storing ? sched::PortMask{0} : ins.out_ports});
             c += ins.count;
         }
         instrs_.push_back(std::move(I));
+        const std::int64_t first_slot = ins.address / vector_bytes_;
+        const bool reads = ins.op == sched::Op::Send || ins.op == sched::Op::Reduce;
+        actions_.push_back({action, order, ins.out_ports,
+                            reads && first_slot <= std::numeric_limits<std::int32_t>::max()
+                                ? static_cast<std::int32_t>(first_slot)
+                                : -1});
     }
     std::size_t storing = 0;
     for (const InstrState& I : instrs_) storing += stores(I.ins) ? 1 : 0;
     deliveries_.reserve(storing);
-    actions_.resize(instrs_.size());
-    for (std::uint32_t i = 0; i < actions_.size(); ++i) actions_[i] = {instrs_[i].action, i};
     std::stable_sort(actions_.begin(), actions_.end(), [](const Action& a, const Action& b) { return a.time < b.time; });
 
     // Writes are kept until they land and applied in key order (apply_deferred): the memory holds no versions.
@@ -217,11 +233,18 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
         in_ports_[i].state = &ins_[i];
         ctx.sim().set_slot_prefetch(in_ports_[i].slot(), &TspChip::prefetch_arrival);
     }
+    static_assert(std::is_standard_layout_v<ActionTimer> && sizeof(ActionTimer) == kActionLines * 64);
+    static_assert(sizeof(InstrState) == 64 && WireArg::kMaxPorts <= 127);
+    static_assert(sizeof(ArrivalPort) == 128, "the kernel prefetches a slot object's first two lines");
+    static_assert(sizeof(Claim) == 24);
+    action_timer_.chip = this;
+    ctx.sim().set_slot_prefetch(action_timer_.timer.slot(), &TspChip::prefetch_action);
 }
 
 void TspChip::init() {
     for (std::size_t i = 0; i < ins_.size(); ++i) note_next(i);
-    if (!actions_.empty()) action_timer_.arm_at(actions_[0].time);
+    if (!actions_.empty()) action_timer_.timer.arm_at(actions_[0].time);
+    note_action();
 }
 
 sim::OutPort* TspChip::out_port(std::int32_t port) {
@@ -318,11 +341,52 @@ void TspChip::on_stop() { ctx().sim().stop(); }
 
 void TspChip::on_action() {
     const Time t = now();
-    while (next_action_ < actions_.size() && actions_[next_action_].time <= t) act(instrs_[actions_[next_action_++].instr]);
-    if (next_action_ < actions_.size()) action_timer_.arm_at(actions_[next_action_].time);
+    while (next_action_ < actions_.size() && actions_[next_action_].time <= t) {
+        const Action& a = actions_[next_action_++];
+        act(instrs_[a.instr], a.time);
+    }
+    if (next_action_ < actions_.size()) action_timer_.timer.arm_at(actions_[next_action_].time);
+    note_action();
 }
 
-void TspChip::open_trains(InstrState& I) {
+void TspChip::note_action() {
+    std::array<const void*, kActionNext>& n = action_timer_.next;
+    n.fill(nullptr);
+    if (next_action_ >= actions_.size()) return;
+    const Action& a = actions_[next_action_];
+    // Addresses only: the instruction itself is not read here (it is evicted again before it acts).
+    const auto* I = reinterpret_cast<const char*>(&instrs_[a.instr]);
+    std::size_t k = 0;
+    n[k++] = &a;
+    n[k++] = I;  // one line (InstrState is line-aligned)
+    if (a.slot0 >= 0) {  // the operand's first settled values and its page's cell bits
+        const TimedMemory::SlotLines m = memory_.lines_of(a.slot0);
+        if (m.value != nullptr) {
+            n[k++] = m.value;
+            n[k++] = static_cast<const char*>(m.value) + 64;
+            n[k++] = m.cells;
+        }
+    }
+    for (unsigned mask = a.out_ports; mask != 0 && k + 2 <= n.size(); mask &= mask - 1) {
+        const OutPortState& op = outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(std::countr_zero(mask))])];
+        n[k++] = &op;
+        n[k++] = op.link;  // its train state (the link's first line)
+    }
+}
+
+void TspChip::prefetch_action(const void* obj, const sim::Event&) {
+    const auto* a = reinterpret_cast<const ActionTimer*>(static_cast<const sim::Timer*>(obj));
+    const char* chip = reinterpret_cast<const char*>(a->chip);
+    for (std::size_t b = 0; b < kChipHotBytes; b += 64) __builtin_prefetch(chip + b);
+    // The action list's line and the op counts, around the timer; the memory's directory.
+    __builtin_prefetch(&a->chip->next_action_);
+    __builtin_prefetch(&a->chip->op_counts_);
+    __builtin_prefetch(&a->chip->memory_);
+    for (const void* p : a->next)
+        if (p != nullptr) __builtin_prefetch(p);
+}
+
+void TspChip::open_trains(InstrState& I, Time action) {
     const std::int64_t count = I.ins.count;
     std::vector<OutTrain>& trains = state(I).trains;
     for_each_out(I.ins, [&](std::int32_t o) {
@@ -331,13 +395,13 @@ void TspChip::open_trains(InstrState& I) {
         ot.out = o;
         ot.floor = op.tx().last_arrival();
         // A collision on the queueless link is a schedule error; the train queues behind (the run stops at it).
-        const net::Transmission tr = op.tx().open_train(I.action, count, [&](Time busy_until) {
-            report(I.action, op.port, I.ins.transfer, I.ins.first_vector, ErrorKind::DoubleBooked,
+        const net::Transmission tr = op.tx().open_train(action, count, [&](Time busy_until) {
+            report(action, op.port, I.ins.transfer, I.ins.first_vector, ErrorKind::DoubleBooked,
                    fmt::format(
                        "link {} double-booked: instruction {} ({} at cycle {}) starts transfer {} vectors {}..{} "
                        "at {} ps but the link is busy until {} ps",
                        system_.channel_name(op.channel), I.order, sched::op_name(I.ins.op), I.ins.cycle, I.ins.transfer,
-                       I.ins.first_vector, I.ins.first_vector + I.ins.count - 1, I.action.count(), busy_until.count()));
+                       I.ins.first_vector, I.ins.first_vector + I.ins.count - 1, action.count(), busy_until.count()));
         });
         ot.start = tr.start;
         ot.first_index = tr.index + 1 - static_cast<std::uint64_t>(count);
@@ -348,7 +412,7 @@ void TspChip::open_trains(InstrState& I) {
     });
 }
 
-void TspChip::act(InstrState& I) {
+void TspChip::act(InstrState& I, Time action) {
     ++totals_.instructions;
     ++op_counts_[static_cast<std::size_t>(I.ins.op)];
     const Time t = now();
@@ -356,10 +420,10 @@ void TspChip::act(InstrState& I) {
     switch (I.ins.op) {
         case sched::Op::Send: {
             Live& live = state(I);
-            apply_deferred({I.action, I.order});
+            apply_deferred({action, I.order});
             take_spare(live.operand);
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, live.operand);
-            open_trains(I);
+            memory_.read_range(slot0, I.ins.count, {action, I.order}, t, live.operand);
+            open_trains(I, action);
             for (std::uint32_t k = 0; k < live.trains.size(); ++k) {
                 OutTrain& ot = live.trains[k];
                 if (config_.mode == ExecutionMode::Train) {
@@ -387,13 +451,13 @@ void TspChip::act(InstrState& I) {
             break;
         }
         case sched::Op::Forward:
-            open_trains(I);
+            open_trains(I, action);
             break;
         case sched::Op::Reduce:
-            apply_deferred({I.action, I.order});
+            apply_deferred({action, I.order});
             take_spare(state(I).operand);
-            memory_.read_range(slot0, I.ins.count, {I.action, I.order}, t, I.live->operand);
-            if (forwards(I.ins)) open_trains(I);
+            memory_.read_range(slot0, I.ins.count, {action, I.order}, t, I.live->operand);
+            if (forwards(I.ins)) open_trains(I, action);
             break;
         case sched::Op::Receive:
             break;
@@ -562,9 +626,6 @@ void TspChip::emit(OutTrain& ot, const VectorRun& src, std::uint32_t m, const Sp
     }
 }
 
-// The chip's first bytes, which hold what a run's arrival reads (see the members' order).
-constexpr std::size_t kChipHotBytes = 9 * 64;
-
 void TspChip::prefetch_arrival(const void* obj, const sim::Event& e) {
     const auto* p = static_cast<const ArrivalPort*>(static_cast<const sim::InPort*>(obj));
     const char* state = reinterpret_cast<const char*>(p->state);
@@ -599,7 +660,14 @@ void TspChip::note_next(std::size_t in) {
         const InstrState& I = instrs_[cl.instr];
         p.next[0] = &cl;
         p.next[1] = &I;
-        p.next[2] = reinterpret_cast<const char*>(&I) + sizeof(InstrState) - 1;
+        if (cl.out_ports != 0) {
+            const OutPortState& op =
+                outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(std::countr_zero(cl.out_ports))])];
+            p.next[2] = &op;
+            p.next[5] = op.link;
+        } else if (cl.slot0 >= 0) {
+            p.next[2] = memory_.lines_of(cl.slot0 + (ip.arrived - cl.start)).cells;
+        }
     }
     p.next[3] = ip.predictions.next_entry();
     p.next[4] = ip.fifo.storage();

@@ -41,6 +41,8 @@ public:
 
     bool armed() const { return armed_; }
     Time expiry() const { return expiry_; }  // of the last arming
+    // The handler slot its expiries target (for Simulator::set_slot_prefetch: a hook gets this timer as obj).
+    std::uint32_t slot() const { return slot_; }
 
 private:
     template <class C, auto Method>

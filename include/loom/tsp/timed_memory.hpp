@@ -79,6 +79,18 @@ public:
     std::int64_t final_value(std::int64_t slot) const;
     // Slots with a cell, in slot order, and their final values (zeros included where a cell was written 0).
     std::vector<std::pair<std::int64_t, std::int64_t>> final_contents() const;
+    // Where a read of `slot` looks first, for prefetching: its settled value and its page's cell bits (nullptr
+    // for a slot without a page, or outside [0, 2^31)). Reads the page directory only.
+    struct SlotLines {
+        const void* value = nullptr;
+        const void* cells = nullptr;
+    };
+    SlotLines lines_of(std::int64_t slot) const {
+        if (slot < 0 || slot > std::int64_t{0x7fffffff}) return {};
+        const Page* p = page_of(static_cast<std::uint32_t>(slot));
+        if (p == nullptr) return {};
+        return {&p->value[static_cast<std::size_t>(slot & (kPageSlots - 1))], &p->cell};
+    }
     std::size_t cells() const { return cells_; }
     // Versions not yet settled (for tests: they are bounded by the writes in flight, not by the run's length).
     std::size_t unsettled() const { return live_versions_; }

@@ -177,10 +177,14 @@ public:
     std::uint64_t events_sent() const { return ctx().events_sent(); }
 
 private:
-    struct Claim {
+    struct Claim {  // 24 bytes
         std::uint32_t instr = 0;
+        std::uint32_t count = 0;
         std::int64_t start = 0;  // port vector number of its first vector
-        std::int64_t count = 0;
+        // Copied from the instruction for the arrival's prefetch hook (note_next), which reads no instruction: where
+        // a forwarding one sends (its out ports), where a storing one writes (its first slot; -1: none).
+        std::int32_t slot0 = -1;
+        sched::PortMask out_ports = 0;
     };
     // An in port's state, hot part first: what every run arriving here reads (the store, the timing of its units,
     // the claims, the FIFO, the predictions) lies in the first four cache lines of the aligned record; the
@@ -231,14 +235,15 @@ private:
         SparseValues operand;  // Send: the values sent; Reduce: memory operands (offsets from the first vector)
         std::vector<Pending> pending;
     };
-    struct InstrState {
+    // One cache line (line-aligned): read per action and per arriving run of it. When it acts is kept in its
+    // Action entry (actions_), the one place that reads it.
+    struct alignas(64) InstrState {
         sched::Instruction ins;
         Time issue;                  // clock.edge(cycle)
-        Time action;                 // when it acts (see the class comment)
         std::uint32_t order = 0;     // program index
-        std::int32_t in = -1;        // index into ins_ (receiving ops)
         std::uint32_t claimed = 0;   // vectors whose arrival was processed
         std::uint32_t consumed = 0;  // vectors handed on (written, forwarded)
+        std::int8_t in = -1;         // index into ins_ (receiving ops)
         bool acted = false;
         std::unique_ptr<Live> live;  // while it runs (see Live; from spare_live_ when one is kept)
     };
@@ -283,17 +288,34 @@ private:
         const TspChip* chip = nullptr;
         const InPortState* state = nullptr;
         WireStore* store = nullptr;  // the state's (read here without reading the state)
-        // The current claim, its instruction (two lines), the prediction entry, the FIFO's times.
-        std::array<const void*, 5> next{};
+        // The current claim, its instruction (one line), the prediction entry, the FIFO's times, and where the
+        // claim's instruction hands the run on: its first out port's record and link, or its slots' cell bits.
+        std::array<const void*, 6> next{};
     };
     static void prefetch_arrival(const void* obj, const sim::Event& e);
     void note_next(std::size_t in);
+    // The action timer, with what the kernel's prefetch hook (prefetch_action) loads before the next action: the
+    // addresses on_action reads first (the action's entry, its instruction's lines, its Live block, its out
+    // ports' records and links), written when the timer is armed (note_action); the hook only reads them. Two
+    // cache lines, the ones the kernel prefetches as the slot's object.
+    static constexpr std::size_t kActionLines = 2;
+    static constexpr std::size_t kActionNext = (kActionLines * 64 - sizeof(sim::Timer) - sizeof(void*)) / sizeof(void*);
+    struct alignas(64) ActionTimer {
+        template <class... A>
+        explicit ActionTimer(A&&... a) : timer(std::forward<A>(a)...) {}
+        sim::Timer timer;  // first: the hook's obj is the timer, pointer-interconvertible with this record
+        const TspChip* chip = nullptr;
+        std::array<const void*, kActionNext> next{};
+    };
+    static void prefetch_action(const void* obj, const sim::Event& e);
+    void note_action();
     void on_arrival(std::uint32_t handle);
     void on_action();
     void on_emission();
     void on_stop();
 
-    void act(InstrState& I);
+    // I acts at `action` (its Action entry's time).
+    void act(InstrState& I, Time action);
     // I's Live block, taken from spare_live_ (or allocated) when it has none.
     Live& state(InstrState& I);
     // Frees I's Live block, or keeps it (emptied) in spare_live_.
@@ -306,7 +328,7 @@ private:
         for (unsigned mask = ins.out_ports; mask != 0; mask &= mask - 1)
             f(out_index_[static_cast<std::size_t>(std::countr_zero(mask))]);
     }
-    void open_trains(InstrState& I);
+    void open_trains(InstrState& I, Time action);
     // `values` (the run's) may be taken: it is left empty or holding another buffer.
     void accept(InPortState& ip, const VectorRun& run, SparseValues& values);
     // Checks vector k of `run` (position `pos` of instruction I) arriving at t, needed by `need`; a forwarded
@@ -416,10 +438,12 @@ private:
     struct Action {
         Time time;
         std::uint32_t instr = 0;
+        sched::PortMask out_ports = 0;  // the instruction's (for note_action, without reading it)
+        std::int32_t slot0 = -1;        // the first slot it reads (Send, Reduce), else -1 (likewise)
     };
     std::vector<Action> actions_;
     std::size_t next_action_ = 0;
-    sim::Timer action_timer_;
+    ActionTimer action_timer_;
     std::int64_t op_counts_[4] = {0, 0, 0, 0};
 
     // ---- Read rarely while running ----

@@ -306,3 +306,23 @@ TEST_CASE("apply_range sets the slots apply() of each would, across pages, zeros
     const std::int64_t three[] = {1, 2, 3};
     CHECK_THROWS_AS(m.apply_range(4, three, 3), std::logic_error);  // slot 5 has a version
 }
+
+TEST_CASE("lines_of names a slot's settled value and its page's cell bits only where a page exists") {
+    TimedMemory m;
+    CHECK(m.lines_of(5).value == nullptr);  // no page yet
+    m.init(5, 7);
+    m.init(300, 9);  // another page (256 slots a page)
+    const TimedMemory::SlotLines a = m.lines_of(5);
+    const TimedMemory::SlotLines b = m.lines_of(6);
+    const TimedMemory::SlotLines c = m.lines_of(300);
+    REQUIRE(a.value != nullptr);
+    REQUIRE(c.value != nullptr);
+    CHECK(a.cells != nullptr);
+    CHECK(a.cells == b.cells);  // one page
+    CHECK(static_cast<const char*>(b.value) - static_cast<const char*>(a.value) == 8);
+    CHECK(*static_cast<const std::int64_t*>(a.value) == 7);  // the settled value itself
+    CHECK(c.cells != a.cells);
+    CHECK(m.lines_of(600).value == nullptr);  // past the pages
+    CHECK(m.lines_of(-1).value == nullptr);
+    CHECK(m.lines_of(std::int64_t{1} << 40).value == nullptr);
+}
