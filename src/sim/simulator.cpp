@@ -339,7 +339,7 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
         std::int64_t& end;
         ~Unpublish() { end = kNoBatch; }
     } unpublish{batch_end_};
-    batch_end_ = kHooks ? kNoBatch : end;
+    batch_end_ = kHooks ? kNoBatch : std::min(end, std::numeric_limits<std::int64_t>::max() - 1);
     while (events_ < stop_at_) {
         const Event* const e = queue.front();
         if (e == nullptr) [[unlikely]] return LoopExit::Empty;
