@@ -110,7 +110,7 @@ RadixQueue::RadixQueue(int shift, std::size_t windows, bool adaptive) : shift_(s
 void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end) {
     shift_ = shift;
     mask_ = windows - 1;
-    windows_.assign(windows, Window{nullptr, kNil, 0});
+    windows_.assign(windows, Window{nullptr, kNil, 1});
     cur_end_ = cur_end;
     horizon_ = cur_end + (static_cast<std::int64_t>(windows) << shift);
     span_ = static_cast<std::uint64_t>(windows) << shift;
@@ -150,7 +150,7 @@ std::uint32_t RadixQueue::grow_pool() {
         if (new_base != old_base) {
             // The windows' write positions move with the pool (the one taking this chunk is among them).
             for (Window& x : windows_) {
-                if (x.count == 0) continue;
+                if (x.head == kNil) continue;
                 const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(x.write) - old_base;
                 x.write = reinterpret_cast<Event*>(new_base + at);
             }
@@ -172,8 +172,9 @@ void RadixQueue::append_chunk(Window& w, std::int64_t time, std::uint64_t key, s
         return;
     }
     free_ = next_[c];
-    next_[c] = w.count == 0 ? kNil : w.head;
+    next_[c] = w.head;  // kNil when w was empty
     w.head = c;
+    w.room = static_cast<std::uint8_t>(kChunk);  // the other kChunk - 1 places are free
     put(w, &pool_[std::size_t{c} * kChunk], time, key, target, arg);
 }
 
@@ -218,7 +219,7 @@ void RadixQueue::advance() {
     // The next non-empty window (one exists: the ring holds an event). Each window skipped frees a place at
     // the far end of the ring, which overflow events may now fill.
     std::uint64_t b = (static_cast<std::uint64_t>(cur_end_) >> shift_) & mask_;
-    while (windows_[b].count == 0) {
+    while (windows_[b].head == kNil) {
         cur_end_ += width;
         horizon_ += width;
         pull_overflow();
@@ -233,7 +234,7 @@ void RadixQueue::advance() {
 }
 
 void RadixQueue::load(Window& w, std::int64_t start) {
-    const std::size_t n = w.count;
+    const std::size_t n = count_of(w);
     Event* const out = run_.fill(n);
     run_.filled(n);
     run_.mark_end();  // past the n events written below
@@ -313,7 +314,7 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     // The window's chunks go back to the free list at once.
     next_[oldest] = free_;
     free_ = w.head;
-    w = Window{nullptr, kNil, 0};
+    w = Window{nullptr, kNil, 1};
 }
 
 void RadixQueue::maybe_retune() {

@@ -76,7 +76,10 @@ public:
     bool try_push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         if (static_cast<std::uint64_t>(time - cur_end_) >= span_) return false;
         Window& w = windows_[(static_cast<std::uint64_t>(time) >> shift_) & mask_];
-        if (w.count % kChunk == 0) return false;
+        if (!take_room(w)) [[unlikely]] {
+            w.room = 1;
+            return false;
+        }
         ++size_;
         put(w, w.write, time, key, target, arg);
         return true;
@@ -121,7 +124,7 @@ public:
     void for_each(F&& f) const {
         run_.for_each(f);
         for (const Window& w : windows_) {
-            if (w.count != 0) each_in(w, f);
+            if (w.head != kNil) each_in(w, f);
         }
         overflow_.for_each(f);
     }
@@ -135,22 +138,34 @@ private:
     static constexpr std::uint32_t kNil = 0xffffffffu;
 
     // 16 bytes (a window's address is its index shifted). Its chunks are listed newest first: a new chunk
-    // becomes the head, so no tail is kept (the order events are visited in does not matter to the sort).
+    // becomes the head, so no tail is kept (the order events are visited in does not matter to the sort). The
+    // window keeps no event count: a push only counts the head chunk's free places down (one decrement in
+    // memory, whose zero flag is the test for a full chunk or an empty window), and a load counts the chunks.
     struct Window {
-        Event* write;         // where the next event goes in the head chunk, once count % kChunk != 0
-        std::uint32_t head;   // newest chunk, the only one not full (kNil when empty)
-        std::uint32_t count;  // events
+        Event* write;        // where the next event goes in the head chunk, while room > 1
+        std::uint32_t head;  // newest chunk, the only one not full (kNil when empty)
+        std::uint8_t room;   // 1 + the free places in the head chunk (1 when empty)
     };
+    static_assert(sizeof(Window) == 16);
+    // Takes a place in w's head chunk: false when it is full or w is empty (room is then 0, to be set again
+    // by the caller).
+    static bool take_room(Window& w) { return --w.room != 0; }
+    // Events in a non-empty window.
+    std::size_t count_of(const Window& w) const {
+        std::size_t chunks = 1;
+        for (std::uint32_t c = next_[w.head]; c != kNil; c = next_[c]) ++chunks;
+        return chunks * kChunk + 1 - w.room;
+    }
     // Calls f on each event of a non-empty window (the head chunk's, then the full chunks'); returns the
     // window's last (oldest) chunk.
     template <class F>
     std::uint32_t each_in(const Window& w, F&& f) const {
         std::uint32_t c = w.head;
         const Event* chunk = &pool_[std::size_t{c} * kChunk];
-        const std::size_t first = (w.count - 1) % kChunk + 1;
+        const std::size_t first = kChunk + 1 - w.room;
         for (std::size_t k = 0; k < first; ++k) f(chunk[k]);
-        for (std::size_t i = first; i < w.count; i += kChunk) {
-            c = next_[c];
+        for (std::uint32_t d = next_[c]; d != kNil; d = next_[d]) {
+            c = d;
             chunk = &pool_[std::size_t{c} * kChunk];
             for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
         }
@@ -163,8 +178,7 @@ private:
     void append(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         const auto t = static_cast<std::uint64_t>(time);
         Window& w = windows_[(t >> shift_) & mask_];
-        const std::uint32_t n = w.count;
-        if (n % kChunk == 0) [[unlikely]] {
+        if (!take_room(w)) [[unlikely]] {
             append_chunk(w, time, key, target, arg);
             return;
         }
@@ -172,7 +186,6 @@ private:
     }
     static void put(Window& w, Event* p, std::int64_t time, std::uint64_t key, std::uint32_t target,
                     std::uint32_t arg) {
-        ++w.count;
         w.write = p + 1;
         p->time = time;
         p->key = key;
@@ -182,7 +195,8 @@ private:
         asm("");
         p->arg = arg;
     }
-    // append() when w's head chunk is full (or w is empty): a new chunk at the head of w's list.
+    // append() when w's head chunk is full (or w is empty; either way room is not yet reset): a new chunk at
+    // the head of w's list.
     void append_chunk(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
     // append_chunk() when the free list is empty: grows the pool first (not inlined there, so that it stays a
     // tail call).
