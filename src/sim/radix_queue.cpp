@@ -124,7 +124,7 @@ void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end
 void RadixQueue::clear() {
     run_.clear();
     overflow_.clear();
-    size_ = 0;
+    slack_ = mark_;
     reset_ring(shift_, windows_.size(), 0);
 }
 
@@ -205,11 +205,11 @@ void RadixQueue::pull_overflow() {
 }
 
 void RadixQueue::advance() {
-    LOOM_DEBUG_ASSERT(size_ > 0, "RadixQueue::top on an empty queue");
+    LOOM_DEBUG_ASSERT(size() > 0, "RadixQueue::top on an empty queue");
     run_.clear();
     if (adaptive_ && win_activations_ >= kTuneWindow) maybe_retune();
     const std::int64_t width = std::int64_t{1} << shift_;
-    if (size_ == overflow_.size()) {
+    if (size() == overflow_.size()) {
         // The ring is empty: slide it straight to the overflow's least event.
         const std::int64_t start = align_down(overflow_.top().time, shift_);
         cur_end_ = start;
@@ -324,7 +324,7 @@ void RadixQueue::maybe_retune() {
     win_start_ = cur_end_;
     if (loaded == 0) return;
     const ring::Shape now{shift_, windows_.size()};
-    const std::size_t cap = std::min(kMaxWindows, std::max(kMinWindows, floor_pow2(size_ / kMinPerWindow)));
+    const std::size_t cap = std::min(kMaxWindows, std::max(kMinWindows, floor_pow2(size() / kMinPerWindow)));
     const ring::Limits limits{kTargetPerWindow, kMinWindows, kMaxWindows, kMaxShift};
     const ring::Shape next = ring::retune(now, limits, elapsed, loaded, overflowed, cap, min_year_log2_);
     if (next.shift != now.shift || next.slots != now.slots) rebuild(next.shift, next.slots);
@@ -332,14 +332,14 @@ void RadixQueue::maybe_retune() {
 
 void RadixQueue::rebuild(int shift, std::size_t windows) {
     std::int64_t least = 0;
-    const std::vector<Event> all = ring::take_all(*this, size_, cur_end_, least);
+    const std::vector<Event> all = ring::take_all(*this, size(), cur_end_, least);
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     // The load buffers and the overflow heap are sized for the old tuning: let them grow again from what the
     // new one needs (this is the only way the queue's holdings shrink, so the peak is recorded first).
     run_.release();
     overflow_ = HeapQueue();
     reset_ring(shift, windows, align_down(least, shift));
-    size_ = 0;
+    slack_ = mark_;  // empty
     for (const Event& e : all) push(e);
     win_overflow_ = 0;
     ++rebuilds_;

@@ -61,7 +61,7 @@ public:
     // The same from the event's fields, which the common path writes straight into the window's chunk.
     void push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         LOOM_DEBUG_ASSERT(time >= 0, "RadixQueue::push: negative time");
-        ++size_;
+        --slack_;
         // cur_end_ <= t < horizon_ as one unsigned comparison (t < cur_end_ wraps to a large offset).
         if (static_cast<std::uint64_t>(time - cur_end_) < span_) [[likely]] {
             append(time, key, target, arg);
@@ -80,7 +80,7 @@ public:
             w.room = 1;
             return false;
         }
-        ++size_;
+        --slack_;
         put(w, w.write, time, key, target, arg);
         return true;
     }
@@ -90,14 +90,26 @@ public:
     }
     void pop() {
         run_.pop_front();
-        --size_;
+        ++slack_;
+    }
+    // pop(), telling whether the queue held more events than the mark (raise_mark) before it: one add to
+    // memory and a branch on the sign of its result, for the kernel's batch dispatch, which samples the peak
+    // of pending events before each pop (Simulator::next_in_batch).
+    bool pop_above_mark() {
+        run_.pop_front();
+        return ++slack_ < 0;
+    }
+    void raise_mark(std::size_t level) {
+        const std::int64_t m = static_cast<std::int64_t>(level) - 1;
+        slack_ += m - mark_;
+        mark_ = m;
     }
     // For the kernel's run loop, which reads the current window in place: the least event (loading the next
     // window when the current one is exhausted), nullptr when the queue is empty. The event stays where it is
     // until the next push or pop: a push may move the current window's events.
     const Event* front() {
         if (run_.exhausted()) [[unlikely]] {
-            if (size_ == 0) return nullptr;
+            if (size() == 0) return nullptr;
             advance();
         }
         const Event* const e = run_.cursor();
@@ -113,8 +125,8 @@ public:
     // empty and a window has been loaded: then window_end() is SortedRun::kSentinel (time INT64_MAX), so that
     // a reader whose time limit is below INT64_MAX needs no test for the window's end.
     const Event* window_cursor() const { return run_.cursor(); }
-    std::size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
+    std::size_t size() const { return static_cast<std::size_t>(mark_ - slack_); }
+    bool empty() const { return size() == 0; }
     void clear();
     std::size_t bytes_held() const;
     // The most bytes_held() has been since construction (a rebuild releases the load buffers and the heap).
@@ -224,7 +236,10 @@ private:
     std::uint32_t free_ = kNil;
     SortedRun run_;  // the current window's events
     HeapQueue overflow_;
-    std::size_t size_ = 0;
+    // The number of events is mark_ - slack_: pushes count slack_ down, pops up. mark_ is the mark (0 until
+    // raise_mark) less one, so that "more than the mark before the pop" is "slack_ negative after it".
+    std::int64_t mark_ = -1;
+    std::int64_t slack_ = -1;
     // Tuning window.
     std::uint64_t win_activations_ = 0, win_loaded_ = 0, win_overflow_ = 0;
     std::int64_t win_start_ = 0;

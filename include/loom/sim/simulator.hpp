@@ -303,13 +303,19 @@ public:
         const Slot& slot = batch.slots[e->target];
         if (slot.fn != Self) return nullptr;
         if (--batch.left < 0) [[unlikely]] return nullptr;  // one subtraction and its sign
-        if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();  // after the event handled
-        queue.pop();
+        // The peak, sampled after the event handled, as the loop does: the queue's mark is at most the peak.
+        if (queue.pop_above_mark()) [[unlikely]] note_radix_peak();
         prefetch_handlers(e, batch.slots);
         now_ = e->time;
         running_ = static_cast<const Context*>(slot.hint);
         obj = slot.obj;
         return e;
+    }
+    // next_in_batch's pop found more events pending before it than the radix queue's mark: the peak of
+    // pending events is raised if that was above it, and the mark to the peak.
+    [[gnu::noinline, gnu::cold]] void note_radix_peak() {
+        peak_pending_ = std::max(peak_pending_, radix_.size() + 1);
+        radix_.raise_mark(peak_pending_);
     }
     void note_stale_timer_event() { ++stale_timer_events_; }
     const std::int64_t* now_ptr() const { return &now_; }
