@@ -28,7 +28,7 @@ const char* to_string(StopReason reason) {
 }
 
 namespace {
-// push_to<Radix>'s other paths (a new chunk, the current window, the overflow heap): push() tests again.
+// push_to<Radix>'s other paths (the current window, the overflow heap): push() tests again.
 [[gnu::noinline]] void push_radix(RadixQueue& queue, std::int64_t time, std::uint64_t key, std::uint32_t target,
                                   std::uint32_t arg) {
     queue.push(time, key, target, arg);

@@ -69,18 +69,18 @@ public:
         }
         push_slow(time, key, target, arg);
     }
-    // push()'s common path alone: appends the event and returns true when it falls inside the ring and its
-    // window's head chunk has room (seven pushes in eight); otherwise changes nothing and returns false, and
+    // push() for an event inside the ring (returns true: its window's head chunk has room seven pushes in
+    // eight, else a new chunk is taken by a call); an event outside it changes nothing and returns false, and
     // the caller calls push(). For Simulator::push_to, whose common path then needs no saved register (the
     // slow paths' arguments are set up only where they are taken).
     bool try_push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         if (static_cast<std::uint64_t>(time - cur_end_) >= span_) return false;
         Window& w = windows_[(static_cast<std::uint64_t>(time) >> shift_) & mask_];
-        if (!take_room(w)) [[unlikely]] {
-            w.room = 1;
-            return false;
-        }
         --slack_;
+        if (!take_room(w)) [[unlikely]] {
+            append_chunk(w, time, key, target, arg);
+            return true;
+        }
         put(w, w.write, time, key, target, arg);
         return true;
     }
@@ -209,7 +209,9 @@ private:
     }
     // append() when w's head chunk is full (or w is empty; either way room is not yet reset): a new chunk at
     // the head of w's list.
-    void append_chunk(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
+    // Not inlined: try_push, inlined into the kernel's send paths, calls it.
+    [[gnu::noinline]] void append_chunk(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                                        std::uint32_t arg);
     // append_chunk() when the free list is empty: grows the pool first (not inlined there, so that it stays a
     // tail call).
     [[gnu::noinline]] void append_grown(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target,

@@ -332,7 +332,7 @@ private:
     static void push_to(Simulator& sim, std::int64_t time, std::uint64_t key, std::uint32_t target,
                         std::uint32_t arg);
     static PushFn push_fn_for(QueueKind kind);
-    // The radix push's other paths (a new chunk, the current window, the overflow heap), out of line.
+    // The radix push's other paths (the current window, the overflow heap), out of line.
     [[gnu::noinline]] void push_radix_slow(std::int64_t time, std::uint64_t key, std::uint32_t target,
                                            std::uint32_t arg);
 
