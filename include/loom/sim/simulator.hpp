@@ -281,15 +281,20 @@ public:
     // cursor afresh.
     struct Batch {
         const Slot* slots;
+        HandlerFn self;      // the trampoline (in a register: g++ rebuilt the constant address per event)
         std::int64_t left;   // events this batch may still handle (-1 once it ran out)
         std::int64_t start;  // left when it began (events_ then: `events`)
         std::uint64_t events;
     };
-    // Called with the batch's first event counted (events_ <= stop_at_).
+    // Called with the batch's first event counted (events_ <= stop_at_), with the trampoline (Self) that will
+    // ask next_in_batch<Self>.
+    template <HandlerFn Self>
     Batch begin_batch() const {
         const auto left = static_cast<std::int64_t>(
             std::min<std::uint64_t>(stop_at_ - events_, std::numeric_limits<std::int64_t>::max()));
-        return Batch{slots_.data(), left, left, events_};
+        HandlerFn self = Self;
+        asm("" : "+r"(self));  // opaque: kept in a register rather than rebuilt from its address per event
+        return Batch{slots_.data(), self, left, left, events_};
     }
     void end_batch(const Batch& batch) {
         events_ = batch.events + static_cast<std::uint64_t>(batch.start - std::max<std::int64_t>(batch.left, 0));
@@ -301,7 +306,7 @@ public:
         // An exhausted window's cursor is its sentinel, after batch_end_ (kept below INT64_MAX by loop_radix).
         if (e->time > batch_end_) return nullptr;
         const Slot& slot = batch.slots[e->target];
-        if (slot.fn != Self) return nullptr;
+        if (slot.fn != batch.self) return nullptr;
         if (--batch.left < 0) [[unlikely]] return nullptr;  // one subtraction and its sign
         // The peak, sampled after the event handled, as the loop does: the queue's mark is at most the peak.
         if (queue.pop_above_mark()) [[unlikely]] note_radix_peak();
