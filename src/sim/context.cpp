@@ -14,6 +14,7 @@ Context::Context(Simulator& sim, std::string path, std::uint32_t source, std::ui
                  spdlog::logger* logger)
     : now_(sim.now_ptr()),
       next_key_(std::uint64_t{source} << key::kCounterBits),
+      key_end_(key_end(source)),
       rng_(derive(seed, path)),
       sim_(&sim),
       path_(std::move(path)),

@@ -110,7 +110,7 @@ RadixQueue::RadixQueue(int shift, std::size_t windows, bool adaptive) : shift_(s
 void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end) {
     shift_ = shift;
     mask_ = windows - 1;
-    windows_.assign(windows, Window{nullptr, kNil, 0});
+    windows_.assign(windows, Window{nullptr, kNil, 1});
     cur_end_ = cur_end;
     horizon_ = cur_end + (static_cast<std::int64_t>(windows) << shift);
     span_ = static_cast<std::uint64_t>(windows) << shift;
@@ -124,7 +124,7 @@ void RadixQueue::reset_ring(int shift, std::size_t windows, std::int64_t cur_end
 void RadixQueue::clear() {
     run_.clear();
     overflow_.clear();
-    size_ = 0;
+    slack_ = mark_;
     reset_ring(shift_, windows_.size(), 0);
 }
 
@@ -150,7 +150,7 @@ std::uint32_t RadixQueue::grow_pool() {
         if (new_base != old_base) {
             // The windows' write positions move with the pool (the one taking this chunk is among them).
             for (Window& x : windows_) {
-                if (x.count == 0) continue;
+                if (x.head == kNil) continue;
                 const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(x.write) - old_base;
                 x.write = reinterpret_cast<Event*>(new_base + at);
             }
@@ -172,8 +172,9 @@ void RadixQueue::append_chunk(Window& w, std::int64_t time, std::uint64_t key, s
         return;
     }
     free_ = next_[c];
-    next_[c] = w.count == 0 ? kNil : w.head;
+    next_[c] = w.head;  // kNil when w was empty
     w.head = c;
+    w.room = static_cast<std::uint8_t>(kChunk);  // the other kChunk - 1 places are free
     put(w, &pool_[std::size_t{c} * kChunk], time, key, target, arg);
 }
 
@@ -204,11 +205,11 @@ void RadixQueue::pull_overflow() {
 }
 
 void RadixQueue::advance() {
-    LOOM_DEBUG_ASSERT(size_ > 0, "RadixQueue::top on an empty queue");
+    LOOM_DEBUG_ASSERT(size() > 0, "RadixQueue::top on an empty queue");
     run_.clear();
     if (adaptive_ && win_activations_ >= kTuneWindow) maybe_retune();
     const std::int64_t width = std::int64_t{1} << shift_;
-    if (size_ == overflow_.size()) {
+    if (size() == overflow_.size()) {
         // The ring is empty: slide it straight to the overflow's least event.
         const std::int64_t start = align_down(overflow_.top().time, shift_);
         cur_end_ = start;
@@ -218,7 +219,7 @@ void RadixQueue::advance() {
     // The next non-empty window (one exists: the ring holds an event). Each window skipped frees a place at
     // the far end of the ring, which overflow events may now fill.
     std::uint64_t b = (static_cast<std::uint64_t>(cur_end_) >> shift_) & mask_;
-    while (windows_[b].count == 0) {
+    while (windows_[b].head == kNil) {
         cur_end_ += width;
         horizon_ += width;
         pull_overflow();
@@ -233,7 +234,7 @@ void RadixQueue::advance() {
 }
 
 void RadixQueue::load(Window& w, std::int64_t start) {
-    const std::size_t n = w.count;
+    const std::size_t n = count_of(w);
     Event* const out = run_.fill(n);
     run_.filled(n);
     run_.mark_end();  // past the n events written below
@@ -313,7 +314,7 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     // The window's chunks go back to the free list at once.
     next_[oldest] = free_;
     free_ = w.head;
-    w = Window{nullptr, kNil, 0};
+    w = Window{nullptr, kNil, 1};
 }
 
 void RadixQueue::maybe_retune() {
@@ -323,7 +324,7 @@ void RadixQueue::maybe_retune() {
     win_start_ = cur_end_;
     if (loaded == 0) return;
     const ring::Shape now{shift_, windows_.size()};
-    const std::size_t cap = std::min(kMaxWindows, std::max(kMinWindows, floor_pow2(size_ / kMinPerWindow)));
+    const std::size_t cap = std::min(kMaxWindows, std::max(kMinWindows, floor_pow2(size() / kMinPerWindow)));
     const ring::Limits limits{kTargetPerWindow, kMinWindows, kMaxWindows, kMaxShift};
     const ring::Shape next = ring::retune(now, limits, elapsed, loaded, overflowed, cap, min_year_log2_);
     if (next.shift != now.shift || next.slots != now.slots) rebuild(next.shift, next.slots);
@@ -331,14 +332,14 @@ void RadixQueue::maybe_retune() {
 
 void RadixQueue::rebuild(int shift, std::size_t windows) {
     std::int64_t least = 0;
-    const std::vector<Event> all = ring::take_all(*this, size_, cur_end_, least);
+    const std::vector<Event> all = ring::take_all(*this, size(), cur_end_, least);
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     // The load buffers and the overflow heap are sized for the old tuning: let them grow again from what the
     // new one needs (this is the only way the queue's holdings shrink, so the peak is recorded first).
     run_.release();
     overflow_ = HeapQueue();
     reset_ring(shift, windows, align_down(least, shift));
-    size_ = 0;
+    slack_ = mark_;  // empty
     for (const Event& e : all) push(e);
     win_overflow_ = 0;
     ++rebuilds_;

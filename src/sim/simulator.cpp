@@ -28,7 +28,7 @@ const char* to_string(StopReason reason) {
 }
 
 namespace {
-// push_to<Radix>'s other paths (a new chunk, the current window, the overflow heap): push() tests again.
+// push_to<Radix>'s other paths (the current window, the overflow heap): push() tests again.
 [[gnu::noinline]] void push_radix(RadixQueue& queue, std::int64_t time, std::uint64_t key, std::uint32_t target,
                                   std::uint32_t arg) {
     queue.push(time, key, target, arg);
@@ -339,7 +339,7 @@ Simulator::LoopExit Simulator::loop_radix(std::int64_t end) {
         std::int64_t& end;
         ~Unpublish() { end = kNoBatch; }
     } unpublish{batch_end_};
-    batch_end_ = kHooks ? kNoBatch : end;
+    batch_end_ = kHooks ? kNoBatch : std::min(end, std::numeric_limits<std::int64_t>::max() - 1);
     while (events_ < stop_at_) {
         const Event* const e = queue.front();
         if (e == nullptr) [[unlikely]] return LoopExit::Empty;

@@ -97,7 +97,7 @@ private:
     [[gnu::flatten]] static void deliver_batch(void* obj, const Event& first) {
         auto* self = static_cast<ChannelPort*>(obj);
         Simulator& sim = *self->sim_;
-        Simulator::Batch batch = sim.begin_batch();  // before the first handler: no handler changes it
+        Simulator::Batch batch = sim.begin_batch<&ChannelPort::deliver_batch<C, Method>>();  // before the first handler: no handler changes it
         const Event* e = &first;
         try {
             for (;;) {

@@ -91,7 +91,7 @@ public:
     std::uint32_t source() const { return source_; }
     std::uint64_t next_key(Phase phase) {
         const std::uint64_t k = next_key_++;
-        if ((next_key_ & key::kCounterMask) == 0) [[unlikely]] counter_exhausted();
+        if (next_key_ == key_end_) [[unlikely]] counter_exhausted();  // one compare with memory
         return k | (std::uint64_t{static_cast<std::uint8_t>(phase)} << key::kPhaseShift);
     }
     std::uint64_t events_sent() const { return next_key_ & key::kCounterMask; }
@@ -99,15 +99,20 @@ public:
 private:
     friend class Simulator;
     [[noreturn]] void counter_exhausted() const;
+    static constexpr std::uint64_t key_end(std::uint32_t source) {
+        return (std::uint64_t{source} + 1) << key::kCounterBits;
+    }
     // Called once by Simulator::init(), before any event is sent.
     void assign_source(std::uint32_t source) {
         source_ = source;
         next_key_ = std::uint64_t{source} << key::kCounterBits;
+        key_end_ = key_end(source);
     }
 
     // Hot: read or written on every event the component handles or causes.
     const std::int64_t* now_;
     std::uint64_t next_key_;  // source << counter bits | counter; handing out counter 2^36 - 1 throws
+    std::uint64_t key_end_;   // next_key_ once counter 2^36 - 1 is handed out: (source + 1) << counter bits
     Rng rng_;
     Simulator* sim_;
     // Cold.

@@ -61,7 +61,7 @@ public:
     // The same from the event's fields, which the common path writes straight into the window's chunk.
     void push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         LOOM_DEBUG_ASSERT(time >= 0, "RadixQueue::push: negative time");
-        ++size_;
+        --slack_;
         // cur_end_ <= t < horizon_ as one unsigned comparison (t < cur_end_ wraps to a large offset).
         if (static_cast<std::uint64_t>(time - cur_end_) < span_) [[likely]] {
             append(time, key, target, arg);
@@ -69,15 +69,18 @@ public:
         }
         push_slow(time, key, target, arg);
     }
-    // push()'s common path alone: appends the event and returns true when it falls inside the ring and its
-    // window's head chunk has room (seven pushes in eight); otherwise changes nothing and returns false, and
+    // push() for an event inside the ring (returns true: its window's head chunk has room seven pushes in
+    // eight, else a new chunk is taken by a call); an event outside it changes nothing and returns false, and
     // the caller calls push(). For Simulator::push_to, whose common path then needs no saved register (the
     // slow paths' arguments are set up only where they are taken).
     bool try_push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         if (static_cast<std::uint64_t>(time - cur_end_) >= span_) return false;
         Window& w = windows_[(static_cast<std::uint64_t>(time) >> shift_) & mask_];
-        if (w.count % kChunk == 0) return false;
-        ++size_;
+        --slack_;
+        if (!take_room(w)) [[unlikely]] {
+            append_chunk(w, time, key, target, arg);
+            return true;
+        }
         put(w, w.write, time, key, target, arg);
         return true;
     }
@@ -87,14 +90,26 @@ public:
     }
     void pop() {
         run_.pop_front();
-        --size_;
+        ++slack_;
+    }
+    // pop(), telling whether the queue held more events than the mark (raise_mark) before it: one add to
+    // memory and a branch on the sign of its result, for the kernel's batch dispatch, which samples the peak
+    // of pending events before each pop (Simulator::next_in_batch).
+    bool pop_above_mark() {
+        run_.pop_front();
+        return ++slack_ < 0;
+    }
+    void raise_mark(std::size_t level) {
+        const std::int64_t m = static_cast<std::int64_t>(level) - 1;
+        slack_ += m - mark_;
+        mark_ = m;
     }
     // For the kernel's run loop, which reads the current window in place: the least event (loading the next
     // window when the current one is exhausted), nullptr when the queue is empty. The event stays where it is
     // until the next push or pop: a push may move the current window's events.
     const Event* front() {
         if (run_.exhausted()) [[unlikely]] {
-            if (size_ == 0) return nullptr;
+            if (size() == 0) return nullptr;
             advance();
         }
         const Event* const e = run_.cursor();
@@ -110,8 +125,8 @@ public:
     // empty and a window has been loaded: then window_end() is SortedRun::kSentinel (time INT64_MAX), so that
     // a reader whose time limit is below INT64_MAX needs no test for the window's end.
     const Event* window_cursor() const { return run_.cursor(); }
-    std::size_t size() const { return size_; }
-    bool empty() const { return size_ == 0; }
+    std::size_t size() const { return static_cast<std::size_t>(mark_ - slack_); }
+    bool empty() const { return size() == 0; }
     void clear();
     std::size_t bytes_held() const;
     // The most bytes_held() has been since construction (a rebuild releases the load buffers and the heap).
@@ -121,7 +136,7 @@ public:
     void for_each(F&& f) const {
         run_.for_each(f);
         for (const Window& w : windows_) {
-            if (w.count != 0) each_in(w, f);
+            if (w.head != kNil) each_in(w, f);
         }
         overflow_.for_each(f);
     }
@@ -135,22 +150,34 @@ private:
     static constexpr std::uint32_t kNil = 0xffffffffu;
 
     // 16 bytes (a window's address is its index shifted). Its chunks are listed newest first: a new chunk
-    // becomes the head, so no tail is kept (the order events are visited in does not matter to the sort).
+    // becomes the head, so no tail is kept (the order events are visited in does not matter to the sort). The
+    // window keeps no event count: a push only counts the head chunk's free places down (one decrement in
+    // memory, whose zero flag is the test for a full chunk or an empty window), and a load counts the chunks.
     struct Window {
-        Event* write;         // where the next event goes in the head chunk, once count % kChunk != 0
-        std::uint32_t head;   // newest chunk, the only one not full (kNil when empty)
-        std::uint32_t count;  // events
+        Event* write;        // where the next event goes in the head chunk, while room > 1
+        std::uint32_t head;  // newest chunk, the only one not full (kNil when empty)
+        std::uint8_t room;   // 1 + the free places in the head chunk (1 when empty)
     };
+    static_assert(sizeof(Window) == 16);
+    // Takes a place in w's head chunk: false when it is full or w is empty (room is then 0, to be set again
+    // by the caller).
+    static bool take_room(Window& w) { return --w.room != 0; }
+    // Events in a non-empty window.
+    std::size_t count_of(const Window& w) const {
+        std::size_t chunks = 1;
+        for (std::uint32_t c = next_[w.head]; c != kNil; c = next_[c]) ++chunks;
+        return chunks * kChunk + 1 - w.room;
+    }
     // Calls f on each event of a non-empty window (the head chunk's, then the full chunks'); returns the
     // window's last (oldest) chunk.
     template <class F>
     std::uint32_t each_in(const Window& w, F&& f) const {
         std::uint32_t c = w.head;
         const Event* chunk = &pool_[std::size_t{c} * kChunk];
-        const std::size_t first = (w.count - 1) % kChunk + 1;
+        const std::size_t first = kChunk + 1 - w.room;
         for (std::size_t k = 0; k < first; ++k) f(chunk[k]);
-        for (std::size_t i = first; i < w.count; i += kChunk) {
-            c = next_[c];
+        for (std::uint32_t d = next_[c]; d != kNil; d = next_[d]) {
+            c = d;
             chunk = &pool_[std::size_t{c} * kChunk];
             for (std::size_t k = 0; k < kChunk; ++k) f(chunk[k]);
         }
@@ -163,8 +190,7 @@ private:
     void append(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         const auto t = static_cast<std::uint64_t>(time);
         Window& w = windows_[(t >> shift_) & mask_];
-        const std::uint32_t n = w.count;
-        if (n % kChunk == 0) [[unlikely]] {
+        if (!take_room(w)) [[unlikely]] {
             append_chunk(w, time, key, target, arg);
             return;
         }
@@ -172,7 +198,6 @@ private:
     }
     static void put(Window& w, Event* p, std::int64_t time, std::uint64_t key, std::uint32_t target,
                     std::uint32_t arg) {
-        ++w.count;
         w.write = p + 1;
         p->time = time;
         p->key = key;
@@ -182,8 +207,11 @@ private:
         asm("");
         p->arg = arg;
     }
-    // append() when w's head chunk is full (or w is empty): a new chunk at the head of w's list.
-    void append_chunk(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
+    // append() when w's head chunk is full (or w is empty; either way room is not yet reset): a new chunk at
+    // the head of w's list.
+    // Not inlined: try_push, inlined into the kernel's send paths, calls it.
+    [[gnu::noinline]] void append_chunk(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target,
+                                        std::uint32_t arg);
     // append_chunk() when the free list is empty: grows the pool first (not inlined there, so that it stays a
     // tail call).
     [[gnu::noinline]] void append_grown(Window& w, std::int64_t time, std::uint64_t key, std::uint32_t target,
@@ -210,7 +238,10 @@ private:
     std::uint32_t free_ = kNil;
     SortedRun run_;  // the current window's events
     HeapQueue overflow_;
-    std::size_t size_ = 0;
+    // The number of events is mark_ - slack_: pushes count slack_ down, pops up. mark_ is the mark (0 until
+    // raise_mark) less one, so that "more than the mark before the pop" is "slack_ negative after it".
+    std::int64_t mark_ = -1;
+    std::int64_t slack_ = -1;
     // Tuning window.
     std::uint64_t win_activations_ = 0, win_loaded_ = 0, win_overflow_ = 0;
     std::int64_t win_start_ = 0;

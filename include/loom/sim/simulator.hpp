@@ -151,6 +151,7 @@ public:
     void stop() {
         stop_requested_ = true;
         stop_at_ = 0;
+        batch_end_ = kNoBatch;  // a running batch (next_in_batch) ends after this event too
     }
     // Calls finish() on every component in source-id order and writes the "kernel" stats group. Once.
     void finish();
@@ -266,43 +267,60 @@ public:
     }
     // Batch dispatch, for a trampoline that has just handled its event (the radix queue's run loop without
     // prefetch hooks; with any other loop next_in_batch returns nullptr at once). begin_batch() copies what a
-    // batch reads on every step into registers (the slots, the loop's end or sample time, the event count);
+    // batch reads on every step into registers (the slots, and how many events it may still handle before the
+    // loop's budget, progress or stop-poll point: a count down, so one instruction tests and counts);
     // next_in_batch then gives the next event if the loop would handle it next and its slot's trampoline is
-    // `Self`, i.e. it is the current window's next event, at or before that end, within the event budget (and
-    // no stop() since): popped, with now(), running(), the batch's event count and the prefetches of the
-    // events after it done as the loop does them, and its slot's obj in `obj`. The trampoline handles it and
-    // asks again, or on nullptr (nothing changed then) calls end_batch() and returns to the loop; it calls
-    // end_batch() also when a handler throws (the event count is written back; a handler reads no count).
-    // This saves the call, the trampoline's prologue and epilogue and the loop's reloads per event. The event
-    // is read in place, as the loop's are (see HandlerFn): a push into the current window may move the window's
-    // events, so each call reads the window's cursor afresh.
+    // `Self`, i.e. it is the current window's next event, at or before the loop's end or sample time (read
+    // from batch_end_, which stop() lowers below every time), within that count: popped, with now(),
+    // running(), the batch's count and the prefetches of the events after it done as the loop does them, and
+    // its slot's obj in `obj`. The trampoline handles it and asks again, or on nullptr (nothing changed then)
+    // calls end_batch() and returns to the loop; it calls end_batch() also when a handler throws (the event
+    // count is written back; a handler reads no count). This saves the call, the trampoline's prologue and
+    // epilogue and the loop's reloads per event. The event is read in place, as the loop's are (see
+    // HandlerFn): a push into the current window may move the window's events, so each call reads the window's
+    // cursor afresh.
     struct Batch {
         const Slot* slots;
-        std::int64_t end;
+        HandlerFn self;      // the trampoline (in a register: g++ rebuilt the constant address per event)
+        std::int64_t left;   // events this batch may still handle (-1 once it ran out)
+        std::int64_t start;  // left when it began (events_ then: `events`)
         std::uint64_t events;
     };
-    // The end is kept below INT64_MAX, the time of the sentinel that ends the radix queue's window (an event
-    // at INT64_MAX is left to the loop).
+    // Called with the batch's first event counted (events_ <= stop_at_), with the trampoline (Self) that will
+    // ask next_in_batch<Self>.
+    template <HandlerFn Self>
     Batch begin_batch() const {
-        return Batch{slots_.data(), std::min(batch_end_, std::numeric_limits<std::int64_t>::max() - 1), events_};
+        const auto left = static_cast<std::int64_t>(
+            std::min<std::uint64_t>(stop_at_ - events_, std::numeric_limits<std::int64_t>::max()));
+        HandlerFn self = Self;
+        asm("" : "+r"(self));  // opaque: kept in a register rather than rebuilt from its address per event
+        return Batch{slots_.data(), self, left, left, events_};
     }
-    void end_batch(const Batch& batch) { events_ = batch.events; }
+    void end_batch(const Batch& batch) {
+        events_ = batch.events + static_cast<std::uint64_t>(batch.start - std::max<std::int64_t>(batch.left, 0));
+    }
     template <HandlerFn Self>
     [[gnu::always_inline]] const Event* next_in_batch(Batch& batch, void*& obj) {
         RadixQueue& queue = radix_;
         const Event* const e = queue.window_cursor();
-        // An exhausted window's cursor is its sentinel, after batch.end (see begin_batch).
-        if (e->time > batch.end || batch.events >= stop_at_) return nullptr;
+        // An exhausted window's cursor is its sentinel, after batch_end_ (kept below INT64_MAX by loop_radix).
+        if (e->time > batch_end_) return nullptr;
         const Slot& slot = batch.slots[e->target];
-        if (slot.fn != Self) return nullptr;
-        if (queue.size() > peak_pending_) [[unlikely]] peak_pending_ = queue.size();  // after the event handled
-        queue.pop();
+        if (slot.fn != batch.self) return nullptr;
+        if (--batch.left < 0) [[unlikely]] return nullptr;  // one subtraction and its sign
+        // The peak, sampled after the event handled, as the loop does: the queue's mark is at most the peak.
+        if (queue.pop_above_mark()) [[unlikely]] note_radix_peak();
         prefetch_handlers(e, batch.slots);
         now_ = e->time;
-        ++batch.events;
         running_ = static_cast<const Context*>(slot.hint);
         obj = slot.obj;
         return e;
+    }
+    // next_in_batch's pop found more events pending before it than the radix queue's mark: the peak of
+    // pending events is raised if that was above it, and the mark to the peak.
+    [[gnu::noinline, gnu::cold]] void note_radix_peak() {
+        peak_pending_ = std::max(peak_pending_, radix_.size() + 1);
+        radix_.raise_mark(peak_pending_);
     }
     void note_stale_timer_event() { ++stale_timer_events_; }
     const std::int64_t* now_ptr() const { return &now_; }
@@ -319,7 +337,7 @@ private:
     static void push_to(Simulator& sim, std::int64_t time, std::uint64_t key, std::uint32_t target,
                         std::uint32_t arg);
     static PushFn push_fn_for(QueueKind kind);
-    // The radix push's other paths (a new chunk, the current window, the overflow heap), out of line.
+    // The radix push's other paths (the current window, the overflow heap), out of line.
     [[gnu::noinline]] void push_radix_slow(std::int64_t time, std::uint64_t key, std::uint32_t target,
                                            std::uint32_t arg);
 
@@ -372,8 +390,8 @@ private:
     Time run_end_ = Time::max();
     std::uint64_t events_ = 0;
     std::uint64_t stop_at_ = 0;  // the inner loop runs while events_ < stop_at_
-    // The end (or sample) time of the running radix loop for next_in_batch; kNoBatch (below every event time)
-    // outside it and with prefetch hooks.
+    // The end (or sample) time of the running radix loop for next_in_batch, below INT64_MAX (the time of the
+    // window's sentinel); kNoBatch (below every event time) outside it, with prefetch hooks and after stop().
     static constexpr std::int64_t kNoBatch = std::numeric_limits<std::int64_t>::min();
     std::int64_t batch_end_ = kNoBatch;
     bool stop_requested_ = false;

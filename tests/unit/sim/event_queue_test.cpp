@@ -263,3 +263,57 @@ TEST_CASE("A loaded radix window ends in the sentinel, also after pushes into it
     CHECK(exhausted > 100);
     CHECK(inserted > 500);
 }
+
+TEST_CASE("A radix window of any count of events, full chunks or not, pops all of them in order") {
+    // A window keeps no event count (its head chunk's free places and its chunks give it): windows of 1 to
+    // 3 chunks' worth, with and without a partly filled head chunk.
+    for (std::size_t n = 1; n <= 3 * RadixQueue::kChunk + 1; ++n) {
+        INFO("events " << n);
+        RadixQueue radix(10, 64, false);
+        HeapQueue heap;
+        for (std::size_t k = 0; k < n; ++k) {
+            // All in window 1 (1024-2047 ps), in an order that is not the time order.
+            const Event e{1024 + static_cast<std::int64_t>((k * 37) % 101), key::make(Phase::Delivery, 1, k), 0, 0};
+            radix.push(e);
+            heap.push(e);
+        }
+        CHECK(radix.size() == n);
+        CHECK(same(drain(heap), drain(radix)));
+        CHECK(radix.size() == 0);
+    }
+}
+
+TEST_CASE("A radix queue's pop_above_mark tells whether it held more events than its mark before the pop") {
+    // The kernel's batch dispatch samples the peak of pending events with it (Simulator::next_in_batch).
+    loom::Rng rng(11);
+    RadixQueue radix(6, 64, false);
+    std::uint64_t counter = 0;
+    std::size_t size = 0, mark = 0, fired = 0;
+    std::int64_t now = 0;
+    for (int step = 0; step < 20'000; ++step) {
+        const std::uint64_t pushes = rng.uniform(3);  // 0-2 pushes per pop: the size wanders up and down
+        for (std::uint64_t k = 0; k < pushes; ++k) {
+            radix.push(Event{now + 1 + static_cast<std::int64_t>(rng.uniform(5000)),
+                             key::make(Phase::Delivery, 2, counter++), 0, 0});
+            ++size;
+        }
+        REQUIRE(radix.size() == size);
+        if (size == 0) continue;
+        const Event* e = radix.front();
+        REQUIRE(e != nullptr);
+        now = e->time;
+        const bool above = radix.pop_above_mark();
+        CHECK(above == (size > mark));
+        --size;
+        if (above) {
+            ++fired;
+            mark = size + 1;  // as the kernel does: the mark follows the peak
+            radix.raise_mark(mark);
+        }
+        CHECK(radix.size() == size);
+    }
+    CHECK(fired > 10);
+    radix.clear();
+    CHECK(radix.size() == 0);
+    CHECK(radix.empty());
+}

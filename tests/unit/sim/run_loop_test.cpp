@@ -380,3 +380,69 @@ TEST_CASE("An exception thrown in the middle of a channel endpoint's batch count
         check_same(heap, o);
     }
 }
+
+namespace {
+
+// One handler type only (every event a channel arrival of the same trampoline), so that with the radix queue a
+// whole window is one batch and a stop() from a handler falls inside it.
+class Relay : public Component {
+public:
+    Relay(Context& ctx, Shared* shared, std::uint32_t id)
+        : Component(ctx), port(ctx, "ch", this, handler<&Relay::on_token>), shared_(shared), id_(id) {}
+    void init() override {
+        for (std::uint32_t k = 0; k < 4; ++k) forward(id_ * 100 + k);
+    }
+    ChannelPort port;
+
+private:
+    void on_token(std::uint32_t arg) {
+        shared_->log.push_back({now().count(), id_, arg});
+        if (shared_->log.size() == shared_->stop_at) ctx().sim().stop();
+        forward(arg);
+    }
+    void forward(std::uint32_t arg) {
+        const auto to = static_cast<std::uint32_t>(ctx().rng().uniform(port.channel_size()));
+        port.send(to, arg, Time::ps(1 + static_cast<std::int64_t>(ctx().rng().uniform(3000))));
+    }
+    Shared* shared_;
+    std::uint32_t id_;
+};
+
+struct RelayRun {
+    StopReason reason;
+    std::uint64_t events;
+    std::vector<Record> log;
+};
+
+RelayRun run_relay(QueueKind kind, std::uint64_t stop_at) {
+    SimulatorOptions options;
+    options.queue = kind;
+    options.seed = 4;
+    Simulator sim(options);
+    constexpr std::uint32_t kMembers = 50;
+    Channel& ch = sim.add_channel("net", kMembers, Time::ps(1));
+    Shared shared;
+    shared.stop_at = stop_at;
+    for (std::uint32_t i = 0; i < kMembers; ++i) sim.add<Relay>("r" + std::to_string(i), &shared, i).port.attach(ch, i);
+    sim.init();
+    const RunResult r = sim.run({Time::ps(10'000'000)});
+    return {r.reason, sim.events_handled(), shared.log};
+}
+
+}  // namespace
+
+TEST_CASE("stop() from a handler inside a channel endpoint's batch ends the run after that event") {
+    for (std::uint64_t at : {1u, 2u, 37u, 38u, 500u, 1234u, 5001u}) {
+        INFO("stop at " << at);
+        const RelayRun heap = run_relay(QueueKind::Heap, at);
+        REQUIRE(heap.reason == StopReason::Stopped);
+        REQUIRE(heap.events == at);
+        for (QueueKind kind : {QueueKind::Radix, QueueKind::Calendar, QueueKind::TwoLevel}) {
+            INFO("queue " << to_string(kind));
+            const RelayRun o = run_relay(kind, at);
+            CHECK(o.reason == StopReason::Stopped);
+            CHECK(o.events == at);
+            CHECK(o.log == heap.log);
+        }
+    }
+}
