@@ -46,7 +46,10 @@ void TimerSet::arm_at(std::uint32_t id, Time when) {
     } else {
         sift_down(i, e);
     }
-    if (!firing_) update_kernel();
+    // Outside a firing round an armed kernel timer is never later than any armed deadline (arming keeps it so,
+    // cancelling and re-arming later only leave it earlier): the earliest deadline can only have moved before
+    // it if `when` did, and then `when` is the earliest. update_kernel's answer, without reading the heap.
+    if (!firing_ && (!kernel_.armed() || when < kernel_.expiry())) update_kernel();
 }
 
 void TimerSet::cancel(std::uint32_t id) {
