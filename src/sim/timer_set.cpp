@@ -39,8 +39,13 @@ void TimerSet::arm_at(std::uint32_t id, Time when) {
     const Entry e{static_cast<std::uint64_t>(when.count()), (next_seq_++ << 32) | id};
     const std::uint32_t i = pos_[id];
     if (i == kNotArmed) {
-        if (size_ == capacity_) grow();
-        sift_up(size_++, e);
+        if (root_pending_ && id == firing_id_) {
+            root_pending_ = false;
+            sift_up(descend(size_), e);
+        } else {
+            if (size_ == capacity_) grow();
+            sift_up(size_++, e);
+        }
     } else if (less(e, at(i))) {
         sift_up(i, e);
     } else {
@@ -100,6 +105,10 @@ void TimerSet::pop_front() {
     const std::uint32_t n = --size_;
     if (n == 0) return;
     const Entry last = at(n);
+    sift_up(descend(n), last);
+}
+
+std::uint32_t TimerSet::descend(std::uint32_t n) {
     std::uint32_t i = 0;
     // Full groups of four children: the smallest of the four without branches on the keys.
     for (;;) {
@@ -120,7 +129,16 @@ void TimerSet::pop_front() {
         place(i, at(best));
         i = best;
     }
-    sift_up(i, last);
+    return i;
+}
+
+Time TimerSet::next_expiry() const {
+    if (empty()) return Time::max();
+    if (!root_pending_) return Time::ps(static_cast<std::int64_t>(at(0).time));
+    // Inside a handler whose deadline is still at node 0: the earliest armed is among its children.
+    std::uint64_t t = at(1).time;
+    for (std::uint32_t c = 2; c <= kArity && c < size_; ++c) t = std::min(t, at(c).time);
+    return Time::ps(static_cast<std::int64_t>(t));
 }
 
 void TimerSet::renumber() {
@@ -150,11 +168,17 @@ void TimerSet::on_kernel_timer() {
         return;
     }
     firing_ = true;
-    while (!empty() && at(0).time <= now) {
+    while (size_ > 0 && at(0).time <= now) {
         const std::uint32_t id = at(0).id();
-        pop_front();
+        pos_[id] = kNotArmed;
+        root_pending_ = true;
+        firing_id_ = id;
         ++fired_;
         call_(owner_, id);
+        if (root_pending_) {
+            root_pending_ = false;
+            pop_front();
+        }
     }
     firing_ = false;
     update_kernel();

@@ -46,10 +46,10 @@ public:
     bool armed(std::uint32_t id) const { return id < pos_.size() && pos_[id] != kNotArmed; }
     // Expiry of `id`; `id` must be armed.
     Time expiry(std::uint32_t id) const { return Time::ps(static_cast<std::int64_t>(at(pos_[id]).time)); }
-    std::size_t size() const { return size_; }  // armed deadlines
-    bool empty() const { return size_ == 0; }
+    std::size_t size() const { return size_ - (root_pending_ ? 1 : 0); }  // armed deadlines
+    bool empty() const { return size() == 0; }
     // The earliest armed expiry (Time::max() when none).
-    Time next_expiry() const { return empty() ? Time::max() : Time::ps(static_cast<std::int64_t>(at(0).time)); }
+    Time next_expiry() const;
     // Reserves room for ids < n (optional: arming grows it).
     void reserve(std::uint32_t n);
 
@@ -87,6 +87,8 @@ private:
     // Removes the earliest deadline (node 0): its hole goes down the smaller children to a leaf, where the last
     // entry fills it and rises (it is among the latest, so it seldom moves).
     void pop_front();
+    // Node 0's hole taken down the smaller children of the first n nodes to a leaf; returns the leaf.
+    std::uint32_t descend(std::uint32_t n);
     Entry& at(std::uint32_t i) { return heap_[i]; }
     const Entry& at(std::uint32_t i) const { return heap_[i]; }
     void place(std::uint32_t i, const Entry& e) {
@@ -116,6 +118,11 @@ private:
     std::vector<std::uint32_t> pos_;  // id -> heap index, kNotArmed when not armed
     std::uint64_t next_seq_ = 0;      // below 2^32 (renumber)
     bool firing_ = false;
+    // While a handler runs, the deadline it fires for still sits at node 0 (disarmed: its position is kNotArmed):
+    // re-arming it there replaces it by one sift from the top instead of a removal and an insertion. Nothing
+    // can pass it, it is the smallest entry. Removed after the handler when it was not re-armed.
+    bool root_pending_ = false;
+    std::uint32_t firing_id_ = kNotArmed;
     std::uint64_t fired_ = 0, kernel_arms_ = 0, early_wakeups_ = 0;
 };
 

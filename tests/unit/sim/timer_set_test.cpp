@@ -237,3 +237,58 @@ TEST_CASE("A timer set keeps the arming order of simultaneous deadlines when its
     CHECK(c.log[0].time == 20'000);
     CHECK(c.log[1].time == 50'000);
 }
+
+namespace {
+// Each expiry re-arms its own deadline (mostly later, sometimes for now), arms or cancels another, and checks
+// size() and next_expiry() against a reference of (expiry, arming number) per id.
+class Juggler : public Component {
+public:
+    explicit Juggler(Context& ctx) : Component(ctx), timers(ctx, this, handler<&Juggler::on_expiry>), rng(17) {}
+    void arm(std::uint32_t id, std::int64_t t) {
+        timers.arm_at(id, Time::ps(t));
+        ref[id] = {t, arming++};
+    }
+    TimerSet timers;
+    Rng rng;
+    std::map<std::uint32_t, std::pair<std::int64_t, std::uint64_t>> ref;
+    std::uint64_t arming = 0;
+    std::vector<Firing> log;
+    bool consistent = true;
+    int expiries = 0;
+
+private:
+    void on_expiry(std::uint32_t id) {
+        const std::int64_t now_ps = now().count();
+        // The one that fires is the reference's smallest.
+        auto first = std::min_element(ref.begin(), ref.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+        if (first == ref.end() || first->first != id || first->second.first != now_ps) consistent = false;
+        ref.erase(id);
+        log.push_back({now_ps, id});
+        if (timers.armed(id) || timers.size() != ref.size()) consistent = false;
+        std::int64_t earliest = Time::max().count();
+        for (const auto& [k, a] : ref) earliest = std::min(earliest, a.first);
+        if (timers.next_expiry().count() != earliest) consistent = false;
+        if (++expiries > 4'000) return;
+        const auto other = static_cast<std::uint32_t>(rng.uniform(64));
+        if (rng.uniform(3) == 0) {
+            timers.cancel(other);
+            ref.erase(other);
+        } else if (other != id) {
+            arm(other, now_ps + 1000 * static_cast<std::int64_t>(rng.uniform(4)));
+        }
+        if (rng.uniform(4) != 0) arm(id, now_ps + 1000 * static_cast<std::int64_t>(rng.uniform(5)));
+    }
+};
+}  // namespace
+
+TEST_CASE("A timer set handler that re-arms its own deadline, arms and cancels others sees a consistent set") {
+    Simulator sim;
+    auto& j = sim.add<Juggler>("j");
+    sim.init();
+    for (std::uint32_t id = 0; id < 64; ++id) j.arm(id, 1000 * (1 + static_cast<std::int64_t>(j.rng.uniform(6))));
+    sim.run();
+    CHECK(j.consistent);
+    CHECK(j.expiries > 4'000);
+    CHECK(j.ref.empty());
+    CHECK(j.timers.empty());
+}
