@@ -80,7 +80,7 @@ void MuxNode::on_tick() {
 }
 
 void MuxNode::queue_departure(const IpPacket& p, Time at) {
-    departures_.push(Departure{at.count(), departure_seq_++, p});
+    departures_.push(at.count(), p);
     if (!depart_timer_.armed() || depart_timer_.expiry() > at) depart_timer_.arm_at(at);
 }
 
@@ -125,9 +125,9 @@ void MuxNode::on_packet(const IpPacket& p) {
 
 void MuxNode::on_depart() {
     const std::int64_t t = now().count();
-    while (!departures_.empty() && departures_.top().at <= t) {
-        const IpPacket p = departures_.top().packet;
-        departures_.pop();
+    while (!departures_.empty() && departures_.front().at <= t) {
+        // send and drop copy the packet out; neither queues a departure, so the slot stays as it is until pop.
+        const IpPacket& p = departures_.front().packet;
         // A Mux that stopped gracefully lets its cores finish; a dead one sends nothing.
         if (failed_ || life_.state() == MuxState::Silent) {
             ++black_holed_;
@@ -135,8 +135,9 @@ void MuxNode::on_depart() {
         } else {
             send(0, p);
         }
+        departures_.pop();
     }
-    if (!departures_.empty()) depart_timer_.arm_at(Time::ps(departures_.top().at));
+    if (!departures_.empty()) depart_timer_.arm_at(Time::ps(departures_.front().at));
 }
 
 void MuxNode::send_bgp() {

@@ -6,11 +6,11 @@
 
 #include <map>
 #include <memory>
-#include <queue>
 #include <vector>
 
 #include "loom/ananta/control_hooks.hpp"
 #include "loom/ananta/dc_node.hpp"
+#include "loom/ananta/departure_queue.hpp"
 #include "loom/ananta/fastpath.hpp"
 #include "loom/ananta/mux.hpp"
 #include "loom/ananta/mux_lifecycle.hpp"
@@ -85,12 +85,6 @@ private:
     void on_redirect(const IpPacket& p);
     void observe_fastpath(const IpPacket& p);
     void on_health(std::uint32_t arg);
-    struct Departure {
-        std::int64_t at;
-        std::uint64_t seq;
-        IpPacket packet;
-        bool operator>(const Departure& o) const { return at > o.at || (at == o.at && seq > o.seq); }
-    };
     bool alive() const { return life_.state() != MuxState::Off && life_.state() != MuxState::Silent; }
     void on_packet(const IpPacket& p) override;
     bool prefetches() const override { return true; }
@@ -120,8 +114,7 @@ private:
     std::unique_ptr<MuxFastpath> fastpath_;
     std::uint64_t black_holed_ = 0, bgp_sent_ = 0, bgp_lost_ = 0;
     MuxLifecycleOutput lout_;
-    std::priority_queue<Departure, std::vector<Departure>, std::greater<>> departures_;
-    std::uint64_t departure_seq_ = 0;
+    DepartureQueue departures_;
     sim::Timer depart_timer_;
     MuxLifecycle life_;
     sim::Timer tick_timer_;

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
+#include <vector>
 
 #include "loom/ananta/core_model.hpp"
 
@@ -79,4 +81,34 @@ TEST_CASE("A core's departures stay in order as its queue wraps around and grows
     CHECK(m.backlog(0, later) == 31);
     CHECK(m.backlog(0, s * 20) == 16);
     CHECK(m.backlog(0, s * 36) == 0);
+}
+
+TEST_CASE("A core's departures match a first-come-first-served reference through bursts that grow and wrap its queue") {
+    // One core, room for 40: bursts of up to 30 simultaneous packets of varied sizes, then gaps that drain part
+    // of the backlog, so the stored departures wrap around and their storage grows while some are pending.
+    CoreModel m(one_core(40));
+    std::vector<Time> ref;  // pending departures, increasing
+    Time now = Time::zero();
+    std::uint64_t drops = 0;
+    for (int round = 0; round < 300; ++round) {
+        const int burst = (round * 7) % 31;
+        for (int k = 0; k < burst; ++k) {
+            const auto bytes = static_cast<std::uint32_t>(64 + ((round * 31 + k * 17) % 1437));
+            while (!ref.empty() && ref.front() <= now) ref.erase(ref.begin());
+            const CoreDecision d = m.offer(9, bytes, now);
+            if (ref.size() > 40) {
+                CHECK_FALSE(d.accepted);
+                ++drops;
+                continue;
+            }
+            const Time start = ref.empty() ? now : std::max(now, ref.back());
+            REQUIRE(d.accepted);
+            REQUIRE(d.departure == start + m.service_time(bytes));
+            ref.push_back(d.departure);
+            REQUIRE(m.backlog(0, now) == ref.size());
+        }
+        now = now + Time::ps(40'000'000 + (round % 5) * 25'000'000);
+    }
+    CHECK(drops > 0);
+    CHECK(m.dropped() == drops);
 }

@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <vector>
 
 #include "loom/base/error.hpp"
@@ -180,4 +182,113 @@ TEST_CASE("A timer set holds 100,000 deadlines, each fires once at its last arme
     }
     // One kernel event per distinct firing time at most, plus the few decreases of the earliest deadline.
     CHECK(sim.events_handled() <= live + c.timers.kernel_arms());
+}
+
+TEST_CASE("A timer set fires in (expiry, last arming) order under random arms, re-arms and cancels with many ties") {
+    // Expiries from a few coarse values so that many deadlines share one; the reference is a sorted set of
+    // (expiry, arming number, id).
+    constexpr std::uint32_t n = 3'000;
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    Rng rng(11);
+    std::map<std::uint32_t, std::pair<std::int64_t, std::uint64_t>> armed;  // id -> (expiry, arming number)
+    std::uint64_t arming = 0;
+    for (int op = 0; op < 20'000; ++op) {
+        const auto id = static_cast<std::uint32_t>(rng.uniform(n));
+        if (rng.uniform(5) == 0) {
+            c.timers.cancel(id);
+            armed.erase(id);
+        } else {
+            const std::int64_t t = 1000 * (1 + static_cast<std::int64_t>(rng.uniform(40)));
+            c.timers.arm_at(id, Time::ps(t));
+            armed[id] = {t, arming++};
+        }
+    }
+    std::vector<std::tuple<std::int64_t, std::uint64_t, std::uint32_t>> want;
+    for (const auto& [id, a] : armed) want.emplace_back(a.first, a.second, id);
+    std::sort(want.begin(), want.end());
+    REQUIRE(c.timers.size() == want.size());
+    sim.run();
+    REQUIRE(c.log.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        if (c.log[i].id != std::get<2>(want[i]) || c.log[i].time != std::get<0>(want[i]))
+            FAIL("firing " << i << ": id " << c.log[i].id << " at " << c.log[i].time << ", expected id "
+                           << std::get<2>(want[i]) << " at " << std::get<0>(want[i]));
+    }
+}
+
+TEST_CASE("A timer set keeps the arming order of simultaneous deadlines when its order numbers pass 32 bits") {
+    Simulator sim;
+    auto& c = sim.add<Clockwork>("c");
+    sim.init();
+    c.timers.arm_at(7, 50_ns);
+    c.timers.arm_at(3, 50_ns);
+    c.timers.arm_at(9, 20_ns);
+    c.timers.set_next_order_for_test((std::uint64_t{1} << 32) - 2);
+    c.timers.arm_at(5, 50_ns);  // the last number before the limit
+    c.timers.arm_at(1, 50_ns);  // renumbered first: 7, 3, 9, 5 become 0 .. 3 in their order, 1 takes 4
+    c.timers.arm_at(3, 50_ns);  // re-armed: now after 1
+    c.timers.arm_at(2, 50_ns);
+    sim.run();
+    std::vector<std::uint32_t> ids;
+    for (const Firing& f : c.log) ids.push_back(f.id);
+    CHECK(ids == std::vector<std::uint32_t>{9, 7, 5, 1, 3, 2});
+    CHECK(c.log[0].time == 20'000);
+    CHECK(c.log[1].time == 50'000);
+}
+
+namespace {
+// Each expiry re-arms its own deadline (mostly later, sometimes for now), arms or cancels another, and checks
+// size() and next_expiry() against a reference of (expiry, arming number) per id.
+class Juggler : public Component {
+public:
+    explicit Juggler(Context& ctx) : Component(ctx), timers(ctx, this, handler<&Juggler::on_expiry>), rng(17) {}
+    void arm(std::uint32_t id, std::int64_t t) {
+        timers.arm_at(id, Time::ps(t));
+        ref[id] = {t, arming++};
+    }
+    TimerSet timers;
+    Rng rng;
+    std::map<std::uint32_t, std::pair<std::int64_t, std::uint64_t>> ref;
+    std::uint64_t arming = 0;
+    std::vector<Firing> log;
+    bool consistent = true;
+    int expiries = 0;
+
+private:
+    void on_expiry(std::uint32_t id) {
+        const std::int64_t now_ps = now().count();
+        // The one that fires is the reference's smallest.
+        auto first = std::min_element(ref.begin(), ref.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+        if (first == ref.end() || first->first != id || first->second.first != now_ps) consistent = false;
+        ref.erase(id);
+        log.push_back({now_ps, id});
+        if (timers.armed(id) || timers.size() != ref.size()) consistent = false;
+        std::int64_t earliest = Time::max().count();
+        for (const auto& [k, a] : ref) earliest = std::min(earliest, a.first);
+        if (timers.next_expiry().count() != earliest) consistent = false;
+        if (++expiries > 4'000) return;
+        const auto other = static_cast<std::uint32_t>(rng.uniform(64));
+        if (rng.uniform(3) == 0) {
+            timers.cancel(other);
+            ref.erase(other);
+        } else if (other != id) {
+            arm(other, now_ps + 1000 * static_cast<std::int64_t>(rng.uniform(4)));
+        }
+        if (rng.uniform(4) != 0) arm(id, now_ps + 1000 * static_cast<std::int64_t>(rng.uniform(5)));
+    }
+};
+}  // namespace
+
+TEST_CASE("A timer set handler that re-arms its own deadline, arms and cancels others sees a consistent set") {
+    Simulator sim;
+    auto& j = sim.add<Juggler>("j");
+    sim.init();
+    for (std::uint32_t id = 0; id < 64; ++id) j.arm(id, 1000 * (1 + static_cast<std::int64_t>(j.rng.uniform(6))));
+    sim.run();
+    CHECK(j.consistent);
+    CHECK(j.expiries > 4'000);
+    CHECK(j.ref.empty());
+    CHECK(j.timers.empty());
 }
