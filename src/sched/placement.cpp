@@ -327,8 +327,22 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
 }
 
 // What is known about trains of candidate route r and length n: trains of the same shape (route hops: channel,
-// parent, kind, leaf flag) and length see the same table.
-Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
+// parent, kind, leaf flag) and length see the same table. The usual case inline (the route's shape is known and its
+// hint names the entry; known_lookup() otherwise): 528k calls at 144 TSPs, 83 instructions each out of line.
+inline Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) {
+    const auto ri = static_cast<std::size_t>(r);
+    if (ri < shape_of_.size() && ri < known_hint_.size()) {
+        const std::int32_t shape = shape_of_[ri];
+        if (shape >= 0) {
+            auto& list = known_[static_cast<std::size_t>(shape)];
+            const std::size_t hint = known_hint_[ri];
+            if (hint < list.size() && list[hint].n == n) return list[hint];
+        }
+    }
+    return known_lookup(r, n);
+}
+
+Scheduler::KnownRanges& Scheduler::known_lookup(std::int32_t r, std::int64_t n) {
     const auto ri = static_cast<std::size_t>(r);
     if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
     if (shape_of_[ri] < 0) shape_of_[ri] = shape_id(candidates_[ri]);

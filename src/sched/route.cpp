@@ -118,7 +118,8 @@ void finish_route(const Network& net, Route& r) {
         // Under the contract a Forward issues forward_cycles before its train starts, and the train may start as
         // soon as the vector is available: forwarding itself adds no time to the bound.
         const Time before = hop.parent < 0 ? Time::zero() : latency[static_cast<std::size_t>(hop.parent)];
-        latency[h] = before + in(1) + in.latency();
+        const Pace& p = net.fast_pace[hop.pace];  // in's S(1) and latency, without a division
+        latency[h] = before + p.one() + p.latency();
         if (hop.leaf) r.leaf_latency.emplace_back(hop.to, latency[h]);
     }
     if (net.max_train_vectors > 0) r.max_train = std::min(r.max_train, net.max_train_vectors);

@@ -88,7 +88,14 @@ Schedule Scheduler::run() {
         std::vector<std::uint32_t> first(n + 1, 0);
         std::vector<std::uint32_t> dependent_count(n, 0);
         std::vector<std::uint32_t> edges;
-        std::vector<std::size_t> waiting(n, 0);
+        // What the ready loop reads of a dependent, side by side: one cache line per edge instead of three (its
+        // transfer's compute_before, its ready time and its count of transfers waited for, from three arrays).
+        struct Pending {
+            Time ready_at;
+            Time compute_before;
+            std::size_t waiting = 0;
+        };
+        std::vector<Pending> pending(n);
         {
             const workload::TransferPositions positions(set_);
             auto position_of = [&](workload::TransferId d, const char* what) -> std::size_t {
@@ -106,7 +113,7 @@ Schedule Scheduler::run() {
                             if (pass == 0) {
                                 ++dependent_count[p];
                                 ++first[p + 1];
-                                ++waiting[i];
+                                ++pending[i].waiting;
                             } else {
                                 edges[next[p]++] = static_cast<std::uint32_t>(i);
                             }
@@ -121,7 +128,7 @@ Schedule Scheduler::run() {
                         const std::size_t p = position_of(d, "validated orderings exist");
                         if (pass == 0) {
                             ++first[p + 1];
-                            ++waiting[i];
+                            ++pending[i].waiting;
                         } else {
                             edges[next[p]++] = static_cast<std::uint32_t>(i);
                         }
@@ -139,15 +146,16 @@ Schedule Scheduler::run() {
             if (x.dsts.size() == 1) ++pair_remaining_[pair_key(x)];
         using Ready = std::pair<std::int64_t, std::size_t>;  // (ready ps, position)
         std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
-        std::vector<Time> ready_at(n);
         for (std::size_t i = 0; i < n; ++i) {
-            ready_at[i] = set_.transfers[i].earliest;
-            if (waiting[i] == 0) ready.emplace(ready_at[i].count(), i);
+            Pending& pi = pending[i];
+            pi.ready_at = set_.transfers[i].earliest;
+            pi.compute_before = set_.transfers[i].compute_before;
+            if (pi.waiting == 0) ready.emplace(pi.ready_at.count(), i);
         }
         while (!ready.empty()) {
             const std::size_t i = ready.top().second;
             ready.pop();
-            plan_transfer(i, ready_at[i]);
+            plan_transfer(i, pending[i].ready_at);
             if (set_.transfers[i].dsts.size() == 1) {
                 const auto left = pair_remaining_.find(pair_key(set_.transfers[i]));
                 if (--left->second == 0) {
@@ -158,13 +166,15 @@ Schedule Scheduler::run() {
             const std::uint32_t followers = first[i] + dependent_count[i];
             for (std::uint32_t e = first[i]; e < followers; ++e) {
                 const std::size_t j = edges[e];
-                ready_at[j] = std::max(ready_at[j], done_[i] + set_.transfers[j].compute_before);
-                if (--waiting[j] == 0) ready.emplace(ready_at[j].count(), j);
+                Pending& pj = pending[j];
+                pj.ready_at = std::max(pj.ready_at, done_[i] + pj.compute_before);
+                if (--pj.waiting == 0) ready.emplace(pj.ready_at.count(), j);
             }
             for (std::uint32_t e = followers; e < first[i + 1]; ++e) {
                 const std::size_t j = edges[e];
                 consume_after_[j] = std::max(consume_after_[j], done_[i]);
-                if (--waiting[j] == 0) ready.emplace(ready_at[j].count(), j);
+                Pending& pj = pending[j];
+                if (--pj.waiting == 0) ready.emplace(pj.ready_at.count(), j);
             }
         }
     }

@@ -233,6 +233,7 @@ private:
                const HopOffsets* offsets = nullptr, Time cutoff = Time::max(), bool table_fits = false,
                const Templates* shifted = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
+    [[gnu::noinline]] KnownRanges& known_lookup(std::int32_t r, std::int64_t n);  // known() past its hint
     std::int32_t shape_id(const Route& route);
     void shape_key(const Route& route, std::vector<std::int64_t>& hops);  // into `hops`
     std::vector<std::int64_t> shape_key_;  // scratch: the key being looked up
