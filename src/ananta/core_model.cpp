@@ -33,27 +33,16 @@ Time CoreModel::service_time(std::uint32_t bytes) const {
     return t;
 }
 
-void CoreModel::Ring::push_back(Time t) {
-    if (size == slots.size()) {
-        std::vector<Time> bigger(slots.empty() ? 4 : 2 * slots.size());
-        for (std::uint32_t i = 0; i < size; ++i) bigger[i] = at(i);
-        slots = std::move(bigger);
-        head = 0;
-    }
-    slots[(head + size) & (slots.size() - 1)] = t;
-    ++size;
-}
-
 CoreDecision CoreModel::offer(std::uint64_t flow_hash, std::uint32_t bytes, Time arrival) {
     CoreDecision d;
     d.core = core_of(flow_hash);
     auto& q = departures_[d.core];
-    while (q.size > 0 && q.front() <= arrival) q.pop_front();
-    if (static_cast<std::int64_t>(q.size) > limits_.queue_packets) {
+    while (!q.empty() && q.front() <= arrival) q.pop_front();
+    if (static_cast<std::int64_t>(q.size()) > limits_.queue_packets) {
         ++dropped_;
         return d;
     }
-    const Time start = q.size == 0 ? arrival : std::max(arrival, q.back());
+    const Time start = q.empty() ? arrival : std::max(arrival, q.back());
     d.departure = start + service_time(bytes);
     d.accepted = true;
     q.push_back(d.departure);
@@ -64,7 +53,7 @@ CoreDecision CoreModel::offer(std::uint64_t flow_hash, std::uint32_t bytes, Time
 std::size_t CoreModel::backlog(std::uint32_t core, Time now) const {
     const auto& q = departures_[core];
     std::size_t n = 0;
-    for (std::uint32_t i = 0; i < q.size; ++i) n += q.at(i) > now ? 1 : 0;
+    for (std::uint32_t i = 0; i < q.size(); ++i) n += q[i] > now ? 1 : 0;
     return n;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "loom/ananta/small_ring.hpp"
 #include "loom/base/units.hpp"
 
 namespace loom::ananta {
@@ -44,21 +45,8 @@ public:
 private:
     CoreLimits limits_;
     Time packet_time_;
-    // A core's departures after the last arrival offered, increasing: a ring (power-of-two size, grown when full)
-    // whose head, size and storage sit in 32 bytes, two cores to a line.
-    struct Ring {
-        std::vector<Time> slots;
-        std::uint32_t head = 0;
-        std::uint32_t size = 0;
-        Time at(std::uint32_t i) const { return slots[(head + i) & (slots.size() - 1)]; }
-        Time front() const { return at(0); }
-        Time back() const { return at(size - 1); }
-        void pop_front() {
-            head = (head + 1) & static_cast<std::uint32_t>(slots.size() - 1);
-            --size;
-        }
-        void push_back(Time t);
-    };
+    // A core's departures after the last arrival offered, increasing: a small ring (24 bytes).
+    using Ring = SmallRing<Time, 4>;
     std::vector<Ring> departures_;  // per core
     std::uint64_t accepted_ = 0;
     std::uint64_t dropped_ = 0;

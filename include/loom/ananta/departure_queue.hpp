@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
 
 #include "loom/ananta/ip_packet.hpp"
+#include "loom/ananta/small_ring.hpp"
 
 namespace loom::ananta {
 
@@ -18,41 +18,19 @@ public:
         IpPacket packet;
     };
 
-    bool empty() const { return size_ == 0; }
-    std::size_t size() const { return size_; }
+    bool empty() const { return ring_.empty(); }
+    std::size_t size() const { return ring_.size(); }
     // The earliest departure (the first queued among equal ones); the queue must not be empty.
-    const Departure& front() const { return ring_[head_]; }
-    // An emptied queue starts again at the ring's first slot: a Mux seldom holds more than one or two packets,
-    // so its departures stay in the ring's first lines instead of walking through all of them.
-    void pop() {
-        head_ = --size_ == 0 ? 0 : (head_ + 1) & mask_;
-    }
+    const Departure& front() const { return ring_.front(); }
+    // An emptied queue starts again at the ring's first slot (SmallRing): a Mux seldom holds more than one or
+    // two packets.
+    void pop() { ring_.pop_front(); }
     void push(std::int64_t at, const IpPacket& p) {
-        if (size_ == ring_.size()) grow();
-        std::size_t i = size_;
-        while (i > 0) {
-            const Departure& prev = ring_[(head_ + i - 1) & mask_];
-            if (prev.at <= at) break;
-            ring_[(head_ + i) & mask_] = prev;
-            --i;
-        }
-        ring_[(head_ + i) & mask_] = Departure{at, p};
-        ++size_;
+        ring_.insert_from_back(Departure{at, p}, [at](const Departure& d) { return d.at <= at; });
     }
 
 private:
-    void grow() {
-        std::vector<Departure> bigger(ring_.empty() ? 16 : 2 * ring_.size());
-        for (std::size_t i = 0; i < size_; ++i) bigger[i] = ring_[(head_ + i) & mask_];
-        ring_ = std::move(bigger);
-        head_ = 0;
-        mask_ = ring_.size() - 1;
-    }
-
-    std::vector<Departure> ring_;  // power-of-two size
-    std::size_t head_ = 0;
-    std::size_t size_ = 0;
-    std::size_t mask_ = 0;
+    SmallRing<Departure, 16> ring_;
 };
 
 }  // namespace loom::ananta
