@@ -304,7 +304,16 @@ private:
     bool stage_ = false;  // staging is considered for point-to-point transfers (paths) only
     // Its `after` transfers: no destination may consume a vector before this cycle (0: no such constraint).
     std::int64_t min_consume_cycle_ = 0;
-    std::vector<Route> candidates_;
+    // Its candidate routes, numbered 0.. num_candidates(): first a point-to-point pair's own, read in place from the
+    // route cache (pair_routes_ of them at pair_candidates_), then the routes made for this transfer (own_routes_:
+    // split halves, or a fan-out's trees).
+    const Route* pair_candidates_ = nullptr;
+    std::vector<Route> own_routes_;
+    const Route& cand(std::size_t r) const {
+        return r < pair_routes_ ? pair_candidates_[r] : own_routes_[r - pair_routes_];
+    }
+    const Route& cand(std::int32_t r) const { return cand(static_cast<std::size_t>(r)); }
+    std::size_t num_candidates() const { return pair_routes_ + own_routes_.size(); }
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
     struct FitMemo {
@@ -388,7 +397,7 @@ private:
 
     // Committed.
     std::vector<Route> used_routes_;
-    // The transfer being planned, when point-to-point: (src << 32 | dst) and how many of candidates_ are the pair's
+    // The transfer being planned, when point-to-point: (src << 32 | dst) and how many of the candidates are the pair's
     // own (split halves follow them); the index into used_routes_ of each such candidate committed so far.
     static constexpr std::uint64_t kNoPair = ~std::uint64_t{0};
     std::uint64_t pair_ = kNoPair;
