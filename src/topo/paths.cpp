@@ -199,19 +199,44 @@ struct NonminimalScratch {
     }
 };
 
-// total[v] = a[v] + b[v] where that is below 255, else 255; returns the largest sum of two reachable counts
-// (both below 255; 0 if none), which may be 255 or more (then some totals were cut). A byte-wise pass the compiler
-// vectorizes.
+// total[v] = a[v] + b[v] where that is below 255, else 255; returns the largest total below 255 (0 if none), or
+// 255 when some vertex reachable both ways (neither count kUnreachable) or one way only has a total of 255 or more
+// (then its total does not fit a byte).
 unsigned add_rows(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, std::uint8_t* total) {
     const std::size_t n = a.size();
-    std::uint16_t top = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto sum = static_cast<std::uint16_t>(a[i] + b[i]);
-        total[i] = static_cast<std::uint8_t>(sum > 255 ? 255 : sum);
-        const auto reachable = static_cast<std::uint16_t>(sum == 2 * HopTable::kUnreachable ? 0 : sum);
-        top = reachable > top ? reachable : top;
+    std::size_t i = 0;
+    unsigned top = 0;
+    bool cut = false;
+#if defined(__SSE2__)
+    // 16 vertices a step: saturating adds, and the largest unsaturated total by lane.
+    const __m128i ff = _mm_set1_epi8(static_cast<char>(0xff));
+    __m128i lane_top = _mm_setzero_si128();
+    __m128i lane_cut = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.data() + i));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.data() + i));
+        const __m128i sum = _mm_adds_epu8(x, y);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(total + i), sum);
+        const __m128i saturated = _mm_cmpeq_epi8(sum, ff);
+        const __m128i neither = _mm_and_si128(_mm_cmpeq_epi8(x, ff), _mm_cmpeq_epi8(y, ff));
+        lane_cut = _mm_or_si128(lane_cut, _mm_andnot_si128(neither, saturated));
+        lane_top = _mm_max_epu8(lane_top, _mm_andnot_si128(saturated, sum));
     }
-    return top;
+    alignas(16) std::uint8_t lanes[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), lane_top);
+    for (const std::uint8_t l : lanes) top = l > top ? l : top;
+    cut = _mm_movemask_epi8(lane_cut) != 0;
+#endif
+    for (; i < n; ++i) {
+        const unsigned sum = static_cast<unsigned>(a[i]) + b[i];
+        total[i] = static_cast<std::uint8_t>(sum > 255 ? 255 : sum);
+        if (sum < 255) {
+            top = sum > top ? sum : top;
+        } else if (sum != 2 * HopTable::kUnreachable) {
+            cut = true;
+        }
+    }
+    return cut ? 255u : top;
 }
 
 }  // namespace
@@ -319,13 +344,30 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
     resolved.clear();
     // (unit, vertex) of total == level
     std::vector<std::pair<std::int32_t, VertexId>>& level_candidates = s.level_candidates;
+    // Tries candidate x of `unit`: true once max_paths units have their path.
+    auto consider = [&](std::int32_t unit, VertexId x) {
+        if (std::find(resolved.begin(), resolved.end(), unit) != resolved.end()) return false;
+        s.walk_through(t, from_src, to_dst, x);
+        if (!s.simple_path(t, src)) return false;
+        resolved.push_back(unit);
+        out.push_back(Path{src, dst, s.channels});
+        return out.size() >= max_paths;
+    };
+    // Nodes number vertices in blocks, in order (FrozenTopology checks it): by node, vertex order is (unit, vertex)
+    // order, so a level's candidates are tried as the scan meets them and the scan stops at max_paths. Groups carry
+    // no such promise: their candidates are gathered and sorted first.
+    const bool in_order = via == Via::Node;
     for (std::int32_t level = minimal + 1; level <= top; ++level) {
         level_candidates.clear();
         const auto want = static_cast<std::uint8_t>(level);
+        // Vertex i has this level's total: true to stop (max_paths reached).
         auto take = [&](std::size_t i) {
             const auto x = static_cast<VertexId>(i);
             const std::int32_t u = unit_of(x);
-            if (u != skip_a && u != skip_b) level_candidates.emplace_back(u, x);
+            if (u == skip_a || u == skip_b) return false;
+            if (in_order) return consider(u, x);
+            level_candidates.emplace_back(u, x);
+            return false;
         };
         std::size_t v = 0;
 #if defined(__SSE2__)
@@ -335,26 +377,19 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
             const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(total + v));
             auto hits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, w)));
             while (hits != 0) {
-                take(v + static_cast<std::size_t>(std::countr_zero(hits)));
+                if (take(v + static_cast<std::size_t>(std::countr_zero(hits)))) return out;
                 hits &= hits - 1;
             }
         }
 #endif
         for (; v < n; ++v)
-            if (total[v] == want) take(v);
-        // Taken in vertex order: already in (unit, vertex) order where units number vertices in blocks (TSP
-        // systems, Dragonflies).
+            if (total[v] == want && take(v)) return out;
+        if (in_order) continue;
+        // Taken in vertex order: often already in (unit, vertex) order (TSP systems' racks, Dragonfly groups).
         if (!std::is_sorted(level_candidates.begin(), level_candidates.end()))
             std::sort(level_candidates.begin(), level_candidates.end());
-        for (std::size_t i = 0; i < level_candidates.size(); ++i) {
-            const auto [unit, x] = level_candidates[i];
-            if (std::find(resolved.begin(), resolved.end(), unit) != resolved.end()) continue;
-            s.walk_through(t, from_src, to_dst, x);
-            if (!s.simple_path(t, src)) continue;
-            resolved.push_back(unit);
-            out.push_back(Path{src, dst, s.channels});
-            if (out.size() >= max_paths) return out;
-        }
+        for (const auto& [unit, x] : level_candidates)
+            if (consider(unit, x)) return out;
     }
     return out;
 }
