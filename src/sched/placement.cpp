@@ -988,13 +988,14 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
         // The candidates of a pair are the same every time (route.hpp, RouteCache): so are their shapes.
         const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.src)) << 32) |
                                    static_cast<std::uint32_t>(x.dsts[0]);
-        auto [shapes, added] = pair_shapes_.try_emplace(pair);
+        auto [facts, added] = pair_shapes_.try_emplace(pair);
         if (added) {
-            for (const Route& route : routes) shapes->second.push_back(shape_id(route));
+            for (const Route& route : routes) facts->second.shapes.push_back(shape_id(route));
+            facts->second.latency = fastest_latency(routes, x.dsts[0]);
         }
-        shape_of_ = shapes->second;
+        shape_of_ = facts->second.shapes;
         pair_ = pair;
-        duration_lb_[i] = transfer_duration_bound(net_, x, n, routes);
+        duration_lb_[i] = transfer_duration_bound(net_, x, n, std::span<const Time>(&facts->second.latency, 1));
         std::vector<std::int32_t>& all = all_routes_;
         std::vector<std::int32_t>& minimal = minimal_routes_;
         all.clear();

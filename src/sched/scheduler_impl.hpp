@@ -369,7 +369,13 @@ private:
     // template_index_'s entry of route's hops and length n.
     TemplateRef& timing_key(const Route& route, std::int64_t n);
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
-    std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
+    // By pair (src << 32 | dst): its candidates' shapes, and their least single-vector latency to dst (for
+    // transfer_duration_bound(), which otherwise read every candidate's leaves from the route cache per transfer).
+    struct PairFacts {
+        std::vector<std::int32_t> shapes;
+        Time latency = Time::max();
+    };
+    std::unordered_map<std::uint64_t, PairFacts> pair_shapes_;
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
