@@ -26,7 +26,7 @@ void Scheduler::commit(std::size_t i, Time ready) {
         return std::make_tuple(group(ta), ta.plan.m0, ta.route, a) < std::make_tuple(group(tb), tb.plan.m0, tb.route, b);
     });
     std::vector<std::int32_t>& used = commit_used_;
-    used.assign(candidates_.size(), -1);
+    used.assign(num_candidates(), -1);
     auto route_id = [&](std::int32_t r) {
         auto& u = used[static_cast<std::size_t>(r)];
         if (u < 0) {
@@ -40,7 +40,7 @@ void Scheduler::commit(std::size_t i, Time ready) {
                 if (*id >= 0) return u = *id;
             }
             u = static_cast<std::int32_t>(used_routes_.size());
-            used_routes_.push_back(candidates_[static_cast<std::size_t>(r)]);
+            used_routes_.push_back(cand(r));
             if (id != nullptr) *id = u;
         }
         return u;
@@ -81,7 +81,7 @@ void Scheduler::commit(std::size_t i, Time ready) {
         }
         const std::int64_t fv = next;
         next += t.plan.n;
-        const bool relay = candidates_[static_cast<std::size_t>(t.route)].feeder >= 0;
+        const bool relay = cand(t.route).feeder >= 0;
         // A relay reads the vectors where its source, a destination, has just written them.
         const std::int64_t src_addr = (relay ? x.dst_address : x.src_address) + fv * unit_.count();
         const std::int64_t dst_addr = x.dst_address + fv * unit_.count();
@@ -91,10 +91,10 @@ void Scheduler::commit(std::size_t i, Time ready) {
         }
         if (std::find(routes_seen.begin(), routes_seen.end(), t.route) == routes_seen.end())
             routes_seen.push_back(t.route);
-        if (!candidates_[static_cast<std::size_t>(t.route)].minimal)
+        if (!cand(t.route).minimal)
             tt.nonminimal_vectors += static_cast<std::uint32_t>(t.plan.n);
         if (t.staged_first) {
-            const topo::VertexId at = candidates_[static_cast<std::size_t>(t.route)].hops.back().to;
+            const topo::VertexId at = cand(t.route).hops.back().to;
             std::int64_t& used_bytes = staging_used_[static_cast<std::size_t>(at)];
             const std::int64_t buffer = staging_base + used_bytes;
             used_bytes += t.plan.n * unit_.count();

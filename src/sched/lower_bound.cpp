@@ -14,8 +14,26 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 }  // namespace
 
+Time fastest_latency(const std::vector<Route>& candidates, topo::VertexId d) {
+    Time z = Time::max();
+    for (const Route& r : candidates) {
+        for (const auto& [leaf, lat] : r.leaf_latency) {
+            if (leaf == d) z = std::min(z, lat);
+        }
+    }
+    return z;
+}
+
 Time transfer_duration_bound(const Network& net, const workload::Transfer& x, std::int64_t n,
                              const std::vector<Route>& candidates) {
+    std::vector<Time> latency;
+    latency.reserve(x.dsts.size());
+    for (topo::VertexId d : x.dsts) latency.push_back(fastest_latency(candidates, d));
+    return transfer_duration_bound(net, x, n, latency);
+}
+
+Time transfer_duration_bound(const Network& net, const workload::Transfer& x, std::int64_t n,
+                             std::span<const Time> latency) {
     const topo::FrozenTopology& topology = net.topo;
     Time fast = Time::max();
     Time slow;
@@ -37,13 +55,9 @@ Time transfer_duration_bound(const Network& net, const workload::Transfer& x, st
     }
     Time bound;
     const auto ports_src = static_cast<std::int64_t>(topology.out_channels(x.src).size());
-    for (topo::VertexId d : x.dsts) {
-        Time z = Time::max();
-        for (const Route& r : candidates) {
-            for (const auto& [leaf, lat] : r.leaf_latency) {
-                if (leaf == d) z = std::min(z, lat);
-            }
-        }
+    for (std::size_t i = 0; i < x.dsts.size(); ++i) {
+        const topo::VertexId d = x.dsts[i];
+        const Time z = latency[i];
         if (z == Time::max() || fastest == nullptr) continue;
         const auto ports_dst = static_cast<std::int64_t>(topology.out_channels(d).size());
         // The last vector leaves the source no earlier than n / P_src vector times after the start, then needs at

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "loom/base/units.hpp"
@@ -18,6 +19,12 @@ namespace loom::sched::detail {
 // each destination at the fastest link rate. Zero when no candidate reaches a destination.
 Time transfer_duration_bound(const Network& net, const workload::Transfer& x, std::int64_t vectors,
                              const std::vector<Route>& candidates);
+// The same bound from each destination's fastest path latency (`latency[i]` for x.dsts[i], Time::max() where no
+// candidate reaches it), for callers that keep those latencies (a point-to-point pair's are the same every time).
+Time transfer_duration_bound(const Network& net, const workload::Transfer& x, std::int64_t vectors,
+                             std::span<const Time> latency);
+// The least single-vector latency to `d` over `candidates`' leaves (Time::max(): no candidate reaches it).
+Time fastest_latency(const std::vector<Route>& candidates, topo::VertexId d);
 
 // Sets `s.bound` and `s.lower_bound` for a schedule of `set`: every term of LowerBoundParts (the longest chain
 // with each transfer taking at least its `duration_bounds` entry, by position in `set`), the binding one, the

@@ -113,7 +113,7 @@ Scheduler::TemplateRef& Scheduler::timing_key(const Route& route, std::int64_t n
 Scheduler::Templates Scheduler::templates(std::int32_t r, std::int64_t n, KnownRanges& known) {
     constexpr std::int64_t kNone = -2;
     if (!timing_.periodic() || timing_.den() > kTemplateMaxPhases || known.template_pool == kNone) return {};
-    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    const Route& route = cand(r);
     const auto phases = static_cast<std::size_t>(timing_.den());
     const std::size_t hops = route.hops.size();
     TemplateRef* ref = nullptr;
@@ -344,12 +344,12 @@ inline Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) 
 
 Scheduler::KnownRanges& Scheduler::known_lookup(std::int32_t r, std::int64_t n) {
     const auto ri = static_cast<std::size_t>(r);
-    if (shape_of_.size() < candidates_.size()) shape_of_.resize(candidates_.size(), -1);
-    if (shape_of_[ri] < 0) shape_of_[ri] = shape_id(candidates_[ri]);
+    if (shape_of_.size() < num_candidates()) shape_of_.resize(num_candidates(), -1);
+    if (shape_of_[ri] < 0) shape_of_[ri] = shape_id(cand(ri));
     // A shape sees few train lengths, a route mostly the one it asked last: a list, and by candidate route the
     // position found last (a hint only: the entry there is the one asked for exactly when its length matches).
     auto& list = known_[static_cast<std::size_t>(shape_of_[ri])];
-    if (known_hint_.size() < candidates_.size()) known_hint_.resize(candidates_.size(), 0);
+    if (known_hint_.size() < num_candidates()) known_hint_.resize(num_candidates(), 0);
     std::size_t& hint = known_hint_[ri];
     if (hint < list.size() && list[hint].n == n) return list[hint];
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -436,14 +436,14 @@ Fit Scheduler::search(const Route& route, std::int64_t n, std::int64_t m0, std::
 // `fixed`). A new train's answer is remembered (PlaceMemo) until the overlay changes on the route's channels.
 Fit Scheduler::place(std::int32_t r, std::int64_t n, std::int64_t m_start, std::int32_t exclude, bool fixed,
                      Plan& plan, Time cutoff) {
-    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    const Route& route = cand(r);
     if (fixed) {
         if (!evaluate(route, n, m_start, plan)) return Fit::Fifo;
         return need(route, plan, exclude, false) == Time::zero() ? Fit::Ok : Fit::Busy;
     }
     LOOM_ASSERT(exclude < 0, "a new train excludes no train of the overlay");
     if (!reuse_) return earliest_fit(route, r, n, m_start, plan, Time::max());
-    if (place_memo_.size() < candidates_.size()) place_memo_.resize(candidates_.size());
+    if (place_memo_.size() < num_candidates()) place_memo_.resize(num_candidates());
     PlaceMemo& memo = place_memo_[static_cast<std::size_t>(r)];
     if (memo.valid && memo.n == n && memo.m == m_start) {
         // A search cut off earlier answers again while the cutoff is no later than where it stopped.
@@ -591,17 +591,17 @@ std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets,
 }
 
 void Scheduler::forget(std::int32_t changed) {
-    const Route& route = candidates_[static_cast<std::size_t>(changed)];
+    const Route& route = cand(changed);
     // The changed route's channels marked (a lookup per hop of each candidate, not a scan of the route's hops).
     if (channel_mark_.empty()) channel_mark_.resize(static_cast<std::size_t>(topo_.num_channels()), 0);
     for (const RouteHop& b : route.hops) channel_mark_[static_cast<std::size_t>(b.channel)] = 1;
-    for (std::size_t r = 0; r < candidates_.size(); ++r) {
+    for (std::size_t r = 0; r < num_candidates(); ++r) {
         // A candidate with no valid memo has nothing to forget: its hops are not looked at.
         const bool place = r < place_memo_.size() && place_memo_[r].valid;
         const bool bound = r < bound_memo_.size() && bound_memo_[r].valid;
         if (!place && !bound) continue;
         bool shares = false;
-        for (const RouteHop& a : candidates_[r].hops) {
+        for (const RouteHop& a : cand(r).hops) {
             if (channel_mark_[static_cast<std::size_t>(a.channel)] != 0) {
                 shares = true;
                 break;
@@ -645,7 +645,7 @@ void Scheduler::forget_all() {
 // Appends c vectors to the train the route already carries, keeping its Send cycle.
 // Whether it fits.
 bool Scheduler::consider_extension(std::int32_t r, std::int64_t c, std::int32_t last, Option& best) {
-    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    const Route& route = cand(r);
     const std::int64_t cr = std::min(c, route.max_train);
     const Train& t = overlay_.trains[static_cast<std::size_t>(last)];
     const std::int64_t n = t.plan.n + cr;
@@ -669,7 +669,7 @@ Option& Scheduler::scratch() {
 
 // A new train of c vectors (fewer if the route's FIFOs cannot take that many) at its earliest fit.
 void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_ready, Option& best) {
-    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    const Route& route = cand(r);
     std::int64_t cr = std::min(c, route.max_train);
     Option& o = scratch();
     // Only a completion before the best option's matters (Fit::Later: this route cannot beat it).
@@ -697,7 +697,7 @@ void Scheduler::consider_new(std::int32_t r, std::int64_t c, std::int64_t m_read
 // alignment (at most a cycle, plus crossing cycles and jitter, per hop), which is subtracted as slack.
 Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
     if (!reuse_) return completion_bound(r, n, m_ready);
-    if (bound_memo_.size() < candidates_.size()) bound_memo_.resize(candidates_.size());
+    if (bound_memo_.size() < num_candidates()) bound_memo_.resize(num_candidates());
     BoundMemo& memo = bound_memo_[static_cast<std::size_t>(r)];
     if (memo.valid && memo.n == n && memo.m == m_ready) return memo.value;
     memo = BoundMemo{true, n, m_ready, completion_bound(r, n, m_ready)};
@@ -706,7 +706,7 @@ Time Scheduler::optimistic_completion(std::int32_t r, std::int64_t n, std::int64
 
 // optimistic_completion() without the memo.
 Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready) {
-    const Route& route = candidates_[static_cast<std::size_t>(r)];
+    const Route& route = cand(r);
     const Time t0 = timing_.edge(m_ready + chip_.issue_cycles);
     // The fixed point in the table alone is a lower bound of the one with the overlay, and only grows with the
     // table: start from where the last search of this shape from a start at or before t0 ended (known()).
@@ -753,7 +753,7 @@ Time Scheduler::bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready
         const BoundMemo& memo = bound_memo_[ri];
         if (memo.valid && memo.n == n && memo.m == m_ready) return memo.value;
     }
-    const Route& route = candidates_[ri];
+    const Route& route = cand(ri);
     Time start = timing_.edge(m_ready + chip_.issue_cycles);
     if (reuse_) {
         const KnownBusy& known = this->known(r, n).start;
@@ -802,18 +802,18 @@ std::pair<std::int32_t, std::int32_t> Scheduler::split_of(std::int32_t r, std::s
     for (const auto& [route, a, first, second] : splits_) {
         if (route == r && a == at) return {first, second};
     }
-    auto halves = detail::split_route(net_, candidates_[static_cast<std::size_t>(r)], at);
-    candidates_.push_back(std::move(halves.first));
-    candidates_.push_back(std::move(halves.second));
-    const auto first = static_cast<std::int32_t>(candidates_.size()) - 2;
+    auto halves = detail::split_route(net_, cand(r), at);
+    own_routes_.push_back(std::move(halves.first));
+    own_routes_.push_back(std::move(halves.second));
+    const auto first = static_cast<std::int32_t>(num_candidates()) - 2;
     splits_.emplace_back(r, at, first, first + 1);
     return {first, first + 1};
 }
 
 void Scheduler::consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best) {
     const auto [r1, r2] = split_of(r, at);
-    const Route& first = candidates_[static_cast<std::size_t>(r1)];
-    const Route& second = candidates_[static_cast<std::size_t>(r2)];
+    const Route& first = cand(r1);
+    const Route& second = cand(r2);
     std::int64_t cr = std::min({c, first.max_train, second.max_train});
     const topo::VertexId x = first.hops.back().to;
     const std::int64_t room = cfg_.staging_bytes.count() - staging_taken(x);
@@ -838,7 +838,7 @@ void Scheduler::consider_staged(std::int32_t r, std::size_t at, std::int64_t c, 
 
 void Scheduler::add_entries(std::int32_t train) {
     const Train& t = overlay_.trains[static_cast<std::size_t>(train)];
-    const Route& route = candidates_[static_cast<std::size_t>(t.route)];
+    const Route& route = cand(t.route);
     for (std::size_t h = 0; h < route.hops.size(); ++h) {
         const HopPlan& hp = t.plan.hops[h];
         overlay_.entries.push_back(
@@ -873,7 +873,7 @@ void Scheduler::apply(const Option& o, std::vector<std::int32_t>& last) {
         overlay_.trains.push_back(std::move(t2));
         add_entries(index);
         add_entries(index + 1);
-        const topo::VertexId x = candidates_[static_cast<std::size_t>(o.route)].hops.back().to;
+        const topo::VertexId x = cand(o.route).hops.back().to;
         overlay_.staging.emplace_back(x, o.n * unit_.count());
         return;
     }
@@ -892,7 +892,7 @@ Time Scheduler::overlay_completion() const {
 
 bool Scheduler::overlay_uses_nonminimal() const {
     for (const Train& t : overlay_.trains) {
-        if (!candidates_[static_cast<std::size_t>(t.route)].minimal) return true;
+        if (!cand(t.route).minimal) return true;
     }
     return false;
 }
@@ -900,7 +900,7 @@ bool Scheduler::overlay_uses_nonminimal() const {
 Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t total, std::int64_t m_ready) {
     forget_all();  // the overlay starts anew
     std::vector<std::int32_t>& last = last_train_;
-    last.assign(candidates_.size(), -1);
+    last.assign(num_candidates(), -1);
     const auto k = static_cast<std::int64_t>(allowed.size());
     std::int64_t remaining = total;
     Option& best = greedy_best_;  // per piece; its plans' buffers kept from piece to piece (and transfer to transfer)
@@ -918,7 +918,7 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
             if (static_cast<std::size_t>(r) >= last.size()) last.resize(static_cast<std::size_t>(r) + 1, -1);
             const std::int32_t t = last[static_cast<std::size_t>(r)];
             if (t >= 0 && consider_extension(r, c, t, best)) continue;
-            const Route& route = candidates_[static_cast<std::size_t>(r)];
+            const Route& route = cand(r);
             if (route.leaf_latency.size() == 1) {
                 fresh_.push_back(FreshRoute{bound_floor(r, std::min(c, route.max_train), m_ready), r, false});
             } else {
@@ -932,7 +932,7 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
             }
             FreshRoute& f = fresh_[i];
             if (!f.exact) {
-                const Route& route = candidates_[static_cast<std::size_t>(f.route)];
+                const Route& route = cand(f.route);
                 f.bound = optimistic_completion(f.route, std::min(c, route.max_train), m_ready);
                 f.exact = true;
                 continue;
@@ -945,14 +945,14 @@ Time Scheduler::greedy(const std::vector<std::int32_t>& allowed, std::int64_t to
         }
         if (cfg_.staging && stage_) {
             for (std::int32_t r : allowed) {
-                const std::size_t hops = candidates_[static_cast<std::size_t>(r)].hops.size();
+                const std::size_t hops = cand(r).hops.size();
                 for (std::size_t at = 0; at + 1 < hops; ++at) consider_staged(r, at, c, m_ready, best);
             }
         }
         if (!best.valid)
             throw ModelError(fmt::format("no route can carry even one vector within fifo_depth {} (chip section)",
                                          chip_.fifo_depth));
-        if (last.size() < candidates_.size()) last.resize(candidates_.size(), -1);
+        if (last.size() < num_candidates()) last.resize(num_candidates(), -1);
         apply(best, last);
         remaining -= best.n;
     }
@@ -974,31 +974,35 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     overlay_.staging.clear();
     stage_ = x.dsts.size() == 1;
     pair_ = kNoPair;
+    pair_candidates_ = nullptr;
+    pair_routes_ = 0;
+    own_routes_.clear();
     if (x.dsts.size() == 1) {
-        // Copied into the routes of the last transfer: their buffers are reused (no allocation per transfer).
+        // Read in place from the route cache (stable until the pair's last transfer is planned: release_pair()).
         const std::vector<Route>& routes = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
-        candidates_.assign(routes.begin(), routes.end());
-        if (candidates_.empty())
+        if (routes.empty())
             throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
                                          topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
+        pair_candidates_ = routes.data();
+        pair_routes_ = routes.size();
         // The candidates of a pair are the same every time (route.hpp, RouteCache): so are their shapes.
         const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.src)) << 32) |
                                    static_cast<std::uint32_t>(x.dsts[0]);
-        auto [shapes, added] = pair_shapes_.try_emplace(pair);
+        auto [facts, added] = pair_shapes_.try_emplace(pair);
         if (added) {
-            for (const Route& route : candidates_) shapes->second.push_back(shape_id(route));
+            for (const Route& route : routes) facts->second.shapes.push_back(shape_id(route));
+            facts->second.latency = fastest_latency(routes, x.dsts[0]);
         }
-        shape_of_ = shapes->second;
+        shape_of_ = facts->second.shapes;
         pair_ = pair;
-        pair_routes_ = candidates_.size();
-        duration_lb_[i] = transfer_duration_bound(net_, x, n, candidates_);
+        duration_lb_[i] = transfer_duration_bound(net_, x, n, std::span<const Time>(&facts->second.latency, 1));
         std::vector<std::int32_t>& all = all_routes_;
         std::vector<std::int32_t>& minimal = minimal_routes_;
         all.clear();
         minimal.clear();
-        for (std::size_t r = 0; r < candidates_.size(); ++r) {
+        for (std::size_t r = 0; r < num_candidates(); ++r) {
             all.push_back(static_cast<std::int32_t>(r));
-            if (candidates_[r].minimal) minimal.push_back(static_cast<std::int32_t>(r));
+            if (cand(r).minimal) minimal.push_back(static_cast<std::int32_t>(r));
         }
         const Time with_detours = greedy(all, n, m_ready);
         if (overlay_uses_nonminimal()) {
@@ -1009,21 +1013,21 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
             if (with_detours < minimal_only) overlay_ = std::move(spread);
         }
     } else {
-        candidates_ = detail::fanout_routes(net_, x.src, x.dsts, cfg_);
-        if (candidates_.empty())
+        own_routes_ = detail::fanout_routes(net_, x.src, x.dsts, cfg_);
+        if (own_routes_.empty())
             throw ModelError(fmt::format("transfer {}: some destination cannot be reached from TSP {} ({})", x.id,
                                          x.src, topo_.vertex_name(x.src)));
-        duration_lb_[i] = transfer_duration_bound(net_, x, n, candidates_);
-        const auto trees = static_cast<std::int32_t>(candidates_.size());
+        duration_lb_[i] = transfer_duration_bound(net_, x, n, own_routes_);
+        const auto trees = static_cast<std::int32_t>(num_candidates());
         for (std::int32_t r = 0; r < trees; ++r) {
-            const Route& route = candidates_[static_cast<std::size_t>(r)];
+            const Route& route = cand(r);
             std::int64_t start = m_ready;
             if (route.feeder >= 0) {
                 // A relay sends from a destination's memory once every vector is written there.
                 Time written;
                 for (const Train& t : overlay_.trains) {
                     if (t.route != route.feeder) continue;
-                    const Route& feeder = candidates_[static_cast<std::size_t>(t.route)];
+                    const Route& feeder = cand(t.route);
                     for (std::size_t h = 0; h < feeder.hops.size(); ++h) {
                         if (feeder.hops[h].leaf && feeder.hops[h].to == route.src)
                             written = std::max(written, t.plan.hops[h].last_leave);

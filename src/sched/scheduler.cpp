@@ -210,7 +210,9 @@ void Scheduler::release_search_state() {
     // mapped while build() makes the schedule beside it.
     table_ = ReservationTable({});
     net_.cache.reset();
-    drop(candidates_);
+    pair_candidates_ = nullptr;
+    pair_routes_ = 0;
+    drop(own_routes_);
     drop(splits_);
     overlay_ = Overlay{};
     drop(shapes_);

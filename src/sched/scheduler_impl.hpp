@@ -304,7 +304,16 @@ private:
     bool stage_ = false;  // staging is considered for point-to-point transfers (paths) only
     // Its `after` transfers: no destination may consume a vector before this cycle (0: no such constraint).
     std::int64_t min_consume_cycle_ = 0;
-    std::vector<Route> candidates_;
+    // Its candidate routes, numbered 0.. num_candidates(): first a point-to-point pair's own, read in place from the
+    // route cache (pair_routes_ of them at pair_candidates_), then the routes made for this transfer (own_routes_:
+    // split halves, or a fan-out's trees).
+    const Route* pair_candidates_ = nullptr;
+    std::vector<Route> own_routes_;
+    const Route& cand(std::size_t r) const {
+        return r < pair_routes_ ? pair_candidates_[r] : own_routes_[r - pair_routes_];
+    }
+    const Route& cand(std::int32_t r) const { return cand(static_cast<std::size_t>(r)); }
+    std::size_t num_candidates() const { return pair_routes_ + own_routes_.size(); }
     std::vector<std::tuple<std::int32_t, std::size_t, std::int32_t, std::int32_t>> splits_;  // (route, at) -> halves
     Overlay overlay_;
     struct FitMemo {
@@ -360,7 +369,13 @@ private:
     // template_index_'s entry of route's hops and length n.
     TemplateRef& timing_key(const Route& route, std::int64_t n);
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
-    std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_shapes_;  // (src << 32 | dst): candidates' shapes
+    // By pair (src << 32 | dst): its candidates' shapes, and their least single-vector latency to dst (for
+    // transfer_duration_bound(), which otherwise read every candidate's leaves from the route cache per transfer).
+    struct PairFacts {
+        std::vector<std::int32_t> shapes;
+        Time latency = Time::max();
+    };
+    std::unordered_map<std::uint64_t, PairFacts> pair_shapes_;
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
@@ -388,7 +403,7 @@ private:
 
     // Committed.
     std::vector<Route> used_routes_;
-    // The transfer being planned, when point-to-point: (src << 32 | dst) and how many of candidates_ are the pair's
+    // The transfer being planned, when point-to-point: (src << 32 | dst) and how many of the candidates are the pair's
     // own (split halves follow them); the index into used_routes_ of each such candidate committed so far.
     static constexpr std::uint64_t kNoPair = ~std::uint64_t{0};
     std::uint64_t pair_ = kNoPair;

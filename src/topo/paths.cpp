@@ -1,12 +1,17 @@
 #include "loom/topo/paths.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <span>
 #include <tuple>
 
 #include "loom/base/error.hpp"
 #include "loom/topo/hop_counts.hpp"
 #include "loom/topo/hop_table.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace loom::topo {
 namespace {
@@ -93,15 +98,25 @@ bool simple(const FrozenTopology& t, VertexId src, const std::vector<ChannelId>&
 // What the table-based non-minimal search keeps between calls (a large compile asks it for every point-to-point
 // pair): marks by stamp instead of a cleared array per call, and the buffers with their capacity.
 struct NonminimalScratch {
-    std::vector<std::uint32_t> seen;     // by vertex: == stamp when met by this call's search
     std::vector<std::uint32_t> on_path;  // by vertex: == path_stamp when on the path being checked
-    std::uint32_t stamp = 0;
     std::uint32_t path_stamp = 0;
-    std::vector<std::vector<VertexId>> waiting;
-    std::vector<VertexId> stack;
+    std::vector<std::uint8_t> total;     // by vertex: hops src -> v -> dst (kUnreachable: none or over 254)
     std::vector<std::int32_t> resolved;
     std::vector<std::pair<std::int32_t, VertexId>> level_candidates;
     std::vector<ChannelId> channels;
+    std::vector<VertexId> visited;  // the path's vertices after src, parallel to channels
+    // By vertex, for this call (valid where stamp == call): the channel of walk_back's and walk_forward's step
+    // from it (towards src: the reverse of the lowest-port out-channel to a vertex one hop closer to src; towards
+    // dst: the lowest-port out-channel one hop closer to dst) and that step's far end (kNoVertex: not known yet).
+    struct Steps {
+        std::uint32_t stamp = 0;
+        VertexId back_to = -1;
+        VertexId forward_to = -1;
+        ChannelId back = 0;
+        ChannelId forward = 0;
+    };
+    std::vector<Steps> steps;
+    std::uint32_t call = 0;
 
     // A new stamp for `marks` (sized to n vertices), clearing them when the stamps wrap.
     static std::uint32_t next(std::vector<std::uint32_t>& marks, std::uint32_t& stamp, std::size_t n) {
@@ -112,18 +127,117 @@ struct NonminimalScratch {
         }
         return stamp;
     }
-    // simple() without sorting: no vertex twice on src then the channels' far ends.
+    // simple() without sorting: no vertex twice on src then `visited` (the channels' far ends).
     bool simple_path(const FrozenTopology& t, VertexId src) {
         const std::uint32_t mark = next(on_path, path_stamp, static_cast<std::size_t>(t.num_vertices()));
         on_path[static_cast<std::size_t>(src)] = mark;
-        for (ChannelId c : channels) {
-            auto& m = on_path[static_cast<std::size_t>(t.channel(c).dst)];
+        for (const VertexId v : visited) {
+            auto& m = on_path[static_cast<std::size_t>(v)];
             if (m == mark) return false;
             m = mark;
         }
         return true;
     }
+    // Starts a call: every vertex's steps unknown.
+    void new_call(std::size_t n) {
+        if (steps.size() < n) steps.resize(n);
+        if (++call == 0) {
+            for (Steps& st : steps) st.stamp = 0;
+            call = 1;
+        }
+    }
+    Steps& steps_of(VertexId v) {
+        Steps& st = steps[static_cast<std::size_t>(v)];
+        if (st.stamp != call) {
+            st.stamp = call;
+            st.back_to = -1;
+            st.forward_to = -1;
+        }
+        return st;
+    }
+    // The lowest-port out-channel of v to a vertex one hop closer by `dist` (its index in out_channels(v)).
+    static std::size_t closer(const Adjacency& graph, std::span<const std::uint8_t> dist, VertexId v) {
+        const std::span<const VertexId> near = graph.neighbors(v);
+        const std::uint8_t want = static_cast<std::uint8_t>(dist[static_cast<std::size_t>(v)] - 1);
+        std::size_t k = 0;
+        while (dist[static_cast<std::size_t>(near[k])] != want) ++k;
+        return k;
+    }
+    // walk_back() then walk_forward() through x into `channels` (and their far ends into `visited`), each step
+    // found once per call.
+    void walk_through(const FrozenTopology& t, std::span<const std::uint8_t> from_src,
+                      std::span<const std::uint8_t> to_dst, VertexId x) {
+        const Adjacency& graph = t.adjacency();
+        channels.clear();
+        visited.clear();
+        VertexId v = x;
+        while (from_src[static_cast<std::size_t>(v)] > 0) {
+            Steps& st = steps_of(v);
+            if (st.back_to < 0) {
+                const std::size_t k = closer(graph, from_src, v);
+                st.back = FrozenTopology::reverse(t.out_channels(v)[k]);
+                st.back_to = graph.neighbors(v)[k];
+            }
+            channels.push_back(st.back);
+            visited.push_back(v);  // the far end of the channel into v
+            v = st.back_to;
+        }
+        std::reverse(channels.begin(), channels.end());
+        std::reverse(visited.begin(), visited.end());
+        v = x;
+        while (to_dst[static_cast<std::size_t>(v)] > 0) {
+            Steps& st = steps_of(v);
+            if (st.forward_to < 0) {
+                const std::size_t k = closer(graph, to_dst, v);
+                st.forward = t.out_channels(v)[k];
+                st.forward_to = graph.neighbors(v)[k];
+            }
+            channels.push_back(st.forward);
+            v = st.forward_to;
+            visited.push_back(v);
+        }
+    }
 };
+
+// total[v] = a[v] + b[v] where that is below 255, else 255; returns the largest total below 255 (0 if none), or
+// 255 when some vertex reachable both ways (neither count kUnreachable) or one way only has a total of 255 or more
+// (then its total does not fit a byte).
+unsigned add_rows(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b, std::uint8_t* total) {
+    const std::size_t n = a.size();
+    std::size_t i = 0;
+    unsigned top = 0;
+    bool cut = false;
+#if defined(__SSE2__)
+    // 16 vertices a step: saturating adds, and the largest unsaturated total by lane.
+    const __m128i ff = _mm_set1_epi8(static_cast<char>(0xff));
+    __m128i lane_top = _mm_setzero_si128();
+    __m128i lane_cut = _mm_setzero_si128();
+    for (; i + 16 <= n; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.data() + i));
+        const __m128i y = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.data() + i));
+        const __m128i sum = _mm_adds_epu8(x, y);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(total + i), sum);
+        const __m128i saturated = _mm_cmpeq_epi8(sum, ff);
+        const __m128i neither = _mm_and_si128(_mm_cmpeq_epi8(x, ff), _mm_cmpeq_epi8(y, ff));
+        lane_cut = _mm_or_si128(lane_cut, _mm_andnot_si128(neither, saturated));
+        lane_top = _mm_max_epu8(lane_top, _mm_andnot_si128(saturated, sum));
+    }
+    alignas(16) std::uint8_t lanes[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes), lane_top);
+    for (const std::uint8_t l : lanes) top = l > top ? l : top;
+    cut = _mm_movemask_epi8(lane_cut) != 0;
+#endif
+    for (; i < n; ++i) {
+        const unsigned sum = static_cast<unsigned>(a[i]) + b[i];
+        total[i] = static_cast<std::uint8_t>(sum > 255 ? 255 : sum);
+        if (sum < 255) {
+            top = sum > top ? sum : top;
+        } else if (sum != 2 * HopTable::kUnreachable) {
+            cut = true;
+        }
+    }
+    return cut ? 255u : top;
+}
 
 }  // namespace
 
@@ -197,13 +311,12 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, VertexId src, Vertex
     return out;
 }
 
-// The same paths as the search above, without looking at every vertex. The old order is (hops, unit): every unit's
+// The same paths as the search above, without a sort of every vertex. The old order is (hops, unit): every unit's
 // path is its first simple candidate in (total, vertex) order. Taking candidates in (total, unit, vertex) order
 // and keeping each unit's first simple one yields the units in exactly that order, so the first max_paths units
-// found are the answer. The candidates of total at most L are found by a search from src that enters only vertices
-// of total at most L: every vertex on a shortest path from src to such a vertex has a total at most L too (the
-// triangle inequality), so that search reaches all of them; vertices it meets with a larger total wait in a
-// bucket for the level that admits them.
+// found are the answer. Every vertex's total (hops src -> x -> dst) comes from the two hop rows in one byte-wise
+// pass; the candidates of each level L > minimal are the vertices whose total is L (at most the system's diameter
+// twice: a few levels), taken level by level until max_paths units are found or no vertex is that far.
 std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, VertexId src, VertexId dst, Via via,
                                    std::size_t max_paths) {
     check_vertex(t, src);
@@ -216,66 +329,69 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
     if (minimal < 0) return out;
 
     auto unit_of = [&](VertexId v) { return via == Via::Node ? t.vertex(v).node : t.vertex(v).group; };
-    auto total_of = [&](VertexId v) { return at(from_src, v) + at(to_dst, v); };
     const std::int32_t skip_a = unit_of(src);
     const std::int32_t skip_b = unit_of(dst);
-    const Adjacency& graph = t.adjacency();  // parallel to out_channels(): the far ends, without the channels
     thread_local NonminimalScratch scratch;
     NonminimalScratch& s = scratch;
-    const std::uint32_t mark = NonminimalScratch::next(s.seen, s.stamp, static_cast<std::size_t>(t.num_vertices()));
-    std::vector<std::uint32_t>& seen = s.seen;
-    std::vector<std::vector<VertexId>>& waiting = s.waiting;  // by total: met, not yet admitted
-    for (std::vector<VertexId>& w : waiting) w.clear();       // a previous call may have returned with some
-    std::int64_t waiting_count = 0;
-    std::vector<VertexId>& stack = s.stack;
-    stack.assign(1, src);
-    seen[static_cast<std::size_t>(src)] = mark;
+    const auto n = static_cast<std::size_t>(t.num_vertices());
+    if (s.total.size() < n) s.total.resize(n);
+    const std::uint8_t* total = s.total.data();
+    const auto top = static_cast<std::int32_t>(add_rows(from_src, to_dst, s.total.data()));
+    // Totals of 255 and more (a graph of diameter over 127, or a vertex reachable one way only) do not fit a byte.
+    if (top >= HopTable::kUnreachable) return nonminimal_paths(t, src, dst, via, max_paths);
+    s.new_call(n);
     std::vector<std::int32_t>& resolved = s.resolved;  // units that have their path
     resolved.clear();
     // (unit, vertex) of total == level
     std::vector<std::pair<std::int32_t, VertexId>>& level_candidates = s.level_candidates;
-    for (std::int32_t level = minimal + 1;; ++level) {
-        if (static_cast<std::size_t>(level) < waiting.size()) {
-            for (VertexId v : waiting[static_cast<std::size_t>(level)]) stack.push_back(v);
-            waiting_count -= static_cast<std::int64_t>(waiting[static_cast<std::size_t>(level)].size());
-            waiting[static_cast<std::size_t>(level)].clear();
-        }
+    // Tries candidate x of `unit`: true once max_paths units have their path.
+    auto consider = [&](std::int32_t unit, VertexId x) {
+        if (std::find(resolved.begin(), resolved.end(), unit) != resolved.end()) return false;
+        s.walk_through(t, from_src, to_dst, x);
+        if (!s.simple_path(t, src)) return false;
+        resolved.push_back(unit);
+        out.push_back(Path{src, dst, s.channels});
+        return out.size() >= max_paths;
+    };
+    // Nodes number vertices in blocks, in order (FrozenTopology checks it): by node, vertex order is (unit, vertex)
+    // order, so a level's candidates are tried as the scan meets them and the scan stops at max_paths. Groups carry
+    // no such promise: their candidates are gathered and sorted first.
+    const bool in_order = via == Via::Node;
+    for (std::int32_t level = minimal + 1; level <= top; ++level) {
         level_candidates.clear();
-        while (!stack.empty()) {
-            const VertexId x = stack.back();
-            stack.pop_back();
-            const std::int32_t total = total_of(x);
-            if (total == level) {
-                const std::int32_t u = unit_of(x);
-                if (u != skip_a && u != skip_b) level_candidates.emplace_back(u, x);
-            }
-            for (const VertexId y : graph.neighbors(x)) {
-                if (seen[static_cast<std::size_t>(y)] == mark) continue;
-                seen[static_cast<std::size_t>(y)] = mark;
-                const std::int32_t ty = total_of(y);
-                if (ty <= level) {
-                    stack.push_back(y);
-                } else {
-                    if (waiting.size() <= static_cast<std::size_t>(ty)) waiting.resize(static_cast<std::size_t>(ty) + 1);
-                    waiting[static_cast<std::size_t>(ty)].push_back(y);
-                    ++waiting_count;
-                }
+        const auto want = static_cast<std::uint8_t>(level);
+        // Vertex i has this level's total: true to stop (max_paths reached).
+        auto take = [&](std::size_t i) {
+            const auto x = static_cast<VertexId>(i);
+            const std::int32_t u = unit_of(x);
+            if (u == skip_a || u == skip_b) return false;
+            if (in_order) return consider(u, x);
+            level_candidates.emplace_back(u, x);
+            return false;
+        };
+        std::size_t v = 0;
+#if defined(__SSE2__)
+        // 16 totals per compare; the few vertices of this level are taken in vertex order.
+        const __m128i w = _mm_set1_epi8(static_cast<char>(want));
+        for (; v + 16 <= n; v += 16) {
+            const __m128i block = _mm_loadu_si128(reinterpret_cast<const __m128i*>(total + v));
+            auto hits = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(block, w)));
+            while (hits != 0) {
+                if (take(v + static_cast<std::size_t>(std::countr_zero(hits)))) return out;
+                hits &= hits - 1;
             }
         }
-        std::sort(level_candidates.begin(), level_candidates.end());
-        for (std::size_t i = 0; i < level_candidates.size(); ++i) {
-            const auto [unit, x] = level_candidates[i];
-            if (std::find(resolved.begin(), resolved.end(), unit) != resolved.end()) continue;
-            s.channels.clear();
-            walk_back(t, from_src, x, s.channels);
-            walk_forward(t, to_dst, x, s.channels);
-            if (!s.simple_path(t, src)) continue;
-            resolved.push_back(unit);
-            out.push_back(Path{src, dst, s.channels});
-            if (out.size() >= max_paths) return out;
-        }
-        if (waiting_count == 0) return out;
+#endif
+        for (; v < n; ++v)
+            if (total[v] == want && take(v)) return out;
+        if (in_order) continue;
+        // Taken in vertex order: often already in (unit, vertex) order (TSP systems' racks, Dragonfly groups).
+        if (!std::is_sorted(level_candidates.begin(), level_candidates.end()))
+            std::sort(level_candidates.begin(), level_candidates.end());
+        for (const auto& [unit, x] : level_candidates)
+            if (consider(unit, x)) return out;
     }
+    return out;
 }
 
 }  // namespace loom::topo

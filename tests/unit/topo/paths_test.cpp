@@ -1,11 +1,15 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
 #include "loom/base/error.hpp"
 #include "loom/topo/paths.hpp"
+#include "loom/topo/dragonfly.hpp"
 #include "loom/topo/tsp_topology.hpp"
+
+#include "../../../src/topo/graph_builder.hpp"  // an arbitrary graph for the long-path case
 
 using loom::topo::build_tsp_topology;
 using loom::topo::FrozenTopology;
@@ -181,4 +185,45 @@ TEST_CASE("Paths from a hop table equal the per-call searches for every pair of 
     TspTopologyConfig c;
     c.kind = TspKind::System264;
     check_table_paths(build_tsp_topology(c), 8, 5);
+}
+
+TEST_CASE("Paths from a hop table equal the per-call searches on a Dragonfly, by node and by group") {
+    loom::topo::DragonflyConfig c;  // p2 a4 h2: 9 groups of 4 routers
+    check_table_paths(loom::topo::build_dragonfly(c), 8, 7);
+}
+
+TEST_CASE("Non-minimal paths from a hop table equal the per-call search where totals pass 254 hops") {
+    // A ladder of two lines of 140 vertices joined by a rung at every step: diameter 140, so a detour's total
+    // (hops src -> x -> dst) reaches 280 between the far ends, past what a byte holds.
+    loom::topo::detail::GraphBuilder b;
+    constexpr int kLength = 140;
+    for (int v = 0; v < 2 * kLength; ++v) {
+        loom::topo::VertexInfo info;
+        info.node = v;
+        info.group = (v % kLength) / 10;
+        b.add_vertex(info, 3);
+    }
+    auto at = [](int line, int i) { return line * kLength + i; };
+    for (int line = 0; line < 2; ++line)
+        for (int i = 0; i + 1 < kLength; ++i) b.add_link(at(line, i), 1, at(line, i + 1), 0, LinkClass::InRack);
+    for (int i = 0; i < kLength; ++i) b.add_link(at(0, i), 2, at(1, i), 2, LinkClass::InNode);
+    const FrozenTopology t = b.freeze("ladder");
+    loom::topo::HopTable hops(t);
+    std::size_t far_pairs = 0;  // pairs with a vertex of total 255 or more
+    for (const auto& [s, d] : {std::pair{at(0, 0), at(0, kLength - 1)}, std::pair{at(0, 0), at(0, 1)},
+                               std::pair{at(1, 3), at(0, 5)}, std::pair{at(0, 70), at(1, 139)},
+                               std::pair{at(1, 139), at(0, 0)}}) {
+        std::int32_t top = 0;
+        for (VertexId x = 0; x < t.num_vertices(); ++x) top = std::max(top, hops.hops(s, x) + hops.hops(x, d));
+        if (top >= 255) ++far_pairs;
+        for (Via via : {Via::Node, Via::Group}) {
+            // Every unit: the far ends' detours too.
+            const auto x = loom::topo::nonminimal_paths(t, s, d, via, 1000);
+            const auto y = loom::topo::nonminimal_paths(t, hops, s, d, via, 1000);
+            INFO("pair " << s << " -> " << d << " via " << (via == Via::Node ? "node" : "group"));
+            REQUIRE(x.size() == y.size());
+            for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(x[i].channels == y[i].channels);
+        }
+    }
+    CHECK(far_pairs > 0);
 }
