@@ -84,6 +84,11 @@ public:
         put(w, w.write, time, key, target, arg);
         return true;
     }
+    // From now on try_push refuses every event (returns false): for a simulator with another queue kind, which
+    // never pushes here but calls try_push first on its channel sends (Simulator::push_channel), so that the
+    // radix queue's send path needs no test of the kind. The queue stays correct (push() then takes the slow
+    // path, through the overflow heap), only slower; clear() restores the ring.
+    void refuse_try_push() { span_ = 0; }
     const Event& top() {
         if (run_.exhausted()) [[unlikely]] advance();
         return run_.front();

@@ -317,3 +317,26 @@ TEST_CASE("A radix queue's pop_above_mark tells whether it held more events than
     CHECK(radix.size() == 0);
     CHECK(radix.empty());
 }
+
+TEST_CASE("A radix queue that refuses try_push stays correct, and clear() restores try_push") {
+    // A simulator with another queue kind makes its (unused) radix queue refuse every try_push, so that a
+    // channel send needs no test of the kind (Simulator::push_channel).
+    RadixQueue radix(6, 64, false);
+    HeapQueue heap;
+    radix.refuse_try_push();
+    for (std::int64_t t : {0, 1, 63, 64, 4095, 4096, 1 << 20}) {
+        CHECK_FALSE(radix.try_push(t, key::make(Phase::Delivery, 1, 0), 0, 0));
+    }
+    CHECK(radix.empty());
+    loom::Rng rng(3);
+    for (std::uint64_t k = 0; k < 3000; ++k) {
+        const Event e{static_cast<std::int64_t>(rng.uniform(50'000)), key::make(Phase::Delivery, 1, k), 0, 0};
+        radix.push(e);
+        heap.push(e);
+    }
+    CHECK(same(drain(heap), drain(radix)));
+    radix.clear();
+    CHECK(radix.try_push(10, key::make(Phase::Delivery, 1, 0), 0, 7));
+    CHECK(radix.size() == 1);
+    CHECK(radix.top().arg == 7);
+}
