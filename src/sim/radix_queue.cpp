@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 #include <type_traits>
 
 #if defined(__SSE2__)
@@ -96,6 +97,22 @@ bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n, 
     full = _mm_movemask_epi8(over) != 0;
 #endif
     return exclusive_prefix_tail(count, d, n, sum, limit, full);
+}
+
+// at += n as one add to memory: g++ otherwise copies the count it has just read (for the address) to another
+// register, adds there and stores it back (two instructions more per event in the load's scatter).
+template <typename Count>
+[[gnu::always_inline]] inline void add_to(Count& at, std::uint32_t n) {
+#if defined(__x86_64__)
+    if constexpr (sizeof(Count) == 2) {
+        asm("addw %1, %0" : "+m"(at) : "ri"(static_cast<std::uint16_t>(n)));
+        return;
+    } else if constexpr (sizeof(Count) == 4) {
+        asm("addl %1, %0" : "+m"(at) : "ri"(n));
+        return;
+    }
+#endif
+    at = static_cast<Count>(at + n);
 }
 
 }  // namespace
@@ -237,7 +254,6 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     const std::size_t n = count_of(w);
     Event* const out = run_.fill(n);
     run_.filled(n);
-    run_.mark_end();  // past the n events written below
     // Visits the window's events, chunk by chunk.
     std::uint32_t oldest = kNil;  // the window's last chunk, where its list joins the free list
     auto each = [this, &w, &oldest](auto&& f) { oldest = each_in(w, f); };
@@ -261,7 +277,7 @@ void RadixQueue::load(Window& w, std::int64_t start) {
             each([&](const Event& e) {
                 Count& at = count[static_cast<std::uint64_t>(e.time - start) >> drop];
                 *reinterpret_cast<Event*>(base + at) = e;
-                at = static_cast<Count>(at + kSize);
+                add_to(at, kSize);
             });
             if (full) [[unlikely]] {
                 // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
@@ -284,33 +300,33 @@ void RadixQueue::load(Window& w, std::int64_t start) {
             counting_sort(count);
         }
         // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
-        // the inner loop is rarely entered. One pointer walks the run, and the time of the event before it
-        // stays in a register: the full (time, key) comparison only runs when the times are out of order or
-        // equal.
+        // the inner loop is rarely entered. The scan runs while times rise, comparing each event's time with
+        // the one before it; a stop event (time INT64_MIN, below every event's) at out[n] ends it without a
+        // test of the position (the window's sentinel is written over it afterwards). The full (time, key)
+        // comparison only runs where the times are out of order or equal.
         Event* const last = out + n;
-        std::int64_t prev = out[0].time;  // n >= 1: only non-empty windows are loaded
-        for (Event* p = out + 1; p < last; ++p) {
-            const std::int64_t t = p->time;
-            if (t <= prev) [[unlikely]] {
-                if (before(p[0], p[-1])) {
-                    const Event e = *p;
-                    Event* at = p;
-                    do {
-                        *at = at[-1];
-                        --at;
-                    } while (at != out && before(e, at[-1]));
-                    *at = e;
-                }
-                prev = p->time;  // the greatest time so far (the insertion moved it here)
-                continue;
+        last->time = std::numeric_limits<std::int64_t>::min();
+        Event* p = out;  // out[0..p] is ordered
+        for (;;) {
+            while (p[1].time > p[0].time) ++p;
+            ++p;
+            if (p == last) break;
+            if (before(p[0], p[-1])) {
+                const Event e = *p;
+                Event* at = p;
+                do {
+                    *at = at[-1];
+                    --at;
+                } while (at != out && before(e, at[-1]));
+                *at = e;
             }
-            prev = t;
         }
     } else {
         Event* o = out;
         each([&](const Event& e) { *o++ = e; });
         std::sort(out, out + n, [](const Event& a, const Event& b) { return before(a, b); });
     }
+    run_.mark_end();  // past the n events
     // The window's chunks go back to the free list at once.
     next_[oldest] = free_;
     free_ = w.head;
