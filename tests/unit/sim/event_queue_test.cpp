@@ -392,3 +392,24 @@ TEST_CASE("A radix queue that refuses try_push stays correct, and clear() restor
     CHECK(radix.size() == 1);
     CHECK(radix.top().arg == 7);
 }
+
+TEST_CASE("Radix windows around the 8-bit count limit, spread or in a burst, pop the heap's sequence") {
+    // Windows of up to 85 events load with 8-bit counts (3 units of 8 bytes per event, sixteen digits per scan
+    // step, carried across steps); 86 and more with 16-bit counts. A burst (most of a window at one time)
+    // fills one fine bucket past the insertion limit, with a count above 127 units.
+    for (std::size_t n : {1, 15, 16, 17, 40, 64, 84, 85, 86, 87, 120, 200}) {
+        for (const bool burst : {false, true}) {
+            INFO("events " << n << (burst ? " burst" : " spread"));
+            loom::Rng rng(n * 2 + (burst ? 1 : 0));
+            RadixQueue radix(12, 64, false);  // 4096 ps windows: 16 ps fine buckets at 256 digits
+            HeapQueue heap;
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::int64_t off = burst && k % 5 != 0 ? 2000 : static_cast<std::int64_t>(rng.uniform(4096));
+                const Event e{4096 + off, key::make(Phase::Delivery, 1, 5000 - k), 0, static_cast<std::uint32_t>(k)};
+                radix.push(e);
+                heap.push(e);
+            }
+            CHECK(same(drain(heap), drain(radix)));
+        }
+    }
+}
