@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <limits>
 #include <type_traits>
 
 #if defined(__SSE2__)
@@ -96,6 +97,56 @@ bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n, 
     full = _mm_movemask_epi8(over) != 0;
 #endif
     return exclusive_prefix_tail(count, d, n, sum, limit, full);
+}
+
+// The same on 8-bit counts in 8-byte units (3 per event), sixteen digits per step: for windows of at most
+// kMaxUnits8 / 3 = 85 events, most of PHOLD's (~66 events each), whose loads spent a sixth of their
+// instructions in the 16-bit scan. Sums stay at most 255: the scan cannot wrap; the limit test is unsigned.
+constexpr std::size_t kMaxUnits8 = 0xff;
+bool exclusive_prefix(std::array<std::uint8_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
+    std::size_t d = 0;
+    std::uint8_t sum = 0;
+    bool full = false;
+#if defined(__SSE2__)
+    __m128i carry = _mm_setzero_si128();
+    __m128i over = _mm_setzero_si128();
+    const __m128i lim = _mm_set1_epi8(static_cast<char>(limit));
+    for (; d + 16 <= n; d += 16) {
+        auto* at = reinterpret_cast<__m128i*>(count.data() + d);
+        const __m128i x = _mm_loadu_si128(at);
+        over = _mm_or_si128(over, _mm_subs_epu8(x, lim));  // nonzero where a count exceeds the limit
+        __m128i scan = _mm_add_epi8(x, _mm_slli_si128(x, 1));
+        scan = _mm_add_epi8(scan, _mm_slli_si128(scan, 2));
+        scan = _mm_add_epi8(scan, _mm_slli_si128(scan, 4));
+        scan = _mm_add_epi8(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the sixteen
+        _mm_storeu_si128(at, _mm_add_epi8(carry, _mm_sub_epi8(scan, x)));
+        // The last byte's sum in every byte: doubled bytes (word 7 is byte 15 twice), then word 7 everywhere.
+        const __m128i pairs = _mm_unpackhi_epi8(scan, scan);
+        carry = _mm_add_epi8(carry, _mm_shuffle_epi32(_mm_shufflehi_epi16(pairs, 0xff), 0xff));
+    }
+    sum = static_cast<std::uint8_t>(_mm_cvtsi128_si32(carry));
+    full = _mm_movemask_epi8(_mm_cmpeq_epi8(over, _mm_setzero_si128())) != 0xffff;
+#endif
+    return exclusive_prefix_tail(count, d, n, sum, limit, full);
+}
+
+// at += n as one add to memory: g++ otherwise copies the count it has just read (for the address) to another
+// register, adds there and stores it back (two instructions more per event in the load's scatter).
+template <typename Count>
+[[gnu::always_inline]] inline void add_to(Count& at, std::uint32_t n) {
+#if defined(__x86_64__)
+    if constexpr (sizeof(Count) == 1) {
+        asm("addb %1, %0" : "+m"(at) : "ri"(static_cast<std::uint8_t>(n)));
+        return;
+    } else if constexpr (sizeof(Count) == 2) {
+        asm("addw %1, %0" : "+m"(at) : "ri"(static_cast<std::uint16_t>(n)));
+        return;
+    } else if constexpr (sizeof(Count) == 4) {
+        asm("addl %1, %0" : "+m"(at) : "ri"(n));
+        return;
+    }
+#endif
+    at = static_cast<Count>(at + n);
 }
 
 }  // namespace
@@ -237,7 +288,6 @@ void RadixQueue::load(Window& w, std::int64_t start) {
     const std::size_t n = count_of(w);
     Event* const out = run_.fill(n);
     run_.filled(n);
-    run_.mark_end();  // past the n events written below
     // Visits the window's events, chunk by chunk.
     std::uint32_t oldest = kNil;  // the window's last chunk, where its list joins the free list
     auto each = [this, &w, &oldest](auto&& f) { oldest = each_in(w, f); };
@@ -249,26 +299,29 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         const int bits = std::clamp(static_cast<int>(std::bit_width(n)), kMinDigitBits, RadixQueue::kDigitBits);
         const int drop = std::max(shift_ - bits, 0);
         const std::size_t digits = std::size_t{1} << (shift_ - drop);
-        // Counts are in bytes (sizeof(Event) per event), so that the scatter adds a count to the output's
-        // address as it is; 16-bit where the window's events fit (half the clearing and scan work), else 32-bit.
+        // Counts are in units of kScale bytes (kStep units per event), so that the scatter adds a count to the
+        // output's address as it is, or with a scaled index: 8-bit counts in 8-byte units where the window's
+        // events fit, else 16-bit or 32-bit counts in bytes (the narrower, the less clearing and scan work).
         constexpr std::uint32_t kSize = sizeof(Event);
         char* const base = reinterpret_cast<char*>(out);
-        auto counting_sort = [&](auto& count) {
+        auto counting_sort = [&](auto& count, auto scale) {
             using Count = typename std::remove_reference_t<decltype(count)>::value_type;
+            constexpr std::uint32_t kScale = decltype(scale)::value;
+            constexpr std::uint32_t kStep = kSize / kScale;
             std::fill_n(count.begin(), digits, Count{0});
-            each([&](const Event& e) { count[static_cast<std::uint64_t>(e.time - start) >> drop] += kSize; });
-            const bool full = exclusive_prefix(count, digits, kInsertionMax * kSize);
+            each([&](const Event& e) { count[static_cast<std::uint64_t>(e.time - start) >> drop] += kStep; });
+            const bool full = exclusive_prefix(count, digits, kInsertionMax * kStep);
             each([&](const Event& e) {
                 Count& at = count[static_cast<std::uint64_t>(e.time - start) >> drop];
-                *reinterpret_cast<Event*>(base + at) = e;
-                at = static_cast<Count>(at + kSize);
+                *reinterpret_cast<Event*>(base + std::size_t{at} * kScale) = e;
+                add_to(at, kStep);
             });
             if (full) [[unlikely]] {
                 // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
                 // insertion pass below stays linear. count[d] is now the end of fine bucket d.
                 std::uint32_t begin = 0;
                 for (std::size_t d = 0; d < digits; ++d) {
-                    const std::uint32_t end = count[d] / kSize;
+                    const std::uint32_t end = count[d] / kStep;
                     if (end - begin > kInsertionMax) {
                         std::sort(out + begin, out + end, [](const Event& a, const Event& b) { return before(a, b); });
                     }
@@ -276,41 +329,44 @@ void RadixQueue::load(Window& w, std::int64_t start) {
                 }
             }
         };
-        if (n * kSize <= kMaxBytes16) [[likely]] {
+        if (n * (kSize / 8) <= kMaxUnits8) [[likely]] {
+            std::array<std::uint8_t, kDigits> count;
+            counting_sort(count, std::integral_constant<std::uint32_t, 8>{});
+        } else if (n * kSize <= kMaxBytes16) {
             std::array<std::uint16_t, kDigits> count;
-            counting_sort(count);
+            counting_sort(count, std::integral_constant<std::uint32_t, 1>{});
         } else {
             std::array<std::uint32_t, kDigits> count;
-            counting_sort(count);
+            counting_sort(count, std::integral_constant<std::uint32_t, 1>{});
         }
         // An insertion pass orders each fine bucket by (time, key): fine buckets hold about one event, so
-        // the inner loop is rarely entered. One pointer walks the run, and the time of the event before it
-        // stays in a register: the full (time, key) comparison only runs when the times are out of order or
-        // equal.
+        // the inner loop is rarely entered. The scan runs while times rise, comparing each event's time with
+        // the one before it; a stop event (time INT64_MIN, below every event's) at out[n] ends it without a
+        // test of the position (the window's sentinel is written over it afterwards). The full (time, key)
+        // comparison only runs where the times are out of order or equal.
         Event* const last = out + n;
-        std::int64_t prev = out[0].time;  // n >= 1: only non-empty windows are loaded
-        for (Event* p = out + 1; p < last; ++p) {
-            const std::int64_t t = p->time;
-            if (t <= prev) [[unlikely]] {
-                if (before(p[0], p[-1])) {
-                    const Event e = *p;
-                    Event* at = p;
-                    do {
-                        *at = at[-1];
-                        --at;
-                    } while (at != out && before(e, at[-1]));
-                    *at = e;
-                }
-                prev = p->time;  // the greatest time so far (the insertion moved it here)
-                continue;
+        last->time = std::numeric_limits<std::int64_t>::min();
+        Event* p = out;  // out[0..p] is ordered
+        for (;;) {
+            while (p[1].time > p[0].time) ++p;
+            ++p;
+            if (p == last) break;
+            if (before(p[0], p[-1])) {
+                const Event e = *p;
+                Event* at = p;
+                do {
+                    *at = at[-1];
+                    --at;
+                } while (at != out && before(e, at[-1]));
+                *at = e;
             }
-            prev = t;
         }
     } else {
         Event* o = out;
         each([&](const Event& e) { *o++ = e; });
         std::sort(out, out + n, [](const Event& a, const Event& b) { return before(a, b); });
     }
+    run_.mark_end();  // past the n events
     // The window's chunks go back to the free list at once.
     next_[oldest] = free_;
     free_ = w.head;

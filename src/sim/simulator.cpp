@@ -49,10 +49,6 @@ void Simulator::push_to(Simulator& sim, std::int64_t time, std::uint64_t key, st
     }
 }
 
-void Simulator::push_radix_slow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
-    radix_.push(time, key, target, arg);
-}
-
 Simulator::PushFn Simulator::push_fn_for(QueueKind kind) {
     switch (kind) {
         case QueueKind::Radix: return &push_to<QueueKind::Radix>;
@@ -66,6 +62,7 @@ Simulator::PushFn Simulator::push_fn_for(QueueKind kind) {
 Simulator::Simulator(SimulatorOptions options)
     : options_(std::move(options)), kind_(options_.queue), push_fn_(push_fn_for(kind_)) {
     if (!options_.log_sink) options_.log_sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    if (kind_ != QueueKind::Radix) radix_.refuse_try_push();  // push_channel then goes through push_fn_
 }
 
 Simulator::~Simulator() = default;

@@ -73,8 +73,11 @@ public:
     // eight, else a new chunk is taken by a call); an event outside it changes nothing and returns false, and
     // the caller calls push(). For Simulator::push_to, whose common path then needs no saved register (the
     // slow paths' arguments are set up only where they are taken).
+    // The ring test is two comparisons with memory, the horizon first: a refusing queue (refuse_try_push) has
+    // its horizon at 0, so that it refuses in one.
     bool try_push(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
-        if (static_cast<std::uint64_t>(time - cur_end_) >= span_) return false;
+        if (time >= horizon_) return false;
+        if (time < cur_end_) return false;
         Window& w = windows_[(static_cast<std::uint64_t>(time) >> shift_) & mask_];
         --slack_;
         if (!take_room(w)) [[unlikely]] {
@@ -83,6 +86,15 @@ public:
         }
         put(w, w.write, time, key, target, arg);
         return true;
+    }
+    // From now on, while nothing else is pushed or popped, try_push refuses every event (returns false): for a
+    // simulator with another queue kind, which never uses this queue otherwise but calls try_push first on its
+    // channel sends (Simulator::push_channel), so that the radix queue's send path needs no test of the kind.
+    // The queue stays correct if it is used (push() then takes the slow path, through the overflow heap, and
+    // the first load restores the horizon), only slower; clear() restores the ring.
+    void refuse_try_push() {
+        span_ = 0;
+        horizon_ = 0;
     }
     const Event& top() {
         if (run_.exhausted()) [[unlikely]] advance();

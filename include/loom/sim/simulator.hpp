@@ -250,19 +250,18 @@ public:
         push_fn_(*this, time, key, target, arg);
     }
     void push(const Event& e) { push(e.time, e.key, e.target, e.arg); }
-    // push() for the channels' sends (ChannelPort::send): the radix queue's common path inline (two more
-    // instructions per send with the other queue kinds, which go through push_fn_ as push() does). Inside the
-    // radix queue's batch trampoline, where the handler is inlined, this saves the call, its argument moves and
-    // push_to's own (PHOLD: about 6 instructions per event).
+    // push() for the channels' sends (ChannelPort::send): the radix queue's common path inline, with no test of
+    // the queue kind. With another kind the radix queue is never used and refuses every try_push (its ring is
+    // empty: RadixQueue::refuse_try_push), so such a send costs that one failed range test more and goes
+    // through push_fn_ as push() does; with the radix queue push_fn_ is only reached by an event outside the
+    // ring (the current window, the overflow heap). Inside the radix queue's batch trampoline, where the
+    // handler is inlined, this saves the call, its argument moves and push_to's own (PHOLD: about 6
+    // instructions per event), and the kind test (2 more).
     void push_channel(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
         LOOM_DEBUG_ASSERT(time >= now_, "event scheduled in the past: " + to_string(Event{time, key, target, arg}));
         LOOM_DEBUG_ASSERT(target < slots_.size(),
                           "event for an unknown slot: " + to_string(Event{time, key, target, arg}));
-        if (kind_ == QueueKind::Radix) {
-            if (radix_.try_push(time, key, target, arg)) [[likely]] return;
-            push_radix_slow(time, key, target, arg);
-            return;
-        }
+        if (radix_.try_push(time, key, target, arg)) [[likely]] return;
         push_fn_(*this, time, key, target, arg);
     }
     // Batch dispatch, for a trampoline that has just handled its event (the radix queue's run loop without
@@ -337,10 +336,6 @@ private:
     static void push_to(Simulator& sim, std::int64_t time, std::uint64_t key, std::uint32_t target,
                         std::uint32_t arg);
     static PushFn push_fn_for(QueueKind kind);
-    // The radix push's other paths (the current window, the overflow heap), out of line.
-    [[gnu::noinline]] void push_radix_slow(std::int64_t time, std::uint64_t key, std::uint32_t target,
-                                           std::uint32_t arg);
-
     template <class C>
     static std::string subsystem_of() {
         if constexpr (requires { C::kSubsystem; }) {
