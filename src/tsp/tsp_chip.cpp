@@ -372,16 +372,6 @@ void TspChip::note_action() {
         n[k++] = &op;
         n[k++] = op.link;  // its train state (the link's first line)
     }
-    // Then, while there is room, the store entries the sends will fill: each port's recycled slot, last touched
-    // when its receiver took the run it held (an entry is 96 bytes: two lines). A release between now and the
-    // action makes one stale, which costs only the prefetch.
-    for (unsigned mask = a.out_ports; mask != 0 && k + 2 <= n.size(); mask &= mask - 1) {
-        const OutPortState& op = outs_[static_cast<std::size_t>(out_index_[static_cast<std::size_t>(std::countr_zero(mask))])];
-        if (const WireEntry* e = op.link->store().next_slot()) {
-            n[k++] = e;
-            n[k++] = reinterpret_cast<const char*>(e) + sizeof(WireEntry) - 1;
-        }
-    }
 }
 
 void TspChip::prefetch_action(const void* obj, const sim::Event&) {
