@@ -48,12 +48,6 @@ public:
         ++pushed_;
         return slots_[handle];
     }
-    // The slot the next push() will fill, for a sender that prefetches it ahead of filling it (the released slot
-    // was last touched by the receiver, often long before); nullptr when push() will grow the storage. Reads no
-    // slot and changes nothing: a release() before the push() makes it stale, which costs only the prefetch.
-    [[gnu::always_inline]] const T* next_slot() const {
-        return free_.empty() ? nullptr : slots_.data() + free_.back();
-    }
     // The entry of `handle` (the receiver's).
     T& at(std::uint32_t handle) {
         receiver_.check("a link's storage");

@@ -124,23 +124,3 @@ TEST_CASE("A link's storage reuses released slots, most recent first, with their
     CHECK(store.capacity() == 2);
     CHECK(store.pushed() == 3);
 }
-
-TEST_CASE("A link's storage names the slot its next push will fill") {
-    net::LinkStore<Entry> store;
-    std::uint32_t a = 0, b = 0, c = 0;
-    CHECK(store.next_slot() == nullptr);  // the next push grows the storage
-    store.push(a);
-    store.push(b);
-    CHECK(store.next_slot() == nullptr);
-    store.release(b);
-    store.release(a);  // most recent first: a, then b
-    const Entry* next = store.next_slot();
-    const Entry* filled = &store.push(c);
-    CHECK(next == filled);
-    CHECK(c == a);
-    next = store.next_slot();
-    filled = &store.push(c);
-    CHECK(next == filled);
-    CHECK(c == b);
-    CHECK(store.next_slot() == nullptr);
-}
