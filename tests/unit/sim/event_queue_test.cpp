@@ -283,6 +283,28 @@ TEST_CASE("A radix window of any count of events, full chunks or not, pops all o
     }
 }
 
+TEST_CASE("Radix windows filled in turn keep their head chunks' places while the chunk pool grows") {
+    // Pushes go round the 64 windows one event at a time, so that every window has a partly filled head
+    // chunk when the pool (128 chunks at first) grows and moves: its write position must move with it.
+    static_assert(RadixQueue::kChunk + 1 <= 255, "a window's room byte counts 1 + a chunk's free places");
+    for (const std::size_t per_window : {RadixQueue::kChunk - 1, RadixQueue::kChunk, 2 * RadixQueue::kChunk + 3}) {
+        INFO("events per window " << per_window);
+        RadixQueue radix(10, 64, false);
+        HeapQueue heap;
+        std::uint64_t counter = 0;
+        for (std::size_t k = 0; k < per_window; ++k) {
+            for (std::int64_t w = 0; w < 64; ++w) {
+                const Event e{w * 1024 + static_cast<std::int64_t>((k * 53) % 997),
+                              key::make(Phase::Delivery, 3, counter++), 0, 0};
+                radix.push(e);
+                heap.push(e);
+            }
+        }
+        CHECK(radix.size() == 64 * per_window);
+        CHECK(same(drain(heap), drain(radix)));
+    }
+}
+
 TEST_CASE("A radix queue's pop_above_mark tells whether it held more events than its mark before the pop") {
     // The kernel's batch dispatch samples the peak of pending events with it (Simulator::next_in_batch).
     loom::Rng rng(11);
