@@ -28,8 +28,8 @@ namespace loom::sim {
 // the top bits of the events' offsets inside the window (bit_width(events) of them, at most kDigitBits; both
 // reads of the window walk its chunks in order) spreads them over 1-2 fine buckets per event, then an
 // insertion pass orders each fine bucket by (time, key); its inner loop runs only for the few events that
-// arrived out of order inside a fine bucket. Fine buckets fuller than 16 events (bursts at one time) are
-// sorted by comparison first, and windows wider than 2^16 ps (sparse workloads) sort by comparison.
+// arrived out of order inside a fine bucket. A pass that moves over 8 events per event (bursts at one time)
+// sorts the window by comparison instead, and windows wider than 2^16 ps (sparse workloads) sort by comparison.
 // Memory: 24 bytes per ring event, the unused tail of each window's last chunk, 16 bytes per window, and the
 // load buffer (the largest window's events); the tuner keeps windows <= pending / kMinPerWindow (at least
 // kMinWindows), which keeps the chunk tails small next to the events.
