@@ -26,67 +26,56 @@ constexpr std::size_t kDigits = std::size_t{1} << RadixQueue::kDigitBits;
 // bit, or the full kDigitBits, run 9-10 more instructions per event for 0.08 fewer mispredicted branches; see
 // bench/README.md, 2026-12-06 "the kernel's per-event cost"), and at least kMinDigitBits.
 constexpr int kMinDigitBits = 4;
-// Fine buckets fuller than this are sorted by comparison before the insertion pass (insertion sort is
-// quadratic in a bucket's size; at this size the two cost about the same).
-constexpr std::uint32_t kInsertionMax = 16;
+// The insertion pass's budget of moves per event (plus kInsertionSlack): past it (bursts, many events at one
+// time in a fine bucket, where insertion sort turns quadratic) the window is sorted by comparison instead, so
+// that a load stays O(n log n). Spread windows move well under one event per event.
+constexpr std::ptrdiff_t kInsertionMoves = 8;
+constexpr std::ptrdiff_t kInsertionSlack = 64;
 
-// The scan one digit at a time, from digit `d` on with the running `sum` and `full` so far: the digits the vector
-// steps below leave (all of them without SSE2).
+// The scan one digit at a time, from digit `d` on with the running `sum` so far: the digits the vector steps
+// below leave (all of them without SSE2).
 template <typename Count, std::size_t N>
-bool exclusive_prefix_tail(std::array<Count, N>& count, std::size_t d, std::size_t n, Count sum, std::uint32_t limit,
-                           bool full) {
+void exclusive_prefix_tail(std::array<Count, N>& count, std::size_t d, std::size_t n, Count sum) {
     for (; d < n; ++d) {
         const Count c = count[d];
-        full |= c > limit;
         count[d] = sum;
         sum = static_cast<Count>(sum + c);
     }
-    return full;
 }
 
-// Turns digit counts into the first output offset of each digit, and tells whether some digit counted more
-// than `limit` (counts and offsets are in bytes: sizeof(Event) per event). Four digits per step where SSE2 is available (every x86-64): the scan runs once
+// Turns digit counts into the first output offset of each digit (counts and offsets are in bytes:
+// sizeof(Event) per event). Four digits per step where SSE2 is available (every x86-64): the scan runs once
 // per fine bucket, 1-2 per event, and was a fifth of a window load's instructions one digit at a time.
-bool exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
+void exclusive_prefix(std::array<std::uint32_t, kDigits>& count, std::size_t n) {
     std::size_t d = 0;
     std::uint32_t sum = 0;
-    bool full = false;
 #if defined(__SSE2__)
     __m128i carry = _mm_setzero_si128();
-    __m128i over = _mm_setzero_si128();
-    const __m128i lim = _mm_set1_epi32(static_cast<int>(limit));
     for (; d + 4 <= n; d += 4) {
         auto* at = reinterpret_cast<__m128i*>(count.data() + d);
         const __m128i x = _mm_loadu_si128(at);
-        // Counts are below 2^31 (kMaxBytes32): the signed comparison is the unsigned one.
-        over = _mm_or_si128(over, _mm_cmpgt_epi32(x, lim));
         __m128i scan = _mm_add_epi32(x, _mm_slli_si128(x, 4));
         scan = _mm_add_epi32(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the four
         _mm_storeu_si128(at, _mm_add_epi32(carry, _mm_sub_epi32(scan, x)));
         carry = _mm_add_epi32(carry, _mm_shuffle_epi32(scan, 0xff));
     }
     sum = static_cast<std::uint32_t>(_mm_cvtsi128_si32(carry));
-    full = _mm_movemask_epi8(over) != 0;
 #endif
-    return exclusive_prefix_tail(count, d, n, sum, limit, full);
+    exclusive_prefix_tail(count, d, n, sum);
 }
 
 // The same on 16-bit counts, eight digits per step: for windows of at most kMaxBytes16 bytes of events, i.e.
 // every window of PHOLD (~64 events), whose loads spent a fifth of their instructions in the 32-bit scan.
 constexpr std::size_t kMaxBytes16 = 0x7fff;  // below 2^15: the signed 16-bit comparison is the unsigned one
 constexpr std::size_t kMaxBytes32 = 0x7fffffff;
-bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
+void exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n) {
     std::size_t d = 0;
     std::uint16_t sum = 0;
-    bool full = false;
 #if defined(__SSE2__)
     __m128i carry = _mm_setzero_si128();
-    __m128i over = _mm_setzero_si128();
-    const __m128i lim = _mm_set1_epi16(static_cast<short>(limit));
     for (; d + 8 <= n; d += 8) {
         auto* at = reinterpret_cast<__m128i*>(count.data() + d);
         const __m128i x = _mm_loadu_si128(at);
-        over = _mm_or_si128(over, _mm_cmpgt_epi16(x, lim));
         __m128i scan = _mm_add_epi16(x, _mm_slli_si128(x, 2));
         scan = _mm_add_epi16(scan, _mm_slli_si128(scan, 4));
         scan = _mm_add_epi16(scan, _mm_slli_si128(scan, 8));  // inclusive sums inside the eight
@@ -94,27 +83,22 @@ bool exclusive_prefix(std::array<std::uint16_t, kDigits>& count, std::size_t n, 
         carry = _mm_add_epi16(carry, _mm_shuffle_epi32(_mm_shufflehi_epi16(scan, 0xff), 0xff));
     }
     sum = static_cast<std::uint16_t>(_mm_extract_epi16(carry, 0));
-    full = _mm_movemask_epi8(over) != 0;
 #endif
-    return exclusive_prefix_tail(count, d, n, sum, limit, full);
+    exclusive_prefix_tail(count, d, n, sum);
 }
 
 // The same on 8-bit counts in 8-byte units (3 per event), sixteen digits per step: for windows of at most
 // kMaxUnits8 / 3 = 85 events, most of PHOLD's (~66 events each), whose loads spent a sixth of their
-// instructions in the 16-bit scan. Sums stay at most 255: the scan cannot wrap; the limit test is unsigned.
+// instructions in the 16-bit scan. Sums stay at most 255: the scan cannot wrap.
 constexpr std::size_t kMaxUnits8 = 0xff;
-bool exclusive_prefix(std::array<std::uint8_t, kDigits>& count, std::size_t n, std::uint32_t limit) {
+void exclusive_prefix(std::array<std::uint8_t, kDigits>& count, std::size_t n) {
     std::size_t d = 0;
     std::uint8_t sum = 0;
-    bool full = false;
 #if defined(__SSE2__)
     __m128i carry = _mm_setzero_si128();
-    __m128i over = _mm_setzero_si128();
-    const __m128i lim = _mm_set1_epi8(static_cast<char>(limit));
     for (; d + 16 <= n; d += 16) {
         auto* at = reinterpret_cast<__m128i*>(count.data() + d);
         const __m128i x = _mm_loadu_si128(at);
-        over = _mm_or_si128(over, _mm_subs_epu8(x, lim));  // nonzero where a count exceeds the limit
         __m128i scan = _mm_add_epi8(x, _mm_slli_si128(x, 1));
         scan = _mm_add_epi8(scan, _mm_slli_si128(scan, 2));
         scan = _mm_add_epi8(scan, _mm_slli_si128(scan, 4));
@@ -125,9 +109,8 @@ bool exclusive_prefix(std::array<std::uint8_t, kDigits>& count, std::size_t n, s
         carry = _mm_add_epi8(carry, _mm_shuffle_epi32(_mm_shufflehi_epi16(pairs, 0xff), 0xff));
     }
     sum = static_cast<std::uint8_t>(_mm_cvtsi128_si32(carry));
-    full = _mm_movemask_epi8(_mm_cmpeq_epi8(over, _mm_setzero_si128())) != 0xffff;
 #endif
-    return exclusive_prefix_tail(count, d, n, sum, limit, full);
+    exclusive_prefix_tail(count, d, n, sum);
 }
 
 // at += n as one add to memory: g++ otherwise copies the count it has just read (for the address) to another
@@ -310,24 +293,12 @@ void RadixQueue::load(Window& w, std::int64_t start) {
             constexpr std::uint32_t kStep = kSize / kScale;
             std::fill_n(count.begin(), digits, Count{0});
             each([&](const Event& e) { count[static_cast<std::uint64_t>(e.time - start) >> drop] += kStep; });
-            const bool full = exclusive_prefix(count, digits, kInsertionMax * kStep);
+            exclusive_prefix(count, digits);
             each([&](const Event& e) {
                 Count& at = count[static_cast<std::uint64_t>(e.time - start) >> drop];
                 *reinterpret_cast<Event*>(base + std::size_t{at} * kScale) = e;
                 add_to(at, kStep);
             });
-            if (full) [[unlikely]] {
-                // Bursts (many events at one time): sort the full fine buckets by comparison, so that the
-                // insertion pass below stays linear. count[d] is now the end of fine bucket d.
-                std::uint32_t begin = 0;
-                for (std::size_t d = 0; d < digits; ++d) {
-                    const std::uint32_t end = count[d] / kStep;
-                    if (end - begin > kInsertionMax) {
-                        std::sort(out + begin, out + end, [](const Event& a, const Event& b) { return before(a, b); });
-                    }
-                    begin = end;
-                }
-            }
         };
         if (n * (kSize / 8) <= kMaxUnits8) [[likely]] {
             std::array<std::uint8_t, kDigits> count;
@@ -347,6 +318,9 @@ void RadixQueue::load(Window& w, std::int64_t start) {
         Event* const last = out + n;
         last->time = std::numeric_limits<std::int64_t>::min();
         Event* p = out;  // out[0..p] is ordered
+        // Moves left, in bytes (kept in bytes: a count of events would divide the pointers' difference by 24).
+        std::ptrdiff_t budget = (static_cast<std::ptrdiff_t>(n) * kInsertionMoves + kInsertionSlack) *
+                                static_cast<std::ptrdiff_t>(sizeof(Event));
         for (;;) {
             while (p[1].time > p[0].time) ++p;
             ++p;
@@ -359,6 +333,11 @@ void RadixQueue::load(Window& w, std::int64_t start) {
                     --at;
                 } while (at != out && before(e, at[-1]));
                 *at = e;
+                budget -= reinterpret_cast<char*>(p) - reinterpret_cast<char*>(at);
+                if (budget < 0) [[unlikely]] {
+                    std::sort(out, last, [](const Event& a, const Event& b) { return before(a, b); });
+                    break;
+                }
             }
         }
     } else {

@@ -28,8 +28,8 @@ namespace loom::sim {
 // the top bits of the events' offsets inside the window (bit_width(events) of them, at most kDigitBits; both
 // reads of the window walk its chunks in order) spreads them over 1-2 fine buckets per event, then an
 // insertion pass orders each fine bucket by (time, key); its inner loop runs only for the few events that
-// arrived out of order inside a fine bucket. Fine buckets fuller than 16 events (bursts at one time) are
-// sorted by comparison first, and windows wider than 2^16 ps (sparse workloads) sort by comparison.
+// arrived out of order inside a fine bucket. A pass that moves over 8 events per event (bursts at one time)
+// sorts the window by comparison instead, and windows wider than 2^16 ps (sparse workloads) sort by comparison.
 // Memory: 24 bytes per ring event, the unused tail of each window's last chunk, 16 bytes per window, and the
 // load buffer (the largest window's events); the tuner keeps windows <= pending / kMinPerWindow (at least
 // kMinWindows), which keeps the chunk tails small next to the events.
@@ -48,7 +48,7 @@ public:
     static constexpr std::size_t kMinWindows = 64;
     static constexpr std::size_t kDefaultWindows = 256;      // with the default width, a 524 ns ring
     static constexpr std::size_t kMaxWindows = std::size_t{1} << 22;
-    static constexpr std::size_t kChunk = 8;                 // events per chunk: 192 bytes, three cache lines
+    static constexpr std::size_t kChunk = 16;                // events per chunk: 384 bytes, six cache lines
     static constexpr std::uint64_t kTargetPerWindow = 64;    // events per activated window (bench-tuned: 32-128
                                                              // alike on PHOLD, 512 and up slower)
     static constexpr std::uint64_t kMinPerWindow = 16;       // memory: windows <= pending / this
@@ -69,8 +69,8 @@ public:
         }
         push_slow(time, key, target, arg);
     }
-    // push() for an event inside the ring (returns true: its window's head chunk has room seven pushes in
-    // eight, else a new chunk is taken by a call); an event outside it changes nothing and returns false, and
+    // push() for an event inside the ring (returns true: its window's head chunk has room fifteen pushes
+    // in sixteen, else a new chunk is taken by a call); an event outside it changes nothing and returns false, and
     // the caller calls push(). For Simulator::push_to, whose common path then needs no saved register (the
     // slow paths' arguments are set up only where they are taken).
     // The ring test is two comparisons with memory, the horizon first: a refusing queue (refuse_try_push) has

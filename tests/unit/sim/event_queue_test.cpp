@@ -283,6 +283,35 @@ TEST_CASE("A radix window of any count of events, full chunks or not, pops all o
     }
 }
 
+TEST_CASE("Radix windows filled in turn keep their head chunks' places while the chunk pool grows") {
+    // Pushes go round the 64 windows one event at a time after w % kChunk events into window w, so that the
+    // windows' head chunks fill out of step and most are partly filled when the pool (128 chunks at first)
+    // grows and moves: their write positions must move with it.
+    static_assert(RadixQueue::kChunk + 1 <= 255, "a window's room byte counts 1 + a chunk's free places");
+    for (const std::size_t per_window : {RadixQueue::kChunk - 1, RadixQueue::kChunk, 2 * RadixQueue::kChunk + 3}) {
+        INFO("events per window " << per_window);
+        RadixQueue radix(10, 64, false);
+        HeapQueue heap;
+        std::uint64_t counter = 0;
+        std::size_t pushed = 0;
+        auto push = [&](std::int64_t w, std::size_t k) {
+            const Event e{w * 1024 + static_cast<std::int64_t>((k * 53) % 997),
+                          key::make(Phase::Delivery, 3, counter++), 0, 0};
+            radix.push(e);
+            heap.push(e);
+            ++pushed;
+        };
+        for (std::int64_t w = 0; w < 64; ++w) {
+            for (std::size_t k = 0; k < static_cast<std::size_t>(w) % RadixQueue::kChunk; ++k) push(w, 1000 + k);
+        }
+        for (std::size_t k = 0; k < per_window; ++k) {
+            for (std::int64_t w = 0; w < 64; ++w) push(w, k);
+        }
+        CHECK(radix.size() == pushed);
+        CHECK(same(drain(heap), drain(radix)));
+    }
+}
+
 TEST_CASE("A radix queue's pop_above_mark tells whether it held more events than its mark before the pop") {
     // The kernel's batch dispatch samples the peak of pending events with it (Simulator::next_in_batch).
     loom::Rng rng(11);
