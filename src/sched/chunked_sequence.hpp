@@ -48,6 +48,7 @@ public:
     // that the array of chunk ends stays small (a chunk per 64-128 elements). Not tuned: 128 bookings are 5 KiB,
     // which a binary search covers in 7 probes.
     static constexpr std::size_t kMaxChunk = 128;
+    static constexpr std::size_t kFirstChunk = 4;  // a new chunk's room
 
     // A position: chunk index and index in the chunk; end() is {chunk count, 0}.
     struct Pos {
@@ -93,15 +94,13 @@ public:
     void insert(Pos p, const T& x) {
         ++size_;
         if (chunks_.empty()) {
-            chunks_.emplace_back(1, x);
-            backs_.push_back(x);
+            start_chunk(x);
             return;
         }
         if (at_end(p)) {
             // Appending: start a new chunk when the last is full (no half-empty chunks behind the end).
             if (chunks_.back().size() == kMaxChunk) {
-                chunks_.emplace_back(1, x);
-                backs_.push_back(x);
+                start_chunk(x);
                 return;
             }
             p = Pos{chunks_.size() - 1, chunks_.back().size()};
@@ -161,10 +160,23 @@ private:
         return static_cast<std::size_t>(first_past_near(backs_.begin(), backs_.end(), from, past) - backs_.begin());
     }
 
+    // A new last chunk holding x, with room for kFirstChunk elements: the growth through 1 and 2 elements (a
+    // reallocation each) is skipped.
+    void start_chunk(const T& x) {
+        std::vector<T> chunk;
+        chunk.reserve(kFirstChunk);
+        chunk.push_back(x);
+        chunks_.push_back(std::move(chunk));
+        backs_.push_back(x);
+    }
+
     void split(std::size_t c) {
         auto& chunk = chunks_[c];
         const auto half = static_cast<std::ptrdiff_t>(kMaxChunk / 2);
-        std::vector<T> upper(chunk.begin() + half, chunk.end());
+        // The upper half is about to take an element: its room for a whole chunk now, not on that insert.
+        std::vector<T> upper;
+        upper.reserve(kMaxChunk);
+        upper.assign(chunk.begin() + half, chunk.end());
         chunk.erase(chunk.begin() + half, chunk.end());
         backs_[c] = chunk.back();
         const T upper_back = upper.back();

@@ -34,7 +34,7 @@ void Scheduler::commit(std::size_t i, Time ready) {
             const bool shared = pair_ != kNoPair && static_cast<std::size_t>(r) < pair_routes_;
             std::int32_t* id = nullptr;
             if (shared) {
-                std::vector<std::int32_t>& ids = pair_route_ids_[pair_];
+                std::vector<std::int32_t>& ids = pair_state_->route_ids;
                 if (ids.size() < pair_routes_) ids.resize(pair_routes_, -1);
                 id = &ids[static_cast<std::size_t>(r)];
                 if (*id >= 0) return u = *id;

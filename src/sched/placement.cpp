@@ -974,28 +974,31 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     overlay_.staging.clear();
     stage_ = x.dsts.size() == 1;
     pair_ = kNoPair;
+    pair_state_ = nullptr;
     pair_candidates_ = nullptr;
     pair_routes_ = 0;
     own_routes_.clear();
     if (x.dsts.size() == 1) {
-        // Read in place from the route cache (stable until the pair's last transfer is planned: release_pair()).
-        const std::vector<Route>& routes = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
-        if (routes.empty())
-            throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
-                                         topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
-        pair_candidates_ = routes.data();
-        pair_routes_ = routes.size();
-        // The candidates of a pair are the same every time (route.hpp, RouteCache): so are their shapes.
         const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.src)) << 32) |
                                    static_cast<std::uint32_t>(x.dsts[0]);
-        auto [facts, added] = pair_shapes_.try_emplace(pair);
-        if (added) {
-            for (const Route& route : routes) facts->second.shapes.push_back(shape_id(route));
-            facts->second.latency = fastest_latency(routes, x.dsts[0]);
+        PairState& state = pairs_[pair];
+        if (state.routes == nullptr) {
+            // Read in place from the route cache (stable until the pair's last transfer is planned: release_pair()).
+            const std::vector<Route>& routes = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);
+            if (routes.empty())
+                throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
+                                             topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
+            // The candidates of a pair are the same every time (route.hpp, RouteCache): so are their shapes.
+            for (const Route& route : routes) state.shapes.push_back(shape_id(route));
+            state.latency = fastest_latency(routes, x.dsts[0]);
+            state.routes = &routes;
         }
-        shape_of_ = facts->second.shapes;
+        pair_candidates_ = state.routes->data();
+        pair_routes_ = state.routes->size();
+        shape_of_ = state.shapes;
         pair_ = pair;
-        duration_lb_[i] = transfer_duration_bound(net_, x, n, std::span<const Time>(&facts->second.latency, 1));
+        pair_state_ = &state;
+        duration_lb_[i] = transfer_duration_bound(net_, x, n, std::span<const Time>(&state.latency, 1));
         std::vector<std::int32_t>& all = all_routes_;
         std::vector<std::int32_t>& minimal = minimal_routes_;
         all.clear();

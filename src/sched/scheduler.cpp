@@ -143,7 +143,7 @@ Schedule Scheduler::run() {
         }
         // Point-to-point transfers per pair of TSPs, so that a pair's search state goes after its last one.
         for (const workload::Transfer& x : set_.transfers)
-            if (x.dsts.size() == 1) ++pair_remaining_[pair_key(x)];
+            if (x.dsts.size() == 1) ++pairs_[pair_key(x)].remaining;
         using Ready = std::pair<std::int64_t, std::size_t>;  // (ready ps, position)
         std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
         for (std::size_t i = 0; i < n; ++i) {
@@ -156,13 +156,7 @@ Schedule Scheduler::run() {
             const std::size_t i = ready.top().second;
             ready.pop();
             plan_transfer(i, pending[i].ready_at);
-            if (set_.transfers[i].dsts.size() == 1) {
-                const auto left = pair_remaining_.find(pair_key(set_.transfers[i]));
-                if (--left->second == 0) {
-                    release_pair(left->first);
-                    pair_remaining_.erase(left);
-                }
-            }
+            if (set_.transfers[i].dsts.size() == 1 && --pair_state_->remaining == 0) release_pair(pair_);
             const std::uint32_t followers = first[i] + dependent_count[i];
             for (std::uint32_t e = first[i]; e < followers; ++e) {
                 const std::size_t j = edges[e];
@@ -199,8 +193,8 @@ void Scheduler::release_pair(std::uint64_t pair) {
             cache.pairs.erase(it);
         }
     }
-    pair_shapes_.erase(pair);
-    pair_route_ids_.erase(pair);
+    pairs_.erase(pair);
+    pair_state_ = nullptr;
 }
 
 void Scheduler::release_search_state() {
@@ -217,7 +211,7 @@ void Scheduler::release_search_state() {
     overlay_ = Overlay{};
     drop(shapes_);
     drop(shape_of_);
-    drop(pair_shapes_);
+    drop(pairs_);
     drop(known_);
     drop(known_hint_);
     drop(template_hops_);
@@ -239,8 +233,6 @@ void Scheduler::release_search_state() {
     drop(commit_used_);
     drop(commit_routes_seen_);
     scratch_ = Option{};
-    drop(pair_route_ids_);
-    drop(pair_remaining_);
     drop(staging_used_);
     drop(done_);
     drop(consume_after_);

@@ -369,13 +369,19 @@ private:
     // template_index_'s entry of route's hops and length n.
     TemplateRef& timing_key(const Route& route, std::int64_t n);
     std::vector<std::int32_t> shape_of_;                        // by candidate route: its shape, -1 until asked
-    // By pair (src << 32 | dst): its candidates' shapes, and their least single-vector latency to dst (for
-    // transfer_duration_bound(), which otherwise read every candidate's leaves from the route cache per transfer).
-    struct PairFacts {
+    // By point-to-point pair (src << 32 | dst), one record found by one hash lookup per transfer: the pair's
+    // candidates in the route cache (null until its first transfer is planned; stable until release_pair()), their
+    // shapes, their least single-vector latency to dst (for transfer_duration_bound(), which otherwise read every
+    // candidate's leaves from the route cache per transfer), each candidate's id in used_routes_ (-1: not used yet)
+    // and the pair's transfers not planned yet. A node's address is stable, so plan_transfer() keeps the record's.
+    struct PairState {
+        const std::vector<Route>* routes = nullptr;
         std::vector<std::int32_t> shapes;
         Time latency = Time::max();
+        std::vector<std::int32_t> route_ids;
+        std::uint32_t remaining = 0;
     };
-    std::unordered_map<std::uint64_t, PairFacts> pair_shapes_;
+    std::unordered_map<std::uint64_t, PairState> pairs_;
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
@@ -408,9 +414,7 @@ private:
     static constexpr std::uint64_t kNoPair = ~std::uint64_t{0};
     std::uint64_t pair_ = kNoPair;
     std::size_t pair_routes_ = 0;
-    // By pair: each candidate's id in used_routes_ (-1: not used yet), a hash lookup per commit rather than a tree's.
-    std::unordered_map<std::uint64_t, std::vector<std::int32_t>> pair_route_ids_;
-    std::unordered_map<std::uint64_t, std::uint32_t> pair_remaining_;  // pair -> point-to-point transfers not planned
+    PairState* pair_state_ = nullptr;  // pairs_'s record of pair_
     BlockList<CommittedTrain> committed_;
     BlockList<std::pair<std::int64_t, std::int64_t>> committed_hops_;  // (k_from, cycle), train after train
     std::vector<std::int64_t> staging_used_;                          // by TSP, bytes

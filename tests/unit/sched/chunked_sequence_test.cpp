@@ -100,3 +100,21 @@ TEST_CASE("A chunked sequence answers like a sorted vector over random inserts, 
     }
     CHECK(s.to_vector() == ref);
 }
+
+TEST_CASE("A chunked sequence's new chunks have room for a few elements, a split's upper half for a whole chunk") {
+    Seq s;
+    s.insert(s.end(), 0);
+    CHECK(s.chunk(0).capacity() >= Seq::kFirstChunk);
+    for (std::int64_t v = 1; v < static_cast<std::int64_t>(Seq::kMaxChunk) + 1; ++v) s.insert(s.end(), 2 * v);
+    REQUIRE(s.chunks() == 2);  // the full first chunk, then a new one holding the last append
+    CHECK(s.chunk(1).size() == 1);
+    CHECK(s.chunk(1).capacity() >= Seq::kFirstChunk);
+    // 1 goes into the full first chunk, which splits; the upper half keeps room for a whole chunk.
+    s.insert(s.first_past([](std::int64_t x) { return x > 0; }), 1);
+    REQUIRE(s.chunks() == 3);
+    CHECK(s.chunk(1).size() == Seq::kMaxChunk / 2);
+    CHECK(s.chunk(1).capacity() >= Seq::kMaxChunk);
+    const std::vector<std::int64_t> v = s.to_vector();
+    CHECK(std::is_sorted(v.begin(), v.end()));
+    CHECK(v.size() == Seq::kMaxChunk + 2);
+}
