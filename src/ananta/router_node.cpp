@@ -120,6 +120,10 @@ void RouterNode::on_packet(const IpPacket& in) {
     forward(static_cast<std::uint32_t>(port), in);
 }
 
+std::unique_ptr<IpIn> RouterNode::make_input(const std::string& name) {
+    return std::make_unique<IpIn>(ctx(), name, this, sim::handler<&RouterNode::arrival>);
+}
+
 void RouterNode::enable_bgp(std::unique_ptr<BgpPeer> peer, BgpRouteListener* listener) {
     bgp_ = std::move(peer);
     has_bgp_ = bgp_ != nullptr;
