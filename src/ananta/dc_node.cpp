@@ -84,15 +84,17 @@ std::uint32_t DcNode::add_port(const std::string& name, const LinkTiming& timing
     }
     out->engine().set_data_queue(data_queue);
     outs_.push_back(out);
-    ins_.push_back(std::make_unique<IpIn>(ctx(), name + "_in", this, sim::handler<&DcNode::arrival>));
+    ins_.push_back(make_input(name + "_in"));
     if (prefetches()) ins_.back()->enable_prefetch<DcNode>();
     return static_cast<std::uint32_t>(outs_.size() - 1);
 }
 
+std::unique_ptr<IpIn> DcNode::make_input(const std::string& name) {
+    return std::make_unique<IpIn>(ctx(), name, this, sim::handler<&DcNode::arrival>);
+}
+
 void DcNode::arrival(const IpIn::PacketType& p) {
-    if (traced(p.payload)) [[unlikely]] note_received(p.payload);
-    if (frozen_) [[unlikely]] return drop(p.payload, shared_.frozen);
-    on_packet(p.payload);
+    if (admit(p.payload)) on_packet(p.payload);
 }
 
 void DcNode::note_received(const IpPacket& p) {

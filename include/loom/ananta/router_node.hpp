@@ -54,6 +54,12 @@ private:
         return k < count ? data[k] : -1;
     }
     void on_packet(const IpPacket& p) override;
+    // Every router hop's arrival: its input ports call it directly (make_input), and it calls on_packet
+    // without the virtual table.
+    std::unique_ptr<IpIn> make_input(const std::string& name) override;
+    void arrival(const IpIn::PacketType& p) {
+        if (admit(p.payload)) RouterNode::on_packet(p.payload);
+    }
     std::int64_t route(const IpPacket& p) const;
 
     // Hot: what routing a packet reads, besides DcNode's first line, in two lines of their own (the first starts

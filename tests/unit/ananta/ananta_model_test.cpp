@@ -232,6 +232,27 @@ TEST_CASE("A SYN that is never answered is resent at exactly 1 s, 3 s and 7 s af
     CHECK(r.drops("frozen") == 4);
 }
 
+TEST_CASE("A frozen router drops what reaches it as frozen, and its arrivals are traced first") {
+    // Routers take their arrivals through their own input binding (RouterNode::make_input), not DcNode's.
+    Json c = small_config();
+    c["end_time"] = "20s";
+    c["tcp"] = {{"max_retries", 2}};
+    c["scenario"] = Json::array({{{"at", "0s"}, {"action", "freeze"}, {"target", "ananta.border0"}}});
+    Run r(c);
+    const std::vector<HopRecord> syn = hops_with_flags(r, tcp_flag::kSyn);
+    std::size_t received = 0;
+    for (const HopRecord& h : syn) {
+        CHECK(h.node != r.model->tors()[0]->index());  // nothing got past the border
+        if (h.node == r.model->borders()[0]->index()) {
+            CHECK(h.event != HopEvent::Sent);
+            if (h.event == HopEvent::Received) ++received;
+        }
+    }
+    CHECK(received == 3);  // the SYN and its two resends
+    CHECK(r.drops("frozen") == 3);
+    CHECK(r.model->records()[0].record.outcome == ConnectionOutcome::Failed);
+}
+
 TEST_CASE("Under overload every packet is still delivered or dropped with a reason") {
     Json c = small_config();
     c["traffic"][0]["connections_per_s"] = 2000;
