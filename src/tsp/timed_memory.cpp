@@ -6,10 +6,8 @@
 #include <string>
 
 namespace loom::tsp {
-std::uint32_t TimedMemory::checked_slot(std::int64_t slot) {
-    if (slot < 0 || slot > std::int64_t{0x7fffffff})
-        throw std::out_of_range("TimedMemory: slot " + std::to_string(slot) + " is outside [0, 2^31)");
-    return static_cast<std::uint32_t>(slot);
+void TimedMemory::throw_outside(std::int64_t slot) {
+    throw std::out_of_range("TimedMemory: slot " + std::to_string(slot) + " is outside [0, 2^31)");
 }
 
 TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) {

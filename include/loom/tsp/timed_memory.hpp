@@ -124,7 +124,12 @@ private:
         friend auto operator<=>(const Due&, const Due&) = default;
     };
 
-    static std::uint32_t checked_slot(std::int64_t slot);
+    static std::uint32_t checked_slot(std::int64_t slot) {
+        if (slot < 0 || slot > std::int64_t{0x7fffffff}) [[unlikely]]
+            throw_outside(slot);
+        return static_cast<std::uint32_t>(slot);
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] static void throw_outside(std::int64_t slot);
     static bool bit(const std::array<std::uint64_t, kPageSlots / 64>& m, std::uint32_t i) {
         return (m[i >> 6] >> (i & 63)) & 1u;
     }
