@@ -317,6 +317,28 @@ std::int64_t TimedMemory::final_value(std::int64_t slot64) const {
     return value;
 }
 
+void TimedMemory::final_range(std::int64_t first, std::int64_t count, std::int64_t* out) const {
+    for (std::int64_t k = 0; k < count;) {
+        const std::int64_t s = first + k;
+        if (s < 0 || s > std::int64_t{0x7fffffff}) {
+            out[k++] = 0;
+            continue;
+        }
+        const auto slot = static_cast<std::uint32_t>(s);
+        const std::int64_t n = std::min<std::int64_t>(count - k, kPageSlots - (slot & (kPageSlots - 1)));
+        const Page* p = page_of(slot);
+        if (p == nullptr) {
+            std::fill(out + k, out + k + n, std::int64_t{0});
+        } else {
+            for (std::int64_t j = 0; j < n; ++j) {
+                const std::uint32_t i = (slot + static_cast<std::uint32_t>(j)) & (kPageSlots - 1);
+                out[k + j] = bit(p->unsettled, i) ? final_value(s + j) : p->value[i];
+            }
+        }
+        k += n;
+    }
+}
+
 std::vector<std::pair<std::int64_t, std::int64_t>> TimedMemory::final_contents() const {
     std::vector<std::pair<std::int64_t, std::int64_t>> out;
     out.reserve(cells_);

@@ -214,8 +214,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
                 seed(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
         }
         values.resize(static_cast<std::size_t>(r.count));
-        for (std::int64_t k = 0; k < r.count; ++k)
-            values[static_cast<std::size_t>(k)] = program.data_check->initial_value(r.tsp, r.first + k);
+        program.data_check->initial_values(r.tsp, r.first, r.count, values.data());
         memory_.init_range(r.first, values.data(), r.count);
     }
     for (const sched::PredictedRun& run : program.predicted) {
