@@ -231,6 +231,27 @@ void TimedMemory::touch(std::int64_t slot64) {
 }
 
 void TimedMemory::touch_nonzero(std::int64_t first, const std::vector<std::int64_t>& values) {
+    const auto count = static_cast<std::int64_t>(values.size());
+    if (count > 0 && first >= 0 && first + count - 1 <= std::int64_t{0x7fffffff}) {
+        // Every slot inside [0, 2^31): a page at a time, looked up at its first non-zero value.
+        const auto lo = static_cast<std::uint32_t>(first);
+        for (std::int64_t k = 0; k < count;) {
+            const std::uint32_t slot = lo + static_cast<std::uint32_t>(k);
+            const std::int64_t n = std::min<std::int64_t>(count - k, kPageSlots - (slot & (kPageSlots - 1)));
+            Page* pp = nullptr;
+            for (std::int64_t j = 0; j < n; ++j) {
+                if (values[static_cast<std::size_t>(k + j)] == 0) continue;
+                if (pp == nullptr) pp = &page_for(slot);
+                const std::uint32_t i = (slot + static_cast<std::uint32_t>(j)) & (kPageSlots - 1);
+                if (bit(pp->cell, i)) continue;
+                set_bit(pp->cell, i, true);
+                pp->value[i] = 0;
+                ++cells_;
+            }
+            k += n;
+        }
+        return;
+    }
     Page* pp = nullptr;
     std::uint32_t page = 0;
     for (std::size_t k = 0; k < values.size(); ++k) {
@@ -281,7 +302,7 @@ void TimedMemory::read_range(std::int64_t first, std::int64_t count, AccessKey k
             for (std::uint32_t t = s; t <= page_end; ++t) {
                 const std::uint32_t i = t & (kPageSlots - 1);
                 if (!bit(p->cell, i)) continue;
-                const std::int64_t v = value_at(*p, t, key);
+                const std::int64_t v = bit(p->unsettled, i) ? value_at(*p, t, key) : p->value[i];
                 if (v != 0) out.emplace_back(t - lo, v);
             }
         }

@@ -346,3 +346,24 @@ TEST_CASE("final_range gives final_value of every slot, over pages, unsettled ve
     m.final_range(-2, 4, edge.data());  // slots -2 and -1 are outside: 0, as final_value gives
     CHECK(edge == std::vector<std::int64_t>{0, 0, 0, 0});
 }
+
+TEST_CASE("touch_nonzero gives a cell to exactly the non-zero values' slots, across pages, keeping their values") {
+    TimedMemory m;
+    m.init(300, 9);  // already a cell: touching keeps its value
+    std::vector<std::int64_t> values(600, 0);
+    values[0] = 1;          // slot 200
+    values[100] = 5;        // slot 300 (has a cell)
+    values[56] = -1;        // slot 256, the next page's first
+    values[599] = 2;        // slot 799
+    m.touch_nonzero(200, values);
+    CHECK(m.cells() == 4);
+    CHECK(m.final_value(300) == 9);
+    CHECK(m.final_value(200) == 0);
+    CHECK_FALSE(m.untouched(256, 1));
+    CHECK(m.untouched(201, 55));
+    CHECK(m.untouched(512, 287));
+    CHECK_FALSE(m.untouched(799, 1));
+    // Outside [0, 2^31): a non-zero value there throws, as touch() does.
+    std::vector<std::int64_t> outside{0, 3};
+    CHECK_THROWS_AS(m.touch_nonzero(std::int64_t{0x7fffffff}, outside), std::out_of_range);
+}
