@@ -126,10 +126,13 @@ void from_collective(const workload::CollectiveLayout& L, std::int64_t vb, DataC
     const std::int64_t base = L.address / vb;
     auto sums = [&] {
         c.pool.assign(static_cast<std::size_t>(L.vectors), 0);
-        for (std::int64_t r = 0; r < N; ++r)
+        std::vector<std::int64_t> values(static_cast<std::size_t>(L.vectors));
+        for (std::int64_t r = 0; r < N; ++r) {
+            c.initial_values(member(r), base, L.vectors, values.data());
             for (std::int64_t k = 0; k < L.vectors; ++k)
                 c.pool[static_cast<std::size_t>(k)] =
-                    add_wrapping(c.pool[static_cast<std::size_t>(k)], c.initial_value(member(r), base + k));
+                    add_wrapping(c.pool[static_cast<std::size_t>(k)], values[static_cast<std::size_t>(k)]);
+        }
     };
     auto copy = [&](std::uint32_t tsp, std::int64_t first, std::int64_t count, std::uint32_t src, std::int64_t from) {
         DataCheck::Expect e;
@@ -333,6 +336,13 @@ std::int64_t DataCheck::initial_value(std::uint32_t tsp, std::int64_t slot) cons
     // Distinct (tsp, slot) pairs give distinct words (slots stay far below 2^40), and mix() is a bijection.
     const std::uint64_t key = (static_cast<std::uint64_t>(tsp) << 40) ^ static_cast<std::uint64_t>(slot);
     return static_cast<std::int64_t>(mix(mix(seed) ^ key));
+}
+
+void DataCheck::initial_values(std::uint32_t tsp, std::int64_t first, std::int64_t count, std::int64_t* out) const {
+    const std::uint64_t s = mix(seed);
+    const std::uint64_t high = static_cast<std::uint64_t>(tsp) << 40;
+    for (std::int64_t k = 0; k < count; ++k)
+        out[k] = static_cast<std::int64_t>(mix(s ^ (high ^ static_cast<std::uint64_t>(first + k))));
 }
 
 bool DataCheck::expected_value(const Expect& e, std::int64_t k, std::int64_t& value) const {

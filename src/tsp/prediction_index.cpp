@@ -49,7 +49,7 @@ void PredictionIndex::freeze() {
     stepped_ = std::numeric_limits<std::size_t>::max();
 }
 
-std::optional<Time> PredictionIndex::expect(std::uint32_t transfer, std::uint32_t vector) {
+std::optional<Time> PredictionIndex::expect_other(std::uint32_t transfer, std::uint32_t vector) {
     auto covers = [&](const Entry& e) {
         return e.transfer == transfer && vector >= e.first_vector && vector - e.first_vector < e.count;
     };

@@ -6,10 +6,8 @@
 #include <string>
 
 namespace loom::tsp {
-std::uint32_t TimedMemory::checked_slot(std::int64_t slot) {
-    if (slot < 0 || slot > std::int64_t{0x7fffffff})
-        throw std::out_of_range("TimedMemory: slot " + std::to_string(slot) + " is outside [0, 2^31)");
-    return static_cast<std::uint32_t>(slot);
+void TimedMemory::throw_outside(std::int64_t slot) {
+    throw std::out_of_range("TimedMemory: slot " + std::to_string(slot) + " is outside [0, 2^31)");
 }
 
 TimedMemory::Page* TimedMemory::page_of(std::uint32_t slot) {
@@ -233,6 +231,27 @@ void TimedMemory::touch(std::int64_t slot64) {
 }
 
 void TimedMemory::touch_nonzero(std::int64_t first, const std::vector<std::int64_t>& values) {
+    const auto count = static_cast<std::int64_t>(values.size());
+    if (count > 0 && first >= 0 && first + count - 1 <= std::int64_t{0x7fffffff}) {
+        // Every slot inside [0, 2^31): a page at a time, looked up at its first non-zero value.
+        const auto lo = static_cast<std::uint32_t>(first);
+        for (std::int64_t k = 0; k < count;) {
+            const std::uint32_t slot = lo + static_cast<std::uint32_t>(k);
+            const std::int64_t n = std::min<std::int64_t>(count - k, kPageSlots - (slot & (kPageSlots - 1)));
+            Page* pp = nullptr;
+            for (std::int64_t j = 0; j < n; ++j) {
+                if (values[static_cast<std::size_t>(k + j)] == 0) continue;
+                if (pp == nullptr) pp = &page_for(slot);
+                const std::uint32_t i = (slot + static_cast<std::uint32_t>(j)) & (kPageSlots - 1);
+                if (bit(pp->cell, i)) continue;
+                set_bit(pp->cell, i, true);
+                pp->value[i] = 0;
+                ++cells_;
+            }
+            k += n;
+        }
+        return;
+    }
     Page* pp = nullptr;
     std::uint32_t page = 0;
     for (std::size_t k = 0; k < values.size(); ++k) {
@@ -283,7 +302,7 @@ void TimedMemory::read_range(std::int64_t first, std::int64_t count, AccessKey k
             for (std::uint32_t t = s; t <= page_end; ++t) {
                 const std::uint32_t i = t & (kPageSlots - 1);
                 if (!bit(p->cell, i)) continue;
-                const std::int64_t v = value_at(*p, t, key);
+                const std::int64_t v = bit(p->unsettled, i) ? value_at(*p, t, key) : p->value[i];
                 if (v != 0) out.emplace_back(t - lo, v);
             }
         }
@@ -317,6 +336,28 @@ std::int64_t TimedMemory::final_value(std::int64_t slot64) const {
     if (bit(p->unsettled, i))
         for (std::uint32_t v = first_.at(slot); v != kNone; v = version(v).next) value = version(v).value;
     return value;
+}
+
+void TimedMemory::final_range(std::int64_t first, std::int64_t count, std::int64_t* out) const {
+    for (std::int64_t k = 0; k < count;) {
+        const std::int64_t s = first + k;
+        if (s < 0 || s > std::int64_t{0x7fffffff}) {
+            out[k++] = 0;
+            continue;
+        }
+        const auto slot = static_cast<std::uint32_t>(s);
+        const std::int64_t n = std::min<std::int64_t>(count - k, kPageSlots - (slot & (kPageSlots - 1)));
+        const Page* p = page_of(slot);
+        if (p == nullptr) {
+            std::fill(out + k, out + k + n, std::int64_t{0});
+        } else {
+            for (std::int64_t j = 0; j < n; ++j) {
+                const std::uint32_t i = (slot + static_cast<std::uint32_t>(j)) & (kPageSlots - 1);
+                out[k + j] = bit(p->unsettled, i) ? final_value(s + j) : p->value[i];
+            }
+        }
+        k += n;
+    }
 }
 
 std::vector<std::pair<std::int64_t, std::int64_t>> TimedMemory::final_contents() const {

@@ -214,8 +214,7 @@ TspChip::TspChip(sim::Context& ctx, const TspSystem& system, topo::VertexId vert
                 seed(r.first + k, program.data_check->initial_value(r.tsp, r.first + k));
         }
         values.resize(static_cast<std::size_t>(r.count));
-        for (std::int64_t k = 0; k < r.count; ++k)
-            values[static_cast<std::size_t>(k)] = program.data_check->initial_value(r.tsp, r.first + k);
+        program.data_check->initial_values(r.tsp, r.first, r.count, values.data());
         memory_.init_range(r.first, values.data(), r.count);
     }
     for (const sched::PredictedRun& run : program.predicted) {
@@ -755,7 +754,7 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
                 need = I.issue + receive_slot.value();  // rule 6
                 receive_slot.next();
             }
-            check_vector(ip, I, ip.arrived - cl.start + 1, run, k, t, need, last);
+            check_vector(ip, I, ip.arrived - cl.start + 1, run, k, t, need, last, fwd, final_hop);
             if (final_hop) {
                 latency_.record((t - (run.origin_start + origin.value())).count());
                 origin.next();
@@ -781,66 +780,88 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
     }
 }
 
-void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run, std::int64_t k,
-                           Time t, Time need, Time last_slot) {
-    const std::uint32_t vec = run.first_vector + static_cast<std::uint32_t>(k);
-    const std::int32_t port = ip.port;
-    const std::uint32_t want = I.ins.first_vector + static_cast<std::uint32_t>(pos - 1);
-    if (run.transfer != I.ins.transfer || vec != want) {
-        report(t, port, run.transfer, vec, ErrorKind::Unexpected,
-               fmt::format("vector arrived where none is expected: transfer {} vector {} came where instruction {} "
-                           "({} at cycle {}) expects transfer {} vector {}",
-                           run.transfer, vec, I.order, sched::op_name(I.ins.op), I.ins.cycle, I.ins.transfer, want));
+// The per-vector check's reports, out of line: they are rare, and their formatting kept the hot path's registers
+// spilled.
+void TspChip::report_unexpected(const InPortState& ip, const InstrState& I, const VectorRun& run, std::uint32_t vec,
+                                std::uint32_t want, Time t) {
+    report(t, ip.port, run.transfer, vec, ErrorKind::Unexpected,
+           fmt::format("vector arrived where none is expected: transfer {} vector {} came where instruction {} "
+                       "({} at cycle {}) expects transfer {} vector {}",
+                       run.transfer, vec, I.order, sched::op_name(I.ins.op), I.ins.cycle, I.ins.transfer, want));
+}
+
+void TspChip::report_late(const InPortState& ip, const InstrState& I, const VectorRun& run, std::uint32_t vec, Time t,
+                          Time avail, Time need) {
+    report(avail, ip.port, run.transfer, vec, ErrorKind::Late,
+           fmt::format("late vector: transfer {} vector {} arrived at {} ps, available at {} ps, but instruction {} "
+                       "({} at cycle {}) needed it at {} ps (core cycle {})",
+                       run.transfer, vec, t.count(), avail.count(), I.order, sched::op_name(I.ins.op), I.ins.cycle,
+                       need.count(), clock_.edge_at_or_before(need)));
+}
+
+void TspChip::report_overflow(const InPortState& ip, const VectorRun& run, std::uint32_t vec, Time t) {
+    report(t, ip.port, run.transfer, vec, ErrorKind::Overflow,
+           fmt::format("FIFO overflow: transfer {} vector {} arrived with {} vectors queued (fifo_depth {})",
+                       run.transfer, vec, ip.fifo.size(), fifo_depth_));
+}
+
+void TspChip::report_mispredicted(const InPortState& ip, const VectorRun& run, std::uint32_t vec, Time t,
+                                  const std::optional<Time>& p) {
+    if (!p) {
+        report(t, ip.port, run.transfer, vec, ErrorKind::Mispredicted,
+               fmt::format("transfer {} vector {} arrived on link {} with no predicted arrival", run.transfer, vec,
+                           system_.channel_name(ip.channel)));
+    } else {
+        report(t, ip.port, run.transfer, vec, ErrorKind::Mispredicted,
+               fmt::format("transfer {} vector {} arrived on link {} at {} ps, outside its predicted window "
+                           "[{}, {}] ps",
+                           run.transfer, vec, system_.channel_name(ip.channel), t.count(), p->count(),
+                           (*p + jitter_allowance_).count()));
     }
+}
+
+void TspChip::record_arrival(const InPortState& ip, const VectorRun& run, std::int64_t k, std::uint32_t vec, Time t) {
+    const std::uint64_t index = run.first_index + static_cast<std::uint64_t>(run.position + k - 1);
+    arrivals_.push_back({vertex_, ip.port, run.transfer, vec, t, ip.arrivals.view().outcome(index)});
+}
+
+inline void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run,
+                                  std::int64_t k, Time t, Time need, Time last_slot, bool fwd, bool final_hop) {
+    const std::uint32_t vec = run.first_vector + static_cast<std::uint32_t>(k);
+    const std::uint32_t want = I.ins.first_vector + static_cast<std::uint32_t>(pos - 1);
+    if (run.transfer != I.ins.transfer || vec != want) [[unlikely]]
+        report_unexpected(ip, I, run, vec, want, t);
     const Time avail = available(t);
     // It leaves the FIFO at its last slot (forwarding) or when consumed (written to memory).
-    Time leave = forwards(I.ins) ? last_slot : std::max(avail, I.issue);
-    if (avail > need) {
-        report(
-            avail, port, run.transfer, vec, ErrorKind::Late,
-            fmt::format("late vector: transfer {} vector {} arrived at {} ps, available at {} ps, but instruction {} "
-                        "({} at cycle {}) needed it at {} ps (core cycle {})",
-                        run.transfer, vec, t.count(), avail.count(), I.order, sched::op_name(I.ins.op), I.ins.cycle,
-                        need.count(), clock_.edge_at_or_before(need)));
-    }
+    Time leave = fwd ? last_slot : std::max(avail, I.issue);
+    if (avail > need) [[unlikely]]
+        report_late(ip, I, run, vec, t, avail, need);
     // The clock-crossing FIFO holds the vector from its arrival until it leaves: [t, leave).
     leave = std::max(leave, t);
     auto& fifo = ip.fifo;
     fifo.pop_through(t);
-    if (static_cast<std::int64_t>(fifo.size()) + 1 > fifo_depth_) {
-        report(t, port, run.transfer, vec, ErrorKind::Overflow,
-               fmt::format("FIFO overflow: transfer {} vector {} arrived with {} vectors queued (fifo_depth {})",
-                           run.transfer, vec, fifo.size(), fifo_depth_));
-    }
+    if (static_cast<std::int64_t>(fifo.size()) + 1 > fifo_depth_) [[unlikely]]
+        report_overflow(ip, run, vec, t);
     fifo.push(leave);
 
     if (check_predictions_) {
         ++totals_.predictions_checked;
         const std::optional<Time> p = ip.predictions.expect(run.transfer, vec);
-        if (!p) {
-            report(t, port, run.transfer, vec, ErrorKind::Mispredicted,
-                   fmt::format("transfer {} vector {} arrived on link {} with no predicted arrival", run.transfer, vec,
-                               system_.channel_name(ip.channel)));
+        if (!p) [[unlikely]] {
+            report_mispredicted(ip, run, vec, t, p);
         } else {
             const Time err = t > *p ? t - *p : *p - t;
             totals_.max_prediction_error = std::max(totals_.max_prediction_error, err);
-            if (t < *p || t > *p + jitter_allowance_) {
-                report(t, port, run.transfer, vec, ErrorKind::Mispredicted,
-                       fmt::format("transfer {} vector {} arrived on link {} at {} ps, outside its predicted window "
-                                   "[{}, {}] ps",
-                                   run.transfer, vec, system_.channel_name(ip.channel), t.count(), p->count(),
-                                   (*p + jitter_allowance_).count()));
-            }
+            if (t < *p || t > *p + jitter_allowance_) [[unlikely]]
+                report_mispredicted(ip, run, vec, t, p);
         }
     }
 
     ++totals_.vector_hops;
     totals_.last_arrival = std::max(totals_.last_arrival, t);
-    if (config_.record_limit > 0 && static_cast<std::int64_t>(arrivals_.size()) <= config_.record_limit) {
-        const std::uint64_t index = run.first_index + static_cast<std::uint64_t>(run.position + k - 1);
-        arrivals_.push_back({vertex_, port, run.transfer, vec, t, ip.arrivals.view().outcome(index)});
-    }
-    if (stores(I.ins)) {
+    if (config_.record_limit > 0 && static_cast<std::int64_t>(arrivals_.size()) <= config_.record_limit) [[unlikely]]
+        record_arrival(ip, run, k, vec, t);
+    if (final_hop) {
         ++totals_.vectors_delivered;
         totals_.last_delivery = std::max(totals_.last_delivery, t);
         if (deliveries_.empty() || deliveries_.back().first != run.transfer) deliveries_.emplace_back(run.transfer, t);
@@ -942,7 +963,7 @@ void TspChip::drop_deferred_range(std::int64_t slot0, std::int64_t count) {
     if (deferred_ranges_.empty()) deferred_overlap_ = false;
 }
 
-void TspChip::step(Deferred& d) {
+inline void TspChip::step(Deferred& d) {
     const Time t = d.in->arrivals.arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
     d.sent.next();
     d.floor = t;

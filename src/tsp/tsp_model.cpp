@@ -161,8 +161,25 @@ void TspModel::finish() {
         }
         if (program_.data_check && data_error.empty()) {
             const DataCheck& dc = *program_.data_check;
+            std::vector<std::int64_t> got_range;
             for (const DataCheck::Expect& e : dc.expected) {
                 const TspChip& chip = *chips_[e.region.tsp];
+                if (e.source == DataCheck::Source::Pool && e.pool >= 0 &&
+                    e.pool + e.region.count <= static_cast<std::int64_t>(dc.pool.size())) {
+                    // The common case (a reduction's sums) by ranges: the final values read a page at a time and
+                    // compared with the pool's; the first mismatch is reported as below.
+                    got_range.resize(static_cast<std::size_t>(e.region.count));
+                    chip.memory().final_range(e.region.first, e.region.count, got_range.data());
+                    const std::int64_t* want = dc.pool.data() + e.pool;
+                    const auto at = std::mismatch(got_range.begin(), got_range.end(), want);
+                    if (at.first != got_range.end()) {
+                        const auto k = static_cast<std::int64_t>(at.first - got_range.begin());
+                        data_error = fmt::format("data error at {} address {}: expected {}, got {}", chip.path(),
+                                                 (e.region.first + k) * vb, *at.second, *at.first);
+                        break;
+                    }
+                    continue;
+                }
                 for (std::int64_t k = 0; k < e.region.count; ++k) {
                     std::int64_t want = 0;
                     if (!dc.expected_value(e, k, want)) continue;

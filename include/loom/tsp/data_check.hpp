@@ -17,6 +17,9 @@ public:
     // The value vector slot `slot` of TSP `tsp` starts with: a 64-bit mix of (seed, tsp, slot), so that the values
     // behave as independent uniform draws and cost no memory.
     std::int64_t initial_value(std::uint32_t tsp, std::int64_t slot) const;
+    // out[k] = initial_value(tsp, first + k) for k in [0, count), mixing the seed once (tens of millions of slots
+    // are seeded and summed in the largest runs).
+    void initial_values(std::uint32_t tsp, std::int64_t first, std::int64_t count, std::int64_t* out) const;
 
     // Slots [first, first + count) of `tsp` start with initial_value(); every other slot starts at 0.
     struct Region {

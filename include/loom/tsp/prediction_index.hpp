@@ -27,7 +27,21 @@ public:
     bool empty() const { return entries_.empty(); }
     // Predicted arrival of `vector` of `transfer` on this channel (nullopt: none predicted), counting the
     // vector as seen. Lookups in increasing vector order within a run cost O(1).
-    std::optional<Time> expect(std::uint32_t transfer, std::uint32_t vector);
+    std::optional<Time> expect(std::uint32_t transfer, std::uint32_t vector) {
+        // The common case inline (it runs per vector hop): the next vector of the entry at the cursor, whose
+        // serialization is stepped to it. The same as expect_other() there.
+        if (cursor_ == stepped_) {
+            Entry& e = entries_[cursor_];
+            if (e.transfer == transfer && vector == e.first_vector + next_ && next_ < e.count) {
+                ++e.seen;
+                const Time t = e.train_start + stepper_.value() + latency_;
+                stepper_.next();
+                ++next_;
+                return t;
+            }
+        }
+        return expect_other(transfer, vector);
+    }
 
     // The entry the next lookup reads first (nullptr when none), for prefetching.
     const void* next_entry() const { return cursor_ < entries_.size() ? &entries_[cursor_] : nullptr; }
@@ -54,6 +68,8 @@ private:
         Time train_start;
     };
     Time arrival(const Entry& e, std::uint32_t j) const;
+    // expect() off its common case: another entry, or a vector out of order.
+    std::optional<Time> expect_other(std::uint32_t transfer, std::uint32_t vector);
     // What expect() reads first (it runs per vector arriving), the timing the index was made for last.
     std::vector<Entry> entries_;
     std::size_t cursor_ = 0;

@@ -77,6 +77,8 @@ public:
     bool untouched(std::int64_t first, std::int64_t count) const;
     // The value after every logged write (the end of the run).
     std::int64_t final_value(std::int64_t slot) const;
+    // out[k] = final_value(first + k) for k in [0, count), finding each page once.
+    void final_range(std::int64_t first, std::int64_t count, std::int64_t* out) const;
     // Slots with a cell, in slot order, and their final values (zeros included where a cell was written 0).
     std::vector<std::pair<std::int64_t, std::int64_t>> final_contents() const;
     // Where a read of `slot` looks first, for prefetching: its settled value and its page's cell bits (nullptr
@@ -124,7 +126,12 @@ private:
         friend auto operator<=>(const Due&, const Due&) = default;
     };
 
-    static std::uint32_t checked_slot(std::int64_t slot);
+    static std::uint32_t checked_slot(std::int64_t slot) {
+        if (slot < 0 || slot > std::int64_t{0x7fffffff}) [[unlikely]]
+            throw_outside(slot);
+        return static_cast<std::uint32_t>(slot);
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] static void throw_outside(std::int64_t slot);
     static bool bit(const std::array<std::uint64_t, kPageSlots / 64>& m, std::uint32_t i) {
         return (m[i >> 6] >> (i & 63)) & 1u;
     }

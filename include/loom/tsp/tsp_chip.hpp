@@ -332,12 +332,25 @@ private:
     // `values` (the run's) may be taken: it is left empty or holding another buffer.
     void accept(InPortState& ip, const VectorRun& run, SparseValues& values);
     // Checks vector k of `run` (position `pos` of instruction I) arriving at t, needed by `need`; a forwarded
-    // vector leaves the FIFO at `last_slot`.
-    void check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run, std::int64_t k, Time t,
-                      Time need, Time last_slot);
+    // vector leaves the FIFO at `last_slot`. `fwd` and `final_hop`: forwards(I.ins) and stores(I.ins).
+    [[gnu::always_inline]] void check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run,
+                                             std::int64_t k, Time t, Time need, Time last_slot, bool fwd,
+                                             bool final_hop);
+    // Its reports and records, out of line.
+    [[gnu::cold, gnu::noinline]] void report_unexpected(const InPortState& ip, const InstrState& I,
+                                                        const VectorRun& run, std::uint32_t vec, std::uint32_t want,
+                                                        Time t);
+    [[gnu::cold, gnu::noinline]] void report_late(const InPortState& ip, const InstrState& I, const VectorRun& run,
+                                                  std::uint32_t vec, Time t, Time avail, Time need);
+    [[gnu::cold, gnu::noinline]] void report_overflow(const InPortState& ip, const VectorRun& run, std::uint32_t vec,
+                                                      Time t);
+    [[gnu::cold, gnu::noinline]] void report_mispredicted(const InPortState& ip, const VectorRun& run,
+                                                          std::uint32_t vec, Time t, const std::optional<Time>& p);
+    [[gnu::noinline]] void record_arrival(const InPortState& ip, const VectorRun& run, std::int64_t k,
+                                          std::uint32_t vec, Time t);
     void consume(InstrState& I, Pending& part);
     // Times vector d.k of a deferred part: its key.
-    void step(Deferred& d);
+    [[gnu::always_inline]] void step(Deferred& d);
     // Writes every deferred vector with key < `before` into the memory, in key order.
     void apply_deferred(AccessKey before);
     void finish() override;

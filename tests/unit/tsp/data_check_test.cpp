@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include "loom/tsp/data_check.hpp"
 #include "loom/tsp/tsp_model.hpp"
 #include "loom/workload/collective.hpp"
@@ -152,4 +154,20 @@ TEST_CASE("One wrong bit in one slot of an all-reduce's result fails the run, na
         CHECK_FALSE(r.ok);
         CHECK_THAT(r.error, Catch::StartsWith("data error at sys.node0.tsp0 address "));
     }
+}
+
+TEST_CASE("initial_values gives initial_value of every slot of a range") {
+    loom::tsp::DataCheck dc;
+    for (std::uint64_t seed : {1ull, 7ull, 0xfedcba9876543210ull}) {
+        dc.seed = seed;
+        for (std::uint32_t tsp : {0u, 5u, 10439u}) {
+            std::vector<std::int64_t> v(300, 0);
+            dc.initial_values(tsp, 1000, 300, v.data());
+            for (std::int64_t k = 0; k < 300; ++k) CHECK(v[static_cast<std::size_t>(k)] == dc.initial_value(tsp, 1000 + k));
+        }
+    }
+    // Distinct slots, distinct values (the check relies on them behaving as independent draws).
+    std::vector<std::int64_t> v(2, 0);
+    dc.initial_values(3, 0, 2, v.data());
+    CHECK(v[0] != v[1]);
 }

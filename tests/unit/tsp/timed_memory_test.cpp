@@ -2,6 +2,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <vector>
 
 #include "loom/base/rng.hpp"
 #include "loom/tsp/timed_memory.hpp"
@@ -325,4 +326,44 @@ TEST_CASE("lines_of names a slot's settled value and its page's cell bits only w
     CHECK(m.lines_of(600).value == nullptr);  // past the pages
     CHECK(m.lines_of(-1).value == nullptr);
     CHECK(m.lines_of(std::int64_t{1} << 40).value == nullptr);
+}
+
+TEST_CASE("final_range gives final_value of every slot, over pages, unsettled versions and slots outside memory") {
+    TimedMemory m;  // keeps every version unsettled
+    m.init(250, 7);
+    m.init(300, 9);
+    m.write(255, {10_ns, 1}, 4, Time::zero());
+    m.write(255, {20_ns, 1}, 5, Time::zero());
+    m.write(256, {5_ns, 1}, -3, Time::zero());
+    m.write(700, {5_ns, 1}, 12, Time::zero());
+    std::vector<std::int64_t> got(600, -1);
+    m.final_range(240, 600, got.data());
+    for (std::int64_t k = 0; k < 600; ++k) CHECK(got[static_cast<std::size_t>(k)] == m.final_value(240 + k));
+    CHECK(got[255 - 240] == 5);
+    CHECK(got[256 - 240] == -3);
+    CHECK(got[700 - 240] == 12);
+    std::vector<std::int64_t> edge(4, -1);
+    m.final_range(-2, 4, edge.data());  // slots -2 and -1 are outside: 0, as final_value gives
+    CHECK(edge == std::vector<std::int64_t>{0, 0, 0, 0});
+}
+
+TEST_CASE("touch_nonzero gives a cell to exactly the non-zero values' slots, across pages, keeping their values") {
+    TimedMemory m;
+    m.init(300, 9);  // already a cell: touching keeps its value
+    std::vector<std::int64_t> values(600, 0);
+    values[0] = 1;          // slot 200
+    values[100] = 5;        // slot 300 (has a cell)
+    values[56] = -1;        // slot 256, the next page's first
+    values[599] = 2;        // slot 799
+    m.touch_nonzero(200, values);
+    CHECK(m.cells() == 4);
+    CHECK(m.final_value(300) == 9);
+    CHECK(m.final_value(200) == 0);
+    CHECK_FALSE(m.untouched(256, 1));
+    CHECK(m.untouched(201, 55));
+    CHECK(m.untouched(512, 287));
+    CHECK_FALSE(m.untouched(799, 1));
+    // Outside [0, 2^31): a non-zero value there throws, as touch() does.
+    std::vector<std::int64_t> outside{0, 3};
+    CHECK_THROWS_AS(m.touch_nonzero(std::int64_t{0x7fffffff}, outside), std::out_of_range);
 }
