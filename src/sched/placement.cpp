@@ -981,7 +981,7 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     if (x.dsts.size() == 1) {
         const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.src)) << 32) |
                                    static_cast<std::uint32_t>(x.dsts[0]);
-        PairState& state = pairs_[pair];
+        PairState& state = pairs_[pair_of_[i]];
         if (state.routes == nullptr) {
             // Read in place from the route cache (stable until the pair's last transfer is planned: release_pair()).
             const std::vector<Route>& routes = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);

@@ -237,11 +237,6 @@ private:
     std::int32_t shape_id(const Route& route);
     void shape_key(const Route& route, std::vector<std::int64_t>& hops);  // into `hops`
     std::vector<std::int64_t> shape_key_;  // scratch: the key being looked up
-    // After the last point-to-point transfer between a pair of TSPs is planned: frees what was kept to plan the
-    // pair's transfers (its candidate routes, their shapes and known ranges, its committed route ids). Only
-    // derived data goes (searches find the same answers without it), so the schedule does not change; at 10,440
-    // TSPs this is what keeps the compile's peak from holding every pair's search state at once.
-    void release_pair(std::uint64_t pair);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
     // route, for the train length and start asked last: both depend only on the table (unchanged while a transfer
     // is planned), the transfer's ordering and the overlay's bookings on the route's channels, so they hold until
@@ -375,13 +370,24 @@ private:
     // candidate's leaves from the route cache per transfer), each candidate's id in used_routes_ (-1: not used yet)
     // and the pair's transfers not planned yet. A node's address is stable, so plan_transfer() keeps the record's.
     struct PairState {
+        std::uint64_t key = 0;  // (src << 32 | dst)
         const std::vector<Route>* routes = nullptr;
         std::vector<std::int32_t> shapes;
         Time latency = Time::max();
         std::vector<std::int32_t> route_ids;
         std::uint32_t remaining = 0;
     };
-    std::unordered_map<std::uint64_t, PairState> pairs_;
+    // By pair id: the pairs numbered once, in order of their first transfer, before the ready loop (run()), so that
+    // a transfer finds its record by position (pair_of_) instead of a hash lookup per transfer.
+    std::vector<PairState> pairs_;
+    static constexpr std::uint32_t kNoPairId = ~std::uint32_t{0};
+    std::vector<std::uint32_t> pair_of_;  // by transfer position: its pair's id (kNoPairId: a fan-out)
+    void number_pairs();  // fills pairs_ (keys and transfer counts) and pair_of_
+    // After the last point-to-point transfer between a pair of TSPs is planned: frees what was kept to plan the
+    // pair's transfers (its candidate routes, their shapes and known ranges, its committed route ids). Only
+    // derived data goes (searches find the same answers without it), so the schedule does not change; at 10,440
+    // TSPs this is what keeps the compile's peak from holding every pair's search state at once.
+    void release_pair(PairState& state);
     std::vector<std::vector<KnownRanges>> known_;               // by shape
     std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
