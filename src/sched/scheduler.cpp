@@ -216,7 +216,7 @@ void Scheduler::release_pair(PairState& state) {
             for (const Route& route : it->second) {
                 shape_key(route, shape_key_);
                 if (const std::int32_t* s = shapes_.find(shape_key_)) {
-                    drop(known_[static_cast<std::size_t>(*s)]);
+                    drop_known(*s);
                     shapes_.erase(shape_key_);
                 }
             }
@@ -227,6 +227,23 @@ void Scheduler::release_pair(PairState& state) {
     drop(state.shapes);
     drop(state.route_ids);
     pair_state_ = nullptr;
+}
+
+void Scheduler::drop_known(std::int32_t shape) {
+    std::int32_t& head = known_head_[static_cast<std::size_t>(shape)];
+    for (std::int32_t i = head; i >= 0;) {
+        KnownRanges& k = known_node(static_cast<std::size_t>(i));
+        offset_pool_.give(k.offsets.per_hop, 3 * std::size_t{k.hops});
+        insert_pool_.give(k.start_inserts, k.hops);
+        k.offsets.per_hop = nullptr;
+        k.start_inserts = nullptr;
+        k.shape = -1;
+        const std::int32_t next = k.next;
+        k.next = known_free_;
+        known_free_ = i;
+        i = next;
+    }
+    head = -1;
 }
 
 void Scheduler::release_search_state() {
@@ -245,7 +262,12 @@ void Scheduler::release_search_state() {
     drop(shape_of_);
     drop(pairs_);
     drop(pair_of_);
-    drop(known_);
+    drop(known_chunks_);
+    known_count_ = 0;
+    known_free_ = -1;
+    drop(known_head_);
+    offset_pool_ = SizePool<Time>{};
+    insert_pool_ = SizePool<std::int64_t>{};
     drop(known_hint_);
     drop(template_hops_);
     drop(template_spans_);
