@@ -334,9 +334,20 @@ inline Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) 
     if (ri < shape_of_.size() && ri < known_hint_.size()) {
         const std::int32_t shape = shape_of_[ri];
         const std::uint32_t hint = known_hint_[ri];
-        if (shape >= 0 && hint < known_count_) {
-            KnownRanges& k = known_node(hint);
-            if (k.shape == shape && k.n == n) return k;
+        if (shape >= 0) {
+            if (hint < known_count_) {
+                KnownRanges& k = known_node(hint);
+                if (k.shape == shape && k.n == n) return k;
+            }
+            // Else the length at the front of the shape's list: the one known_lookup() found or made last.
+            const std::int32_t head = known_head_[static_cast<std::size_t>(shape)];
+            if (head >= 0) {
+                KnownRanges& k = known_node(static_cast<std::size_t>(head));
+                if (k.n == n) {
+                    known_hint_[ri] = static_cast<std::uint32_t>(head);
+                    return k;
+                }
+            }
         }
     }
     return known_lookup(r, n);
@@ -357,12 +368,18 @@ Scheduler::KnownRanges& Scheduler::known_lookup(std::int32_t r, std::int64_t n) 
         if (k.shape == shape && k.n == n) return k;
     }
     std::int32_t& head = known_head_[static_cast<std::size_t>(shape)];
-    for (std::int32_t i = head; i >= 0;) {
+    for (std::int32_t i = head, prev = -1; i >= 0;) {
         KnownRanges& k = known_node(static_cast<std::size_t>(i));
         if (k.n == n) {
             hint = static_cast<std::uint32_t>(i);
+            if (prev >= 0) {  // to the front: known() tries the head after the hint
+                known_node(static_cast<std::size_t>(prev)).next = k.next;
+                k.next = head;
+                head = i;
+            }
             return k;
         }
+        prev = i;
         i = k.next;
     }
     std::int32_t i = known_free_;
