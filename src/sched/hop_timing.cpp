@@ -66,10 +66,20 @@ std::int32_t HopTiming::kind(const Serializer* in, const std::vector<const Seria
         if (k.out_first == nullptr || (*o)(1) < (*k.out_first)(1)) k.out_first = o;
         if (k.out_last == nullptr || (*o)(1) > (*k.out_last)(1)) k.out_last = o;
     }
+    const auto bits = [](const Serializer* p) {
+        return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p));
+    };
+    std::uint64_t h = (bits(k.in) ^ (bits(k.out_first) * 31) ^ (bits(k.out_last) * 1009) ^ (k.receive ? 1 : 0)) *
+                      0x9e3779b97f4a7c15ULL;
+    KindSlot& slot = kind_cache_[static_cast<std::size_t>(h >> 58)];
+    if (slot.in == k.in && slot.receive == k.receive && slot.out_first == k.out_first && slot.out_last == k.out_last)
+        return slot.id;
     for (std::size_t i = 0; i < kinds_.size(); ++i) {
         const HopKind& e = kinds_[i];
-        if (e.in == k.in && e.receive == k.receive && e.out_first == k.out_first && e.out_last == k.out_last)
+        if (e.in == k.in && e.receive == k.receive && e.out_first == k.out_first && e.out_last == k.out_last) {
+            slot = KindSlot{k.in, k.out_first, k.out_last, k.receive, static_cast<std::int32_t>(i)};
             return static_cast<std::int32_t>(i);
+        }
     }
     const std::int64_t q = period_vectors(*in, *this, kMaxPeriodVectors);
     const bool same_pace = k.receive || (k.out_first->same_pace(*in) && k.out_last->same_pace(*in));

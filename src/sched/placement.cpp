@@ -333,10 +333,21 @@ inline Scheduler::KnownRanges& Scheduler::known(std::int32_t r, std::int64_t n) 
     const auto ri = static_cast<std::size_t>(r);
     if (ri < shape_of_.size() && ri < known_hint_.size()) {
         const std::int32_t shape = shape_of_[ri];
+        const std::uint32_t hint = known_hint_[ri];
         if (shape >= 0) {
-            auto& list = known_[static_cast<std::size_t>(shape)];
-            const std::size_t hint = known_hint_[ri];
-            if (hint < list.size() && list[hint].n == n) return list[hint];
+            if (hint < known_count_) {
+                KnownRanges& k = known_node(hint);
+                if (k.shape == shape && k.n == n) return k;
+            }
+            // Else the length at the front of the shape's list: the one known_lookup() found or made last.
+            const std::int32_t head = known_head_[static_cast<std::size_t>(shape)];
+            if (head >= 0) {
+                KnownRanges& k = known_node(static_cast<std::size_t>(head));
+                if (k.n == n) {
+                    known_hint_[ri] = static_cast<std::uint32_t>(head);
+                    return k;
+                }
+            }
         }
     }
     return known_lookup(r, n);
@@ -347,20 +358,46 @@ Scheduler::KnownRanges& Scheduler::known_lookup(std::int32_t r, std::int64_t n) 
     if (shape_of_.size() < num_candidates()) shape_of_.resize(num_candidates(), -1);
     if (shape_of_[ri] < 0) shape_of_[ri] = shape_id(cand(ri));
     // A shape sees few train lengths, a route mostly the one it asked last: a list, and by candidate route the
-    // position found last (a hint only: the entry there is the one asked for exactly when its length matches).
-    auto& list = known_[static_cast<std::size_t>(shape_of_[ri])];
+    // node found last (a hint only: the node there is the one asked for exactly when it is of the route's shape
+    // and its length matches; a shape's lengths are distinct, and a freed node's shape is -1 until reused).
+    const std::int32_t shape = shape_of_[ri];
     if (known_hint_.size() < num_candidates()) known_hint_.resize(num_candidates(), 0);
-    std::size_t& hint = known_hint_[ri];
-    if (hint < list.size() && list[hint].n == n) return list[hint];
-    for (std::size_t i = 0; i < list.size(); ++i) {
-        if (list[i].n == n) {
-            hint = i;
-            return list[i];
-        }
+    std::uint32_t& hint = known_hint_[ri];
+    if (hint < known_count_) {
+        KnownRanges& k = known_node(hint);
+        if (k.shape == shape && k.n == n) return k;
     }
-    hint = list.size();
-    list.push_back(KnownRanges{n, {}, {}, {}, {}, -1, 0, 0});
-    return list.back();
+    std::int32_t& head = known_head_[static_cast<std::size_t>(shape)];
+    for (std::int32_t i = head, prev = -1; i >= 0;) {
+        KnownRanges& k = known_node(static_cast<std::size_t>(i));
+        if (k.n == n) {
+            hint = static_cast<std::uint32_t>(i);
+            if (prev >= 0) {  // to the front: known() tries the head after the hint
+                known_node(static_cast<std::size_t>(prev)).next = k.next;
+                k.next = head;
+                head = i;
+            }
+            return k;
+        }
+        prev = i;
+        i = k.next;
+    }
+    std::int32_t i = known_free_;
+    if (i >= 0) {
+        known_free_ = known_node(static_cast<std::size_t>(i)).next;
+    } else {
+        if (known_count_ % kKnownChunk == 0) known_chunks_.push_back(std::make_unique<KnownRanges[]>(kKnownChunk));
+        i = static_cast<std::int32_t>(known_count_++);
+    }
+    KnownRanges& k = known_node(static_cast<std::size_t>(i));
+    k = KnownRanges{};
+    k.n = n;
+    k.shape = shape;
+    k.next = head;
+    k.hops = static_cast<std::uint32_t>(cand(ri).hops.size());
+    head = i;
+    hint = static_cast<std::uint32_t>(i);
+    return k;
 }
 
 void Scheduler::shape_key(const Route& route, std::vector<std::int64_t>& hops) {
@@ -395,10 +432,10 @@ std::int32_t Scheduler::shape_id(const Route& route) {
     // The key is made in a reused buffer and copied only for a new shape.
     shape_key(route, shape_key_);
     if (const std::int32_t* known = shapes_.find(shape_key_)) return *known;
-    // Ids are positions in known_: release_pair() erases keys from shapes_, never entries of known_.
-    const auto id = static_cast<std::int32_t>(known_.size());
+    // Ids are positions in known_head_: release_pair() erases keys from shapes_, never entries of known_head_.
+    const auto id = static_cast<std::int32_t>(known_head_.size());
     shapes_.emplace(shape_key_, id);
-    known_.emplace_back();
+    known_head_.push_back(-1);
     return id;
 }
 
@@ -521,10 +558,10 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
     HopOffsets& o = known.offsets;
     if (!timing_.periodic()) return o;
     const std::size_t hops = route.hops.size();
-    o.per_hop = std::make_unique<Time[]>(3 * hops);
+    o.per_hop = offset_pool_.take(3 * hops);
     TemplateRef& ref = timing_key(route, n);
     if (ref.offsets_known) {
-        std::copy(ref.per_hop.begin(), ref.per_hop.end(), o.per_hop.get());
+        std::copy(ref.per_hop.begin(), ref.per_hop.end(), o.per_hop);
         o.reach = ref.reach;
         o.usable = ref.offsets_usable;
         return o;
@@ -533,7 +570,7 @@ const Scheduler::HopOffsets& Scheduler::hop_offsets(const Route& route, std::int
         ref.offsets_known = true;
         ref.offsets_usable = o.usable;
         ref.reach = o.reach;
-        ref.per_hop.assign(o.per_hop.get(), o.per_hop.get() + 3 * hops);
+        ref.per_hop.assign(o.per_hop, o.per_hop + 3 * hops);
     };
     for (std::size_t h = 0; h < hops; ++h) {
         o.lo(h) = Time::max();
@@ -717,16 +754,16 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
         const bool extends = known.lo <= t0.count() && t0.count() <= known.hi;
         if (extends) start = std::max(t0, Time::ps(known.hi));
         const std::int64_t stamp = route_stamp(route);
-        if (extends && known.stamp != stamp && hops_still_fit(route, n, start, ranges.start_inserts.get())) {
+        if (extends && known.stamp != stamp && hops_still_fit(route, n, start, ranges.start_inserts)) {
             // No booking since came near the hops at hi: hi still fits, and is still the first to fit.
             known.stamp = stamp;
-            hop_inserts(route, ranges.start_inserts);
+            hop_inserts(route, ranges);
         } else if (!extends || known.stamp != stamp) {
             start = hops_fixed_point(route, n, start, true, std::numeric_limits<int>::max());
             known.lo = extends ? known.lo : t0.count();
             known.hi = start.count();
             known.stamp = stamp;
-            hop_inserts(route, ranges.start_inserts);
+            hop_inserts(route, ranges);
         }
     }
     // Without overlay bookings on the route's channels, the table-alone fixed point is the one with the overlay.
@@ -793,8 +830,9 @@ bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start, c
     return true;
 }
 
-void Scheduler::hop_inserts(const Route& route, std::unique_ptr<std::int64_t[]>& inserts) const {
-    if (!inserts) inserts = std::make_unique<std::int64_t[]>(route.hops.size());
+void Scheduler::hop_inserts(const Route& route, KnownRanges& known) {
+    std::int64_t*& inserts = known.start_inserts;
+    if (inserts == nullptr) inserts = insert_pool_.take(route.hops.size());
     for (std::size_t h = 0; h < route.hops.size(); ++h) inserts[h] = table_.inserts(route.hops[h].channel);
 }
 
@@ -981,7 +1019,7 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
     if (x.dsts.size() == 1) {
         const std::uint64_t pair = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(x.src)) << 32) |
                                    static_cast<std::uint32_t>(x.dsts[0]);
-        PairState& state = pairs_[pair];
+        PairState& state = pairs_[pair_of_[i]];
         if (state.routes == nullptr) {
             // Read in place from the route cache (stable until the pair's last transfer is planned: release_pair()).
             const std::vector<Route>& routes = detail::point_to_point_routes(net_, x.src, x.dsts[0], cfg_);

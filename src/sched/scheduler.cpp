@@ -142,8 +142,7 @@ Schedule Scheduler::run() {
             }
         }
         // Point-to-point transfers per pair of TSPs, so that a pair's search state goes after its last one.
-        for (const workload::Transfer& x : set_.transfers)
-            if (x.dsts.size() == 1) ++pairs_[pair_key(x)].remaining;
+        number_pairs();
         using Ready = std::pair<std::int64_t, std::size_t>;  // (ready ps, position)
         std::priority_queue<Ready, std::vector<Ready>, std::greater<>> ready;
         for (std::size_t i = 0; i < n; ++i) {
@@ -156,7 +155,7 @@ Schedule Scheduler::run() {
             const std::size_t i = ready.top().second;
             ready.pop();
             plan_transfer(i, pending[i].ready_at);
-            if (set_.transfers[i].dsts.size() == 1 && --pair_state_->remaining == 0) release_pair(pair_);
+            if (set_.transfers[i].dsts.size() == 1 && --pair_state_->remaining == 0) release_pair(*pair_state_);
             const std::uint32_t followers = first[i] + dependent_count[i];
             for (std::uint32_t e = first[i]; e < followers; ++e) {
                 const std::size_t j = edges[e];
@@ -177,24 +176,74 @@ Schedule Scheduler::run() {
 }
 
 
-void Scheduler::release_pair(std::uint64_t pair) {
+void Scheduler::number_pairs() {
+    // An open-addressing table of (key, id) for the numbering alone, at least twice the transfers' count of slots.
+    const std::size_t n = set_.transfers.size();
+    pair_of_.assign(n, kNoPairId);
+    std::size_t capacity = 64;
+    while (capacity < 2 * n) capacity *= 2;
+    const std::size_t mask = capacity - 1;
+    constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+    struct Slot {
+        std::uint64_t key;
+        std::uint32_t id;
+    };
+    std::vector<Slot> slots(capacity, Slot{0, kEmpty});
+    for (std::size_t i = 0; i < n; ++i) {
+        const workload::Transfer& x = set_.transfers[i];
+        if (x.dsts.size() != 1) continue;
+        const std::uint64_t key = pair_key(x);
+        std::uint64_t h = key * 0x9e3779b97f4a7c15ULL;
+        h ^= h >> 29;
+        std::size_t at = static_cast<std::size_t>(h) & mask;
+        while (slots[at].id != kEmpty && slots[at].key != key) at = (at + 1) & mask;
+        if (slots[at].id == kEmpty) {
+            slots[at] = Slot{key, static_cast<std::uint32_t>(pairs_.size())};
+            pairs_.emplace_back();
+            pairs_.back().key = key;
+        }
+        pair_of_[i] = slots[at].id;
+        ++pairs_[slots[at].id].remaining;
+    }
+}
+
+void Scheduler::release_pair(PairState& state) {
     if (net_.cache) {
         RouteCache& cache = *net_.cache;
-        if (const auto it = cache.pairs.find(pair); it != cache.pairs.end()) {
+        if (const auto it = cache.pairs.find(state.key); it != cache.pairs.end()) {
             // A shape's key names its channels, so the pair's candidates' shapes are the pair's own; a split half
             // that shares one just finds nothing known the next time (known ranges are derived data).
             for (const Route& route : it->second) {
                 shape_key(route, shape_key_);
                 if (const std::int32_t* s = shapes_.find(shape_key_)) {
-                    drop(known_[static_cast<std::size_t>(*s)]);
+                    drop_known(*s);
                     shapes_.erase(shape_key_);
                 }
             }
             cache.pairs.erase(it);
         }
     }
-    pairs_.erase(pair);
+    state.routes = nullptr;
+    drop(state.shapes);
+    drop(state.route_ids);
     pair_state_ = nullptr;
+}
+
+void Scheduler::drop_known(std::int32_t shape) {
+    std::int32_t& head = known_head_[static_cast<std::size_t>(shape)];
+    for (std::int32_t i = head; i >= 0;) {
+        KnownRanges& k = known_node(static_cast<std::size_t>(i));
+        offset_pool_.give(k.offsets.per_hop, 3 * std::size_t{k.hops});
+        insert_pool_.give(k.start_inserts, k.hops);
+        k.offsets.per_hop = nullptr;
+        k.start_inserts = nullptr;
+        k.shape = -1;
+        const std::int32_t next = k.next;
+        k.next = known_free_;
+        known_free_ = i;
+        i = next;
+    }
+    head = -1;
 }
 
 void Scheduler::release_search_state() {
@@ -212,7 +261,13 @@ void Scheduler::release_search_state() {
     drop(shapes_);
     drop(shape_of_);
     drop(pairs_);
-    drop(known_);
+    drop(pair_of_);
+    drop(known_chunks_);
+    known_count_ = 0;
+    known_free_ = -1;
+    drop(known_head_);
+    offset_pool_ = SizePool<Time>{};
+    insert_pool_ = SizePool<std::int64_t>{};
     drop(known_hint_);
     drop(template_hops_);
     drop(template_spans_);

@@ -25,6 +25,7 @@
 #include "loom/workload/transfer.hpp"
 #include "reservation_table.hpp"
 #include "route.hpp"
+#include "size_pool.hpp"
 
 namespace loom::sched::detail {
 
@@ -146,8 +147,10 @@ private:
     // did when each hop's channel had had inserts[h] bookings (ReservationTable::untouched_since).
     // `inserts` null: never noted (false).
     bool hops_still_fit(const Route& route, std::int64_t n, Time start, const std::int64_t* inserts) const;
-    // Notes table_.inserts() of each of the route's channels in `inserts` (allocated for the route's hops if null).
-    void hop_inserts(const Route& route, std::unique_ptr<std::int64_t[]>& inserts) const;
+    struct KnownRanges;
+    // Notes table_.inserts() of each of the route's channels in known.start_inserts (taken for the route's hops if
+    // null).
+    void hop_inserts(const Route& route, KnownRanges& known);
     Time hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
                           bool table_fixed = false) const;
     void consider_staged(std::int32_t r, std::size_t at, std::int64_t c, std::int64_t m_ready, Option& best);
@@ -178,7 +181,7 @@ private:
     struct HopOffsets {
         bool known = false;   // computed (hop_offsets())
         bool usable = false;  // the clock is periodic and the train fits its FIFOs in every phase
-        std::unique_ptr<Time[]> per_hop;  // hop h: lo at 3h, hi at 3h + 1, length at 3h + 2
+        Time* per_hop = nullptr;  // hop h: lo at 3h, hi at 3h + 1, length at 3h + 2 (from offset_pool_)
         Time reach;  // the least, over the phases, of the train's completion less its start
         Time& lo(std::size_t h) const { return per_hop[3 * h]; }
         Time& hi(std::size_t h) const { return per_hop[3 * h + 1]; }
@@ -188,13 +191,16 @@ private:
         std::int64_t n = 0;
         KnownBusy send;   // place(): no train fits the table alone with its Send cycle in [lo, hi)
         KnownBusy start;  // optimistic_completion(), ps of the train's start: from a start in [lo, hi], none before hi
-        // start: per hop, table_.inserts(channel) when hi was found to fit (null: never noted)
-        std::unique_ptr<std::int64_t[]> start_inserts;
+        // start: per hop, table_.inserts(channel) when hi was found to fit (null: never noted; from insert_pool_)
+        std::int64_t* start_inserts = nullptr;
         HopOffsets offsets;
         // templates(): template_pool_ when they were made (-2: they do not fit TemplateHop), and where
         std::int64_t template_pool = -1;
         std::uint32_t template_at = 0;
         std::uint32_t template_span_at = 0;
+        std::int32_t shape = -1;   // the shape whose list holds it (-1: free)
+        std::int32_t next = -1;    // the next of its shape's list, or of the free list
+        std::uint32_t hops = 0;    // the shape's hops: per_hop holds 3 * hops, start_inserts hops
     };
     const HopOffsets& hop_offsets(const Route& route, std::int64_t n, KnownRanges& known);
     // A new train of one shape and length timed at Send cycles base + p for every phase p of the core clock
@@ -237,11 +243,6 @@ private:
     std::int32_t shape_id(const Route& route);
     void shape_key(const Route& route, std::vector<std::int64_t>& hops);  // into `hops`
     std::vector<std::int64_t> shape_key_;  // scratch: the key being looked up
-    // After the last point-to-point transfer between a pair of TSPs is planned: frees what was kept to plan the
-    // pair's transfers (its candidate routes, their shapes and known ranges, its committed route ids). Only
-    // derived data goes (searches find the same answers without it), so the schedule does not change; at 10,440
-    // TSPs this is what keeps the compile's peak from holding every pair's search state at once.
-    void release_pair(std::uint64_t pair);
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
     // route, for the train length and start asked last: both depend only on the table (unchanged while a transfer
     // is planned), the transfer's ordering and the overlay's bookings on the route's channels, so they hold until
@@ -375,15 +376,38 @@ private:
     // candidate's leaves from the route cache per transfer), each candidate's id in used_routes_ (-1: not used yet)
     // and the pair's transfers not planned yet. A node's address is stable, so plan_transfer() keeps the record's.
     struct PairState {
+        std::uint64_t key = 0;  // (src << 32 | dst)
         const std::vector<Route>* routes = nullptr;
         std::vector<std::int32_t> shapes;
         Time latency = Time::max();
         std::vector<std::int32_t> route_ids;
         std::uint32_t remaining = 0;
     };
-    std::unordered_map<std::uint64_t, PairState> pairs_;
-    std::vector<std::vector<KnownRanges>> known_;               // by shape
-    std::vector<std::size_t> known_hint_;                       // by candidate route: known()'s last position
+    // By pair id: the pairs numbered once, in order of their first transfer, before the ready loop (run()), so that
+    // a transfer finds its record by position (pair_of_) instead of a hash lookup per transfer.
+    std::vector<PairState> pairs_;
+    static constexpr std::uint32_t kNoPairId = ~std::uint32_t{0};
+    std::vector<std::uint32_t> pair_of_;  // by transfer position: its pair's id (kNoPairId: a fan-out)
+    void number_pairs();  // fills pairs_ (keys and transfer counts) and pair_of_
+    // After the last point-to-point transfer between a pair of TSPs is planned: frees what was kept to plan the
+    // pair's transfers (its candidate routes, their shapes and known ranges, its committed route ids). Only
+    // derived data goes (searches find the same answers without it), so the schedule does not change; at 10,440
+    // TSPs this is what keeps the compile's peak from holding every pair's search state at once.
+    void release_pair(PairState& state);
+    // The KnownRanges of every shape, as lists (one entry per train length asked) through nodes in chunks that
+    // never move, found by node number; nodes and their per-hop arrays freed with their shape (release_pair()) are
+    // reused, so that moving from pair to pair allocates nothing once the pools have grown (a vector per shape and
+    // two new[] arrays per entry were a tenth of the compile's calls to the allocator).
+    static constexpr std::size_t kKnownChunk = 1024;
+    std::vector<std::unique_ptr<KnownRanges[]>> known_chunks_;
+    std::uint32_t known_count_ = 0;       // nodes made
+    std::int32_t known_free_ = -1;        // first free node
+    std::vector<std::int32_t> known_head_;  // by shape: first node of its list (-1: none)
+    SizePool<Time> offset_pool_;
+    SizePool<std::int64_t> insert_pool_;
+    KnownRanges& known_node(std::size_t i) { return known_chunks_[i / kKnownChunk][i % kKnownChunk]; }
+    void drop_known(std::int32_t shape);  // frees a shape's list
+    std::vector<std::uint32_t> known_hint_;  // by candidate route: the node known() found last
     std::vector<PlaceMemo> place_memo_;                         // by candidate route
     std::vector<BoundMemo> bound_memo_;                         // by candidate route
     // greedy(): the routes that may take a new train for the piece being placed, with a bound of their completion
