@@ -1150,13 +1150,20 @@ void TspChip::write_stats(stats::Group& group, Time span) const {
     for (std::size_t i = 0; i < outs_.size(); ++i)
         used += outs_[i].tx().units_sent() > 0 || ins_[i].arrived > 0 ? 1 : 0;
     rows.reserve(used);
+    // A link's name is its source's path and port (TspSystem::channel_name): the source, this chip, is named once.
+    std::string src_path;
+    topo::VertexId src_named = -1;
     for (std::size_t i = 0; i < outs_.size(); ++i) {
         const OutPortState& op = outs_[i];
         const InPortState& ip = ins_[i];
         if (op.tx().units_sent() == 0 && ip.arrived == 0) continue;
         const topo::Channel& ch = t.channel(op.channel);
         const Time busy = op.tx().busy_time();
-        const std::string link = system_.channel_name(op.channel), peer = system_.tsp_path(ch.dst);
+        if (src_named != ch.src || src_path.empty()) {
+            src_path = system_.tsp_path(ch.src);
+            src_named = ch.src;
+        }
+        const std::string link = fmt::format("{}.port{}", src_path, ch.src_port), peer = system_.tsp_path(ch.dst);
         rows.push_back(
             {op.port, static_cast<std::uint32_t>(names.size()), static_cast<std::uint32_t>(link.size()),
              static_cast<std::uint32_t>(peer.size()), topo::link_class_name(ch.link_class), op.tx().units_sent(),

@@ -43,9 +43,31 @@ void return_free_memory() {
 // about 64 with the allocator's header (over a million transfers at 10,440 TSPs, at the end-of-run peak).
 using TransferTimes = std::vector<std::pair<std::uint32_t, Time>>;
 
-// Sorts `v` by id and folds entries of one id into one with `pick(kept, other)`.
+// Sorts `v` by id and folds entries of one id into one with `pick(kept, other)` (commutative: min or max).
+// Transfer ids count up from 0, so when they are dense enough the entries are folded into a table indexed by id
+// and read back in id order, in linear time: the sort was about a fifth of write_stats' instructions.
 template <class Pick>
 void sort_and_fold(TransferTimes& v, Pick pick) {
+    if (v.empty()) return;
+    std::uint32_t hi = 0;
+    for (const auto& e : v) hi = std::max(hi, e.first);
+    if (hi <= 4 * v.size() + 4096) {
+        std::vector<Time> at(static_cast<std::size_t>(hi) + 1);
+        std::vector<std::uint8_t> seen(static_cast<std::size_t>(hi) + 1, 0);
+        for (const auto& [id, t] : v) {
+            if (seen[id] != 0) {
+                at[id] = pick(at[id], t);
+            } else {
+                seen[id] = 1;
+                at[id] = t;
+            }
+        }
+        std::size_t out = 0;
+        for (std::uint32_t id = 0; id <= hi; ++id)
+            if (seen[id] != 0) v[out++] = {id, at[id]};
+        v.resize(out);
+        return;
+    }
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::size_t out = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
