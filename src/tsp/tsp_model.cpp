@@ -330,8 +330,9 @@ void TspModel::write_stats(bool complete) {
                 const Time* finished = done_of.find(r.transfer);
                 if (finished == nullptr) continue;
                 Time ready = r.earliest;
-                for (std::uint32_t d : r.deps) {
-                    if (const Time* dep = done_of.find(d)) ready = std::max(ready, *dep + r.compute_before);
+                for (std::uint64_t k = r.first_dep; k < r.first_dep + r.dep_count; ++k) {
+                    if (const Time* dep = done_of.find(program_.readiness_deps[k]))
+                        ready = std::max(ready, *dep + r.compute_before);
                 }
                 transfer_latency.record((*finished - ready).count());
             }
@@ -581,8 +582,14 @@ Program workload_program(const workload::TransferSet& transfers, const TspSystem
     return_free_memory();
     p.collective = transfers.collective;
     p.readiness.reserve(transfers.transfers.size());
-    for (const workload::Transfer& x : transfers.transfers)
-        p.readiness.push_back({x.id, x.earliest, x.compute_before, x.deps});
+    std::size_t deps = 0;
+    for (const workload::Transfer& x : transfers.transfers) deps += x.deps.size();
+    p.readiness_deps.reserve(deps);
+    for (const workload::Transfer& x : transfers.transfers) {
+        p.readiness.push_back({x.id, static_cast<std::uint32_t>(x.deps.size()), p.readiness_deps.size(), x.earliest,
+                               x.compute_before});
+        p.readiness_deps.insert(p.readiness_deps.end(), x.deps.begin(), x.deps.end());
+    }
     if (scheduler.verify) {
         if (sim) sim->announce_phase("verify");
         const auto t0 = std::chrono::steady_clock::now();
