@@ -43,9 +43,31 @@ void return_free_memory() {
 // about 64 with the allocator's header (over a million transfers at 10,440 TSPs, at the end-of-run peak).
 using TransferTimes = std::vector<std::pair<std::uint32_t, Time>>;
 
-// Sorts `v` by id and folds entries of one id into one with `pick(kept, other)`.
+// Sorts `v` by id and folds entries of one id into one with `pick(kept, other)` (commutative: min or max).
+// Transfer ids count up from 0, so when they are dense enough the entries are folded into a table indexed by id
+// and read back in id order, in linear time: the sort was about a fifth of write_stats' instructions.
 template <class Pick>
 void sort_and_fold(TransferTimes& v, Pick pick) {
+    if (v.empty()) return;
+    std::uint32_t hi = 0;
+    for (const auto& e : v) hi = std::max(hi, e.first);
+    if (hi <= 4 * v.size() + 4096) {
+        std::vector<Time> at(static_cast<std::size_t>(hi) + 1);
+        std::vector<std::uint8_t> seen(static_cast<std::size_t>(hi) + 1, 0);
+        for (const auto& [id, t] : v) {
+            if (seen[id] != 0) {
+                at[id] = pick(at[id], t);
+            } else {
+                seen[id] = 1;
+                at[id] = t;
+            }
+        }
+        std::size_t out = 0;
+        for (std::uint32_t id = 0; id <= hi; ++id)
+            if (seen[id] != 0) v[out++] = {id, at[id]};
+        v.resize(out);
+        return;
+    }
     std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::size_t out = 0;
     for (std::size_t i = 0; i < v.size(); ++i) {
@@ -308,8 +330,9 @@ void TspModel::write_stats(bool complete) {
                 const Time* finished = done_of.find(r.transfer);
                 if (finished == nullptr) continue;
                 Time ready = r.earliest;
-                for (std::uint32_t d : r.deps) {
-                    if (const Time* dep = done_of.find(d)) ready = std::max(ready, *dep + r.compute_before);
+                for (std::uint64_t k = r.first_dep; k < r.first_dep + r.dep_count; ++k) {
+                    if (const Time* dep = done_of.find(program_.readiness_deps[k]))
+                        ready = std::max(ready, *dep + r.compute_before);
                 }
                 transfer_latency.record((*finished - ready).count());
             }
@@ -559,8 +582,14 @@ Program workload_program(const workload::TransferSet& transfers, const TspSystem
     return_free_memory();
     p.collective = transfers.collective;
     p.readiness.reserve(transfers.transfers.size());
-    for (const workload::Transfer& x : transfers.transfers)
-        p.readiness.push_back({x.id, x.earliest, x.compute_before, x.deps});
+    std::size_t deps = 0;
+    for (const workload::Transfer& x : transfers.transfers) deps += x.deps.size();
+    p.readiness_deps.reserve(deps);
+    for (const workload::Transfer& x : transfers.transfers) {
+        p.readiness.push_back({x.id, static_cast<std::uint32_t>(x.deps.size()), p.readiness_deps.size(), x.earliest,
+                               x.compute_before});
+        p.readiness_deps.insert(p.readiness_deps.end(), x.deps.begin(), x.deps.end());
+    }
     if (scheduler.verify) {
         if (sim) sim->announce_phase("verify");
         const auto t0 = std::chrono::steady_clock::now();

@@ -87,13 +87,17 @@ struct Program {
     // checked the schedule, and how long that took (wall seconds, for --perf only).
     bool from_workload = false;
     // When each transfer may start, for its latency: max(earliest, deps' completion + compute_before).
+    // A transfer's dependencies are readiness_deps[first_dep, first_dep + dep_count): one array for all of them
+    // (a vector each was an allocation per transfer, over a million at 10,440 TSPs, to make and to free).
     struct Readiness {
         std::uint32_t transfer = 0;
+        std::uint32_t dep_count = 0;
+        std::uint64_t first_dep = 0;
         Time earliest;
         Time compute_before;
-        std::vector<std::uint32_t> deps;
     };
     std::vector<Readiness> readiness;
+    std::vector<std::uint32_t> readiness_deps;
     std::optional<DataCheck> data_check;
     bool verified = false;
     double verify_wall_s = 0;
