@@ -333,12 +333,13 @@ void from_replay(const workload::TransferSet& s, std::int64_t vb, Bytes unit, co
 }  // namespace
 
 std::int64_t DataCheck::initial_value(std::uint32_t tsp, std::int64_t slot) const {
-    // Distinct (tsp, slot) pairs give distinct words (slots stay far below 2^40), and mix() is a bijection.
-    const std::uint64_t key = (static_cast<std::uint64_t>(tsp) << 40) ^ static_cast<std::uint64_t>(slot);
-    return static_cast<std::int64_t>(mix(mix(seed) ^ key));
+    std::int64_t value = 0;
+    initial_values(tsp, slot, 1, &value);
+    return value;
 }
 
 void DataCheck::initial_values(std::uint32_t tsp, std::int64_t first, std::int64_t count, std::int64_t* out) const {
+    // Distinct (tsp, slot) pairs give distinct words (slots stay far below 2^40), and mix() is a bijection.
     const std::uint64_t s = mix(seed);
     const std::uint64_t high = static_cast<std::uint64_t>(tsp) << 40;
     for (std::int64_t k = 0; k < count; ++k)

@@ -1163,7 +1163,7 @@ void TspChip::write_stats(stats::Group& group, Time span) const {
             src_path = system_.tsp_path(ch.src);
             src_named = ch.src;
         }
-        const std::string link = fmt::format("{}.port{}", src_path, ch.src_port), peer = system_.tsp_path(ch.dst);
+        const std::string link = TspSystem::port_name(src_path, ch.src_port), peer = system_.tsp_path(ch.dst);
         rows.push_back(
             {op.port, static_cast<std::uint32_t>(names.size()), static_cast<std::uint32_t>(link.size()),
              static_cast<std::uint32_t>(peer.size()), topo::link_class_name(ch.link_class), op.tx().units_sent(),

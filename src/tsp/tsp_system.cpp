@@ -34,10 +34,13 @@ topo::ChannelId TspSystem::in_channel(topo::VertexId tsp, std::int32_t port) con
 
 std::string TspSystem::tsp_path(topo::VertexId v) const { return "sys." + topology_.vertex_name(v); }
 
-// TspChip::write_stats builds the same name from its own path (named once per chip): keep the two alike.
+std::string TspSystem::port_name(const std::string& tsp_path, std::int32_t port) {
+    return fmt::format("{}.port{}", tsp_path, port);
+}
+
 std::string TspSystem::channel_name(topo::ChannelId c) const {
     const topo::Channel& ch = topology_.channel(c);
-    return fmt::format("{}.port{}", tsp_path(ch.src), ch.src_port);
+    return port_name(tsp_path(ch.src), ch.src_port);
 }
 
 }  // namespace loom::tsp

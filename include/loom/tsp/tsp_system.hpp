@@ -55,6 +55,8 @@ public:
     std::string tsp_path(topo::VertexId v) const;
     // "sys.node0.tsp3.port5": the channel's sending port, which names the link in reports.
     std::string channel_name(topo::ChannelId c) const;
+    // The same name from the sending chip's path and port (for callers that name many ports of one chip).
+    static std::string port_name(const std::string& tsp_path, std::int32_t port);
 
 private:
     topo::FrozenTopology topology_;
