@@ -11,6 +11,7 @@
 
 #include "loom/base/assert.hpp"
 #include "loom/base/error.hpp"
+#include "fixed_point.hpp"
 #include "lower_bound.hpp"
 #include "scheduler_impl.hpp"
 
@@ -805,19 +806,17 @@ Time Scheduler::bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready
 // alone (the first round asks the overlay only).
 Time Scheduler::hops_fixed_point(const Route& route, std::int64_t n, Time start, bool table_only, int rounds,
                                  bool table_fixed) const {
-    for (int round = 0; round < rounds; ++round) {
-        Time next = start;
-        for (const RouteHop& hop : route.hops) {
-            const Time offset = hop.bound_offset;
-            const Time length = net_.fast_pace[hop.pace](n);
-            const Time fit = table_only ? table_fit(hop.channel, start + offset, length)
-                                        : first_fit(hop.channel, start + offset, length, -1, table_fixed && round == 0);
-            next = std::max(next, fit - offset);
-        }
-        if (next == start) break;
-        start = next;
-    }
-    return start;
+    // fixed_point.hpp: the hops asked one after another, each from where the hops before it moved the start. The
+    // start is the table-alone fixed point (`table_fixed`) until a hop moves it: the table need not be asked there.
+    const Time from = start;
+    return fixed_point(route.hops.size(), start, rounds, [&](std::size_t h, Time s) {
+        const RouteHop& hop = route.hops[h];
+        const Time offset = hop.bound_offset;
+        const Time length = net_.fast_pace[hop.pace](n);
+        const Time fit = table_only ? table_fit(hop.channel, s + offset, length)
+                                    : first_fit(hop.channel, s + offset, length, -1, table_fixed && s == from);
+        return fit - offset;
+    });
 }
 
 bool Scheduler::hops_still_fit(const Route& route, std::int64_t n, Time start, const std::int64_t* inserts) const {
