@@ -307,22 +307,16 @@ std::int64_t Scheduler::next_send(const Route& route, const Plan& plan, Time nee
     // Moving the Send moves every hop by about as much (a hop's offset from the train's start varies by a cycle
     // with the clock phase). Before timing the train again, find the earliest train start at which every hop,
     // at this plan's offsets, fits between the bookings: a fixed point over the hops' first fits.
+    // (fixed_point.hpp: hop after hop, the value of 64 rounds.)
     const Time t0 = timing_.edge(plan.m0 + chip_.issue_cycles);
-    Time target = t0 + need;
-    for (int round = 0; round < 64; ++round) {
-        Time next = target;
-        for (std::size_t h = 0; h < route.hops.size(); ++h) {
-            const topo::ChannelId c = route.hops[h].channel;
-            const HopPlan& hp = plan.hops[h];
-            const Time offset = hp.start - t0;
-            const Time length = hp.end - hp.start;
-            const Time fit = table_only ? table_fit(c, target + offset, length)
-                                        : first_fit(c, target + offset, length, exclude);
-            next = std::max(next, fit - offset);
-        }
-        if (next == target) break;
-        target = next;
-    }
+    const Time target = fixed_point(route.hops.size(), t0 + need, 64, [&](std::size_t h, Time s) {
+        const topo::ChannelId c = route.hops[h].channel;
+        const HopPlan& hp = plan.hops[h];
+        const Time offset = hp.start - t0;
+        const Time length = hp.end - hp.start;
+        const Time fit = table_only ? table_fit(c, s + offset, length) : first_fit(c, s + offset, length, exclude);
+        return fit - offset;
+    });
     // One cycle of slack for the offsets' variation; the loop confirms.
     return std::max(plan.m0 + 1, timing_.edge_at_or_before(target) - chip_.issue_cycles - 1);
 }
@@ -609,6 +603,18 @@ std::int64_t Scheduler::skip_busy(const Route& route, const HopOffsets& offsets,
                                   bool table_only, Time cutoff) const {
     if (m < 0) return m;
     Time target = timing_.edge(m + chip_.issue_cycles);
+    if (cutoff == Time::max()) {
+        // No cutoff: the fixed point (or the value of 64 rounds), hop after hop (fixed_point.hpp). A hop's step
+        // max(s, fit - hi) only moves s later and keeps order, as fixed_point() needs. (With a cutoff, the rounds
+        // stop at the first round's start that reaches it, a value of the rounds' own path: they are kept as such.)
+        target = fixed_point(route.hops.size(), target, 64, [&](std::size_t h, Time s) {
+            const Time fit = table_only ? table_fit(route.hops[h].channel, s + offsets.lo(h), offsets.length(h))
+                                        : first_fit(route.hops[h].channel, s + offsets.lo(h), offsets.length(h),
+                                                    exclude);
+            return std::max(s, fit - offsets.hi(h));
+        });
+        return std::max(m, timing_.edge_at_or_after(target) - chip_.issue_cycles);
+    }
     for (int round = 0; round < 64; ++round) {
         // A train that starts at or after `target` completes at or after target + reach: once that reaches the
         // cutoff, the Send cycle found so far already shows that none can beat it (search() returns Later there),
