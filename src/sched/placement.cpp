@@ -780,13 +780,17 @@ Time Scheduler::completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_
 
 // optimistic_completion()'s value for a train that starts at `start` (the fixed point); no less for a later start.
 Time Scheduler::bound_at(const Route& route, std::int64_t n, Time start) const {
-    // The last hop's offset plus its S(1) + latency: every hop's (RouteHop::bound_offset).
+    return bound_at(bound_tail(route), n, start);
+}
+
+// The start, the last hop's offset plus its S(1) + latency (every hop's: RouteHop::bound_offset), its S(n) in place of
+// its S(1), less the alignment slack of every hop.
+Scheduler::BoundTail Scheduler::bound_tail(const Route& route) const {
     const RouteHop& last = route.hops.back();
     const Pace& s = net_.fast_pace[last.pace];
-    const Time offset = last.bound_offset + s.one() + s.latency();
-    const Time per_hop =
-        timing_.period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
-    return start + offset - s.one() + s(n) - per_hop * static_cast<std::int64_t>(route.hops.size());
+    const Time per_hop = timing_.period_floor() * (2 + chip_.crossing_cycles) + timing_.jitter_allowance();
+    return BoundTail{last.bound_offset + s.latency() - per_hop * static_cast<std::int64_t>(route.hops.size()),
+                     last.pace};
 }
 
 // No more than optimistic_completion(r, n, m_ready), without a search: the remembered value, else the bound at the
@@ -797,13 +801,15 @@ Time Scheduler::bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready
         const BoundMemo& memo = bound_memo_[ri];
         if (memo.valid && memo.n == n && memo.m == m_ready) return memo.value;
     }
-    const Route& route = cand(ri);
     Time start = timing_.edge(m_ready + chip_.issue_cycles);
     if (reuse_) {
         const KnownBusy& known = this->known(r, n).start;
         if (known.lo <= start.count() && start.count() <= known.hi) start = Time::ps(known.hi);
     }
-    return bound_at(route, n, start);
+    // A pair's candidate: its tail kept beside the pair's shapes (not read from the route's hops, which a route
+    // this floor rules out is not otherwise read for).
+    if (ri < pair_routes_) return bound_at(pair_state_->tails[ri], n, start);
+    return bound_at(cand(ri), n, start);
 }
 
 // The earliest train start at or after `start` at which every hop of a new train of n vectors has an interval of its
@@ -1032,7 +1038,10 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
                 throw ModelError(fmt::format("transfer {}: no path from TSP {} ({}) to TSP {} ({})", x.id, x.src,
                                              topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
             // The candidates of a pair are the same every time (route.hpp, RouteCache): so are their shapes.
-            for (const Route& route : routes) state.shapes.push_back(shape_id(route));
+            for (const Route& route : routes) {
+                state.shapes.push_back(shape_id(route));
+                state.tails.push_back(bound_tail(route));
+            }
             state.latency = fastest_latency(routes, x.dsts[0]);
             state.routes = &routes;
         }

@@ -225,6 +225,7 @@ void Scheduler::release_pair(PairState& state) {
     }
     state.routes = nullptr;
     drop(state.shapes);
+    drop(state.tails);
     drop(state.route_ids);
     pair_state_ = nullptr;
 }

@@ -142,6 +142,16 @@ private:
     Time optimistic_completion(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time completion_bound(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     Time bound_at(const Route& route, std::int64_t n, Time start) const;
+    // What bound_at() reads of a route: its last hop's offset and latency less every hop's slack, and that hop's
+    // link class (its S(n)).
+    struct BoundTail {
+        Time offset;
+        std::uint8_t pace = 0;
+    };
+    BoundTail bound_tail(const Route& route) const;
+    Time bound_at(const BoundTail& tail, std::int64_t n, Time start) const {
+        return start + tail.offset + net_.fast_pace[tail.pace](n);
+    }
     Time bound_floor(std::int32_t r, std::int64_t n, std::int64_t m_ready);
     // Whether train start `start` still fits every hop of a new train of n vectors in the table alone, given that it
     // did when each hop's channel had had inserts[h] bookings (ReservationTable::untouched_since).
@@ -379,6 +389,7 @@ private:
         std::uint64_t key = 0;  // (src << 32 | dst)
         const std::vector<Route>* routes = nullptr;
         std::vector<std::int32_t> shapes;
+        std::vector<BoundTail> tails;  // by candidate: bound_tail()
         Time latency = Time::max();
         std::vector<std::int32_t> route_ids;
         std::uint32_t remaining = 0;
