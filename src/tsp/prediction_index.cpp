@@ -117,7 +117,13 @@ bool PredictionIndex::take_span(std::uint32_t transfer, std::uint32_t vector, st
     e.seen += n;
     base = e.train_start + latency_;
     first = stepper_;
-    for (std::uint32_t i = 0; i < n; ++i) stepper_.next();
+    // Where n lookups leave it: at offset + j + n + 1, stepped for short spans, else made there (the same exact
+    // quotient and remainder, one division instead of n steps).
+    if (n <= kStepSpan) {
+        for (std::uint32_t i = 0; i < n; ++i) stepper_.next();
+    } else {
+        stepper_ = SerialStepper(serial_, static_cast<std::int64_t>(e.offset) + j + n + 1);
+    }
     next_ = j + n;
     return true;
 }

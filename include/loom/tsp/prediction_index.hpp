@@ -74,6 +74,7 @@ private:
         std::uint32_t seen = 0;
         Time train_start;
     };
+    static constexpr std::uint32_t kStepSpan = 8;  // take_span: longer spans position the stepper by a division
     Time arrival(const Entry& e, std::uint32_t j) const;
     // expect() off its common case: another entry, or a vector out of order.
     std::optional<Time> expect_other(std::uint32_t transfer, std::uint32_t vector);

@@ -119,6 +119,7 @@ TEST_CASE("take_span gives what one expect per vector gives, and leaves the inde
         idx->add(run(1, 7, 5, 0, 3_us), t);
         idx->add(run(2, 4, 9, 5, 2_us), t);
         idx->add(run(4, 0, 1, 0, 5_us), t);
+        idx->add(run(5, 0, 40, 3, 4_us), t);  // spans longer than take_span steps
         idx->freeze();
     }
     std::uint64_t x = 12345;
@@ -128,7 +129,8 @@ TEST_CASE("take_span gives what one expect per vector gives, and leaves the inde
     };
     int taken = 0, refused = 0;
     for (int step = 0; step < 400; ++step) {
-        const std::uint32_t transfer = 1 + rnd(4), vector = rnd(15), n = 1 + rnd(6);
+        const std::uint32_t transfer = 1 + rnd(5);
+        const std::uint32_t vector = rnd(transfer == 5 ? 45 : 15), n = 1 + rnd(transfer == 5 ? 24 : 6);
         Time base;
         SerialStepper first;
         const bool ok = a.take_span(transfer, vector, n, base, first);
