@@ -82,6 +82,52 @@ std::optional<Time> PredictionIndex::expect_other(std::uint32_t transfer, std::u
     return t;
 }
 
+bool PredictionIndex::take_span(std::uint32_t transfer, std::uint32_t vector, std::uint32_t n, Time& base,
+                                SerialStepper& first) {
+    auto covers = [&](const Entry& e) {
+        return e.transfer == transfer && vector >= e.first_vector && vector - e.first_vector < e.count;
+    };
+    // The entry expect(transfer, vector) would use (the cursor's, the next, or found by a binary search), found
+    // without moving the cursor.
+    std::size_t at = cursor_;
+    if (at >= entries_.size() || !covers(entries_[at])) {
+        if (at + 1 < entries_.size() && covers(entries_[at + 1])) {
+            ++at;
+        } else {
+            auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
+                                       [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
+                                           return k < std::make_pair(e.transfer, e.first_vector);
+                                       });
+            if (it == entries_.begin()) return false;
+            --it;
+            if (!covers(*it)) return false;
+            at = static_cast<std::size_t>(it - entries_.begin());
+        }
+    }
+    Entry& e = entries_[at];
+    const std::uint32_t j = vector - e.first_vector;
+    if (n == 0 || n > e.count - j) return false;  // the last vectors lie outside this entry
+    // From here as expect() for each of the n: the first positions the cursor and the stepper (expect_other()),
+    // the others take the inline case.
+    cursor_ = at;
+    if (stepped_ != at || next_ != j) {
+        stepper_ = SerialStepper(serial_, static_cast<std::int64_t>(e.offset) + j + 1);
+        stepped_ = at;
+    }
+    e.seen += n;
+    base = e.train_start + latency_;
+    first = stepper_;
+    // Where n lookups leave it: at offset + j + n + 1, stepped for short spans, else made there (the same exact
+    // quotient and remainder, one division instead of n steps).
+    if (n <= kStepSpan) {
+        for (std::uint32_t i = 0; i < n; ++i) stepper_.next();
+    } else {
+        stepper_ = SerialStepper(serial_, static_cast<std::int64_t>(e.offset) + j + n + 1);
+    }
+    next_ = j + n;
+    return true;
+}
+
 std::vector<PredictionIndex::Missing> PredictionIndex::missing() const {
     std::vector<Missing> out;
     for (const Entry& e : entries_) {

@@ -742,24 +742,38 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
             }
         }
 
-        for (std::uint32_t v = 0; v < m; ++v) {
-            const std::int64_t k = j + v;
-            const Time t = next_arrival(k);
-            Time need, last;
-            if (fwd) {
-                need = forward.need();
-                last = forward.leave();
-                forward.next();
-            } else {
-                need = I.issue + receive_slot.value();  // rule 6
-                receive_slot.next();
+        // The part in bulk when it is the instruction's next vectors (then none is unexpected: the transfer and
+        // both numberings step together) and, when predictions are checked, all of them are predicted in one
+        // entry of the index: the counters, the deliveries and the latency histogram are updated once for the
+        // part, the predictions stepped without a lookup. Any other part goes one vector at a time (check_vector).
+        Time pred_base;
+        SerialStepper pred;
+        const std::uint32_t vec0 = run.first_vector + j;
+        if (config_.bulk_checks && run.transfer == I.ins.transfer &&
+            vec0 == I.ins.first_vector + static_cast<std::uint32_t>(pos0 - 1) &&
+            (!check_predictions_ || ip.predictions.take_span(run.transfer, vec0, m, pred_base, pred))) {
+            accept_bulk(ip, I, run, j, m, next_arrival, forward, receive_slot, origin, pred_base, pred, fwd,
+                        final_hop);
+        } else {
+            for (std::uint32_t v = 0; v < m; ++v) {
+                const std::int64_t k = j + v;
+                const Time t = next_arrival(k);
+                Time need, last;
+                if (fwd) {
+                    need = forward.need();
+                    last = forward.leave();
+                    forward.next();
+                } else {
+                    need = I.issue + receive_slot.value();  // rule 6
+                    receive_slot.next();
+                }
+                check_vector(ip, I, ip.arrived - cl.start + 1, run, k, t, need, last, fwd, final_hop);
+                if (final_hop) {
+                    latency_.record((t - (run.origin_start + origin.value())).count());
+                    origin.next();
+                }
+                ++ip.arrived;
             }
-            check_vector(ip, I, ip.arrived - cl.start + 1, run, k, t, need, last, fwd, final_hop);
-            if (final_hop) {
-                latency_.record((t - (run.origin_start + origin.value())).count());
-                origin.next();
-            }
-            ++ip.arrived;
         }
         I.claimed += m;
         if (ip.arrived == cl.start + cl.count) ++ip.cursor;
@@ -866,6 +880,79 @@ inline void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t p
         totals_.last_delivery = std::max(totals_.last_delivery, t);
         if (deliveries_.empty() || deliveries_.back().first != run.transfer) deliveries_.emplace_back(run.transfer, t);
         deliveries_.back().second = std::max(deliveries_.back().second, t);
+    }
+}
+
+// check_vector for vectors j .. j + m - 1 of `run`, known to be the instruction's next ones and (when predictions
+// are checked) predicted by base + pred stepped: the same checks in the same order per vector, with the same
+// reports; what only sums or takes a maximum (the counters, the deliveries, the latency histogram, whose equal
+// latencies are recorded as one sample repeated) is updated once for the part.
+template <class NextArrival>
+inline void TspChip::accept_bulk(InPortState& ip, InstrState& I, const VectorRun& run, std::uint32_t j,
+                                 std::uint32_t m, NextArrival& next_arrival, ForwardDeadlines& forward,
+                                 SerialStepper& receive_slot, SerialStepper& origin, Time pred_base,
+                                 SerialStepper& pred, bool fwd, bool final_hop) {
+    auto& fifo = ip.fifo;
+    Time tmax = Time::ps(std::numeric_limits<std::int64_t>::min());
+    Time max_err = totals_.max_prediction_error;
+    std::int64_t lat_value = 0, lat_count = 0;  // the latencies not yet recorded: lat_count times lat_value
+    for (std::uint32_t v = 0; v < m; ++v) {
+        const std::int64_t k = j + v;
+        const Time t = next_arrival(k);
+        Time need, leave;
+        const Time avail = available(t);
+        if (fwd) {
+            need = forward.need();
+            leave = forward.leave();  // it leaves the FIFO at its last slot
+            forward.next();
+        } else {
+            need = I.issue + receive_slot.value();  // rule 6
+            receive_slot.next();
+            leave = std::max(avail, I.issue);  // or when consumed (written to memory)
+        }
+        const std::uint32_t vec = run.first_vector + static_cast<std::uint32_t>(k);
+        if (avail > need) [[unlikely]]
+            report_late(ip, I, run, vec, t, avail, need);
+        leave = std::max(leave, t);
+        fifo.pop_through(t);
+        if (static_cast<std::int64_t>(fifo.size()) + 1 > fifo_depth_) [[unlikely]]
+            report_overflow(ip, run, vec, t);
+        fifo.push(leave);
+        if (check_predictions_) {
+            const Time p = pred_base + pred.value();
+            pred.next();
+            max_err = std::max(max_err, t > p ? t - p : p - t);
+            if (t < p || t > p + jitter_allowance_) [[unlikely]]
+                report_mispredicted(ip, run, vec, t, std::optional<Time>(p));
+        }
+        tmax = std::max(tmax, t);
+        if (config_.record_limit > 0 && static_cast<std::int64_t>(arrivals_.size()) <= config_.record_limit)
+            [[unlikely]]
+            record_arrival(ip, run, k, vec, t);
+        if (final_hop) {
+            const std::int64_t lat = (t - (run.origin_start + origin.value())).count();
+            origin.next();
+            if (lat != lat_value) {
+                latency_.record_n(lat_value, lat_count);
+                lat_value = lat;
+                lat_count = 0;
+            }
+            ++lat_count;
+        }
+    }
+    ip.arrived += m;
+    totals_.vector_hops += m;
+    totals_.last_arrival = std::max(totals_.last_arrival, tmax);
+    if (check_predictions_) {
+        totals_.predictions_checked += m;
+        totals_.max_prediction_error = max_err;
+    }
+    if (final_hop) {
+        latency_.record_n(lat_value, lat_count);
+        totals_.vectors_delivered += m;
+        totals_.last_delivery = std::max(totals_.last_delivery, tmax);
+        if (deliveries_.empty() || deliveries_.back().first != run.transfer) deliveries_.emplace_back(run.transfer, tmax);
+        deliveries_.back().second = std::max(deliveries_.back().second, tmax);
     }
 }
 

@@ -24,6 +24,9 @@ struct ExecutorConfig {
     // memory at the end (tsp/data_check.hpp), at every size; off only when asked (it costs a memory cell per slot
     // touched and the executor's time moving values).
     bool data_check = true;
+    // Not a config field: the executor checks a run's part of equally numbered vectors with its counters, latency
+    // histogram and predictions taken in bulk (false: one vector at a time, the reference the tests compare with).
+    bool bulk_checks = true;
 };
 
 // {"mode": "train" | "vector", "record_limit": integer >= 0, "data_check": boolean}.

@@ -43,6 +43,13 @@ public:
         return expect_other(transfer, vector);
     }
 
+    // expect(transfer, vector), expect(transfer, vector + 1), ..., n >= 1 lookups at once, when all n vectors lie
+    // in one entry: counts them as seen, leaves the index as those n lookups would, and sets `first` to the
+    // serialization stepper of the first one's prediction, which is base + first.value() (the caller steps a copy:
+    // the i-th is base + S after i next()s). Otherwise (some vector not predicted, or the vectors spanning
+    // entries) returns false and changes nothing: the caller looks them up one at a time.
+    bool take_span(std::uint32_t transfer, std::uint32_t vector, std::uint32_t n, Time& base, SerialStepper& first);
+
     // The entry the next lookup reads first (nullptr when none), for prefetching.
     const void* next_entry() const { return cursor_ < entries_.size() ? &entries_[cursor_] : nullptr; }
 
@@ -67,6 +74,7 @@ private:
         std::uint32_t seen = 0;
         Time train_start;
     };
+    static constexpr std::uint32_t kStepSpan = 8;  // take_span: longer spans position the stepper by a division
     Time arrival(const Entry& e, std::uint32_t j) const;
     // expect() off its common case: another entry, or a vector out of order.
     std::optional<Time> expect_other(std::uint32_t transfer, std::uint32_t vector);

@@ -391,6 +391,13 @@ private:
         std::array<SerialStepper, 16> slot_;
         Time need_, leave_;
     };
+    // check_vector for vectors j .. j + m - 1 of `run`, the instruction's next ones, predicted (when checked) by
+    // pred_base + pred stepped: the counters, deliveries and latency histogram updated once for the part.
+    template <class NextArrival>
+    [[gnu::always_inline]] void accept_bulk(InPortState& ip, InstrState& I, const VectorRun& run, std::uint32_t j,
+                                            std::uint32_t m, NextArrival& next_arrival, ForwardDeadlines& forward,
+                                            SerialStepper& receive_slot, SerialStepper& origin, Time pred_base,
+                                            SerialStepper& pred, bool fwd, bool final_hop);
     void report(Time t, std::int32_t port, std::uint32_t transfer, std::uint32_t vector, ErrorKind kind,
                 const std::string& what);
     std::string where(Time t, std::int32_t port) const;

@@ -107,3 +107,76 @@ TEST_CASE("A lookup the cursor's run and the next one do not cover is searched f
     REQUIRE(missing.size() == 3);
     CHECK(missing[0].count == 2);  // transfer 1 vectors 2..3 (0 and 1 seen)
 }
+
+TEST_CASE("take_span gives what one expect per vector gives, and leaves the index in the same state") {
+    // Two indexes over the same runs, at a rate whose serialization rounds (the stepper's remainder matters);
+    // random spans looked up in one with take_span and in the other with expect per vector, in random order.
+    LinkTiming t = link();
+    t.rate = Bandwidth::bps(97'000'000'007);
+    PredictionIndex a, b;
+    for (PredictionIndex* idx : {&a, &b}) {
+        idx->add(run(1, 0, 7, 2, 1_us), t);
+        idx->add(run(1, 7, 5, 0, 3_us), t);
+        idx->add(run(2, 4, 9, 5, 2_us), t);
+        idx->add(run(4, 0, 1, 0, 5_us), t);
+        idx->add(run(5, 0, 40, 3, 4_us), t);  // spans longer than take_span steps
+        idx->freeze();
+    }
+    std::uint64_t x = 12345;
+    auto rnd = [&](std::uint32_t n) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<std::uint32_t>((x >> 33) % n);
+    };
+    int taken = 0, refused = 0;
+    for (int step = 0; step < 400; ++step) {
+        const std::uint32_t transfer = 1 + rnd(5);
+        const std::uint32_t vector = rnd(transfer == 5 ? 45 : 15), n = 1 + rnd(transfer == 5 ? 24 : 6);
+        Time base;
+        SerialStepper first;
+        const bool ok = a.take_span(transfer, vector, n, base, first);
+        if (!ok) {
+            ++refused;
+            continue;  // nothing changed in `a`: `b` is not asked either
+        }
+        ++taken;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            const std::optional<Time> p = b.expect(transfer, vector + i);
+            REQUIRE(p.has_value());
+            CHECK(*p == base + first.value());
+            first.next();
+        }
+        // The next lookups agree in both (the cursor and the stepper were left alike).
+        CHECK(a.expect(transfer, vector + n) == b.expect(transfer, vector + n));
+    }
+    CHECK(taken > 50);
+    CHECK(refused > 50);
+    const auto ma = a.missing(), mb = b.missing();
+    REQUIRE(ma.size() == mb.size());
+    for (std::size_t i = 0; i < ma.size(); ++i) {
+        CHECK(ma[i].transfer == mb[i].transfer);
+        CHECK(ma[i].first_vector == mb[i].first_vector);
+        CHECK(ma[i].count == mb[i].count);
+        CHECK(ma[i].predicted == mb[i].predicted);
+    }
+}
+
+TEST_CASE("take_span refuses a span that leaves its entry or is not predicted, changing nothing") {
+    const LinkTiming t = link();
+    PredictionIndex idx;
+    idx.add(run(1, 0, 4, 0, 0_ns), t);
+    idx.add(run(1, 4, 4, 0, 1_us), t);  // the next entry: vectors 4..7 of transfer 1
+    idx.freeze();
+    Time base;
+    SerialStepper first;
+    CHECK_FALSE(idx.take_span(1, 2, 3, base, first));  // 2..4 spans two entries
+    CHECK_FALSE(idx.take_span(1, 8, 1, base, first));  // not predicted
+    CHECK_FALSE(idx.take_span(3, 0, 1, base, first));
+    CHECK_FALSE(idx.take_span(1, 0, 0, base, first));
+    CHECK(idx.missing().size() == 2);  // nothing counted as seen
+    REQUIRE(idx.take_span(1, 2, 2, base, first));
+    CHECK(base + first.value() == Time::ps(3 * 26'240 + 497'750));
+    const auto m = idx.missing();
+    REQUIRE(m.size() == 2);
+    CHECK(m[0].count == 2);  // vectors 0 and 1 of the first entry still unseen
+    CHECK(idx.expect(1, 4) == 1_us + Time::ps(26'240 + 497'750));
+}

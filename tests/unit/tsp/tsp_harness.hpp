@@ -59,15 +59,20 @@ inline RunOutput run_config(const config::Json& root, std::uint64_t seed = 1, Ti
     return finish_run(sim, *model, end);
 }
 
-inline RunOutput run_program(const MachineConfig& machine, Program program, ExecutionMode mode, std::uint64_t seed = 1,
-                             Time end = Time::max()) {
+inline RunOutput run_program(const MachineConfig& machine, Program program, const ExecutorConfig& exec,
+                             std::uint64_t seed = 1, Time end = Time::max()) {
     sim::SimulatorOptions options;
     options.seed = seed;
     sim::Simulator sim(options);
-    ExecutorConfig exec;
-    exec.mode = mode;
     auto model = build(std::make_unique<TspSystem>(machine, seed), exec, std::move(program), sim);
     return finish_run(sim, *model, end);
+}
+
+inline RunOutput run_program(const MachineConfig& machine, Program program, ExecutionMode mode, std::uint64_t seed = 1,
+                             Time end = Time::max()) {
+    ExecutorConfig exec;
+    exec.mode = mode;
+    return run_program(machine, std::move(program), exec, seed, end);
 }
 
 // A node of `tsps` fully connected TSPs with the paper's default links and chip.
