@@ -63,6 +63,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     auto carve = [&](Carver& c) {
         vc_ = c.take<Vc>(PV);
         in_ = c.take<PortIn>(P);
+        credit_in_ = c.take<LineReader>(P);
         credits_ = c.take<std::int32_t>(PV);
         sa_vcs_ = c.take<std::uint16_t>(P);
         ov_busy_ = c.take<std::uint8_t>(PV);
@@ -159,7 +160,7 @@ void Router::attach_input(std::int32_t port, std::uint32_t sender) {
 void Router::attach_output(std::int32_t port, std::uint32_t receiver) {
     LOOM_ASSERT(links_ != nullptr && pool_ != nullptr && port < network_ports_ && wired(port),
                 fmt::format("{}: port {} has no credit line (a terminal port or unwired)", path(), port));
-    in_[port].credits.attach(links_[receiver].credits, *pool_);
+    credit_in_[port].attach(links_[receiver].credits, *pool_);
 }
 
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
@@ -327,11 +328,12 @@ void Router::read_credits(std::int32_t p, std::int64_t c) {
     if (!(credit_lines_ & bit64(p))) return;
     PortIn& ps = in_[p];
     if (cycles_until(ps.credit_due, c) > 0) return;
+    LineReader& line = credit_in_[p];
     RingPool& pool = *pool_;
     std::int32_t* credits = credits_ + p * vcs_;
     for (;;) {
         std::uint64_t next;
-        ++credits[ps.credits.pop(pool, next)];
+        ++credits[line.pop(pool, next)];
         if (!LineReader::is_entry(next)) {
             credit_lines_ &= ~bit64(p);
             return;

@@ -365,7 +365,6 @@ public:
     }
 
 private:
-    friend class LinePos;
     // The front slot, past a full chunk's end.
     std::uint64_t head() const {
         if (RingPool::at_end(front_)) [[unlikely]] {
@@ -384,46 +383,6 @@ private:
     std::uint64_t* front_ = nullptr;
 };
 static_assert(sizeof(LineReader) == 8);
-
-// A reader's end in 32 bits: its front slot's place in the pool, the chunk's handle (below 2^26, RingPool::refill)
-// times 8 plus the slot (slot 7 is the chunk's link: a reader waiting at a full chunk's end). A router keeps the
-// ends of both lines a port reads beside their due arrivals in 16 bytes (Router::PortIn), so a pop touches the
-// line it reads the due cycle from and the ring chunk, no line of ends of its own. Decoding reads the pool's slab
-// table (a few instructions); a pop within a chunk moves the place by one, a pop onto the next chunk reads that
-// chunk's handle.
-class LinePos {
-public:
-    // Reads `line` from now on (before its first push; opens it).
-    void attach(FlitLink& line, RingPool& pool) {
-        LineReader r;
-        r.attach(line, pool);
-        pos_ = encode(r.front_);
-    }
-    // The end as a LineReader (the same front; checks, statistics and tests: a pop through it does not move
-    // this one).
-    LineReader reader(const RingPool& pool) const {
-        LineReader r;
-        r.front_ = decode(pool);
-        return r;
-    }
-    // LineReader::pop.
-    [[gnu::always_inline]] std::uint32_t pop(RingPool& pool, std::uint64_t& next) {
-        std::uint64_t* const f0 = decode(pool);
-        std::uint64_t* f = f0;
-        const std::uint32_t payload = LineReader::pop_at(pool, f, next);
-        pos_ = f == f0 + 1 ? pos_ + 1 : encode(f);
-        return payload;
-    }
-
-private:
-    std::uint64_t* decode(const RingPool& pool) const { return pool.at(pos_ >> 3)->entry + (pos_ & 7u); }
-    static std::uint32_t encode(const std::uint64_t* p) {
-        return RingPool::handle_of(RingPool::chunk_of(p)) << 3 |
-               static_cast<std::uint32_t>((reinterpret_cast<std::uintptr_t>(p) & 63u) >> 3);
-    }
-    std::uint32_t pos_ = 0;
-};
-static_assert(sizeof(LinePos) == 4);
 
 // What a router port sends on, in one cache line: its output channel (the flits' timing; the credits the router
 // returns for the flits arriving on the port ride beside them on it), the sender's end of the flit line it pushes

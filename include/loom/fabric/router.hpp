@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -45,7 +44,7 @@ struct alignas(64) TickScratch {
 // never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
 // and the credit line back to its sender, and an output flit line and the credit line coming back from its
 // receiver (FlitLink); the sender ends of the lines it pushes are in its own port records (PortOut), its ends of
-// those it reads (LinePos) in its per-port PortIn.
+// those it reads (LineReader) in its block: a flit line's in its per-port PortIn.
 // Terminal ports have no credit line from the terminal: a terminal absorbs a flit every
 // cycle, so ejection needs no flow control. Every line into the router wakes it through its one endpoint on the
 // run's wake channel, with argument flit_wake_arg(port) or credit_wake_arg(port).
@@ -110,14 +109,12 @@ public:
     // The clock that ticks the router (the run's routers share one), before the run.
     void use_clock(RouterClock& clock);
     // The router's ends of the lines it reads on `port` (the flits arriving, the credits for its output).
-    // As LineReaders with the same fronts (views: a pop through one does not move the router's).
-    LineReader input_line(std::int32_t port) const { return in_[port].flits.reader(*pool_); }
-    std::optional<LineReader> credit_line(std::int32_t port) const {
-        if (is_terminal_port(port)) return std::nullopt;
-        return in_[port].credits.reader(*pool_);
+    const LineReader& input_line(std::int32_t port) const { return in_[port].flits; }
+    const LineReader* credit_line(std::int32_t port) const {
+        return is_terminal_port(port) ? nullptr : &credit_in_[port];
     }
-    // Where the router keeps its ends of `port`'s lines (tests: both in the port's 16 bytes).
-    const void* port_in(std::int32_t port) const { return &in_[port]; }
+    // What the router reads first of `port`'s flit line, its due arrival (tests: beside its end of the line).
+    const std::uint32_t* flit_due(std::int32_t port) const { return &in_[port].flit_due; }
     // The lines the router pushes on `port`: its flits out, the credits it returns for the flits arriving on it.
     const PortOut& port_out(std::int32_t port) const { return out_[port]; }
 
@@ -158,14 +155,14 @@ private:
     };
     static_assert(sizeof(Vc) == 64);
     // What draining the lines into the router reads, per port: 16 bytes, four to a cache line. The front
-    // arrivals are kept modulo 2^32, as in the lines' entries (cycles_until), beside the router's ends of the two
-    // lines (LinePos), so that a pop touches this line and the ring chunk, no state of the sender's and no line of
-    // ends of its own.
+    // arrivals are kept modulo 2^32, as in the lines' entries (cycles_until), beside the router's end of the flit
+    // line (LineReader), so that a flit's pop touches this line and the ring chunk, no state of the sender's and
+    // no line of ends of its own. The credit lines' ends are in an array of their own (credit_in_): they are
+    // read in batches (kCreditBatch), so their line is touched once per batch.
     struct alignas(16) PortIn {
         std::uint32_t flit_due = 0;    // front arrival of the flit line while the port's bit is in flit_lines_
         std::uint32_t credit_due = 0;  // front arrival of the credit line while its bit is in credit_lines_
-        LinePos flits;                 // the flits arriving on the port
-        LinePos credits;               // network ports: the credits for its output
+        LineReader flits;              // the flits arriving on the port
     };
     static_assert(sizeof(PortIn) == 16);
     // Cycles from `cycle` until the arrival `due` (modulo 2^32; negative once it has passed, an entry is never in
@@ -228,6 +225,7 @@ private:
     std::uint64_t credit_lines_ = 0;   // ports whose credit line holds entries
     RingPool* pool_ = nullptr;         // the input buffers' chunks
     PortIn* in_ = nullptr;             // per port
+    LineReader* credit_in_ = nullptr;  // per port: network ports, the credits for its output
     const FabricSetup& net_;
     topo::VertexId vertex_;
     std::int32_t network_ports_;
