@@ -63,7 +63,6 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
     auto carve = [&](Carver& c) {
         vc_ = c.take<Vc>(PV);
         in_ = c.take<PortIn>(P);
-        credit_in_ = c.take<LineReader>(P);
         credits_ = c.take<std::int32_t>(PV);
         sa_vcs_ = c.take<std::uint16_t>(P);
         ov_busy_ = c.take<std::uint8_t>(PV);
@@ -77,6 +76,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
             va_out_ptr_ = c.take<std::uint8_t>(PV);
         }
         sw_lines_ = c.take<std::uint32_t>(P);  // the allocator objects' requests only
+        credit_in_ = c.take<LineReader>(P);    // read in batches: after the arrays every tick reads
     };
     masks_ = PV <= 64;
     vc_mask_ = static_cast<std::uint32_t>(bit64(vcs_) - 1);
