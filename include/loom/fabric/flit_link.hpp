@@ -257,7 +257,8 @@ private:
 static_assert(sizeof(FlitLink) == 16, "a port's channel and its two lines' sender ends fill a cache line");
 
 // The receiver's end of a line: where its front entry is (8 bytes, kept with the receiver's own state: a router's
-// PortIn for a flit line and an array of its block for a credit line, a terminal's object). Pops touch the ring's chunks only (see FlitLink).
+// PortIn for a flit line and an array of its block for a credit line, a terminal's object). Pops touch the ring's
+// chunks only (see FlitLink).
 class LineReader {
 public:
     // Reads `line` from now on (before its first push; opens it).
