@@ -144,11 +144,12 @@ std::unique_ptr<FabricModel> build(topo::FrozenTopology topology, const FabricCo
 
     // Channels: every directed channel is a flit line one way and a credit line back, each with the class's
     // latency. Their wake-ups travel on one channel whose endpoints are the routers (by vertex), then the
-    // terminals (by id); its minimum latency is the shortest line's. Each line's header is in its sender's port
-    // record (PortOut, one cache line): a router port's output channel, the flit line it pushes onto it and the
-    // credit line it returns for the flits arriving on the port. The records are laid out by router and port,
-    // then one per terminal (its injection line); every port has its record (an unwired one's is never used), so
-    // a router finds its own by port number, and the lines it reads by their senders' records' indices.
+    // terminals (by id); its minimum latency is the shortest line's. Each line's sender end is in its sender's
+    // port record (PortOut, one cache line): a router port's output channel, the flit line it pushes onto it and
+    // the credit line it returns for the flits arriving on the port; its reader end (LineReader) is the
+    // receiver's, attached to it by the sender's record's index before the run. The records are laid out by
+    // router and port, then one per terminal (its injection line); every port has its record (an unwired one's
+    // is never used), so a router finds its own by port number.
     const std::size_t routers = model->routers_.size();
     std::vector<std::uint32_t> first_port(routers + 1, 0);
     for (std::size_t v = 0; v < routers; ++v)
@@ -257,12 +258,12 @@ std::vector<std::string> FabricModel::conservation_problems() const {
     const std::int32_t vcs = n.config.vcs;
     const std::int32_t depth = n.config.vc_buffer_flits;
 
-    auto flits_on = [](const FlitLink& line, std::int32_t vc) {
+    auto flits_on = [](const LineReader& line, std::int32_t vc) {
         std::int64_t k = 0;
         line.for_each_payload([&](std::uint32_t p) { k += static_cast<std::int32_t>(Flit::vc_of(p)) == vc; });
         return k;
     };
-    auto credits_on = [](const FlitLink& line, std::int32_t vc) {
+    auto credits_on = [](const LineReader& line, std::int32_t vc) {
         std::int64_t k = 0;
         line.for_each_payload([&](std::uint32_t p) { k += static_cast<std::int32_t>(p) == vc; });
         return k;

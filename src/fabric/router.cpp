@@ -76,6 +76,7 @@ Router::Router(sim::Context& ctx, const FabricSetup& net, topo::VertexId vertex)
             va_out_ptr_ = c.take<std::uint8_t>(PV);
         }
         sw_lines_ = c.take<std::uint32_t>(P);  // the allocator objects' requests only
+        credit_in_ = c.take<LineReader>(P);    // read in batches: after the arrays every tick reads
     };
     masks_ = PV <= 64;
     vc_mask_ = static_cast<std::uint32_t>(bit64(vcs_) - 1);
@@ -151,15 +152,15 @@ void Router::use_links(PortOut* all, std::uint32_t first) {
 }
 
 void Router::attach_input(std::int32_t port, std::uint32_t sender) {
-    LOOM_ASSERT(links_ != nullptr && wired(port), fmt::format("{}: port {}'s input attached before use_links or "
-                                                              "unwired", path(), port));
-    in_[port].flits_from = sender;
+    LOOM_ASSERT(links_ != nullptr && pool_ != nullptr && wired(port),
+                fmt::format("{}: port {}'s input attached before use_links or use_pool, or unwired", path(), port));
+    in_[port].flits.attach(links_[sender].flits, *pool_);
 }
 
 void Router::attach_output(std::int32_t port, std::uint32_t receiver) {
-    LOOM_ASSERT(links_ != nullptr && port < network_ports_ && wired(port),
+    LOOM_ASSERT(links_ != nullptr && pool_ != nullptr && port < network_ports_ && wired(port),
                 fmt::format("{}: port {} has no credit line (a terminal port or unwired)", path(), port));
-    in_[port].credits_from = receiver;
+    credit_in_[port].attach(links_[receiver].credits, *pool_);
 }
 
 std::int32_t Router::credits(std::int32_t port, std::int32_t vc) const { return credits_[port * vcs_ + vc]; }
@@ -290,17 +291,20 @@ void Router::drain(std::int64_t c) {
         PortIn& ps = in_[p];
         std::int32_t wait = cycles_until(ps.flit_due, c);
         if (wait > 0) continue;
-        FlitLink& line = links_[ps.flits_from].flits;
-        do {
+        for (;;) {
             const std::int64_t a = c + wait;
-            accept_flit(p, line.pop(pool), a);
+            std::uint64_t next;
+            accept_flit(p, ps.flits.pop(pool, next), a);
             ++accepted;
             accepted_cycles += a;
-            if (line.empty()) break;
-            ps.flit_due = line.front_arrival32();
+            if (!LineReader::is_entry(next)) {
+                flit_lines_ &= ~bit64(p);
+                break;
+            }
+            ps.flit_due = LineReader::arrival32(next);
             wait = cycles_until(ps.flit_due, c);
-        } while (wait <= 0);
-        if (line.empty()) flit_lines_ &= ~bit64(p);
+            if (wait > 0) break;
+        }
     }
     FabricCounters& t = counters_;
     t.buffer_in += accepted;
@@ -324,15 +328,19 @@ void Router::read_credits(std::int32_t p, std::int64_t c) {
     if (!(credit_lines_ & bit64(p))) return;
     PortIn& ps = in_[p];
     if (cycles_until(ps.credit_due, c) > 0) return;
-    FlitLink& line = links_[ps.credits_from].credits;
+    LineReader& line = credit_in_[p];
     RingPool& pool = *pool_;
     std::int32_t* credits = credits_ + p * vcs_;
-    do {
-        ++credits[line.pop(pool)];
-        if (line.empty()) break;
-        ps.credit_due = line.front_arrival32();
-    } while (cycles_until(ps.credit_due, c) <= 0);
-    if (line.empty()) credit_lines_ &= ~bit64(p);
+    for (;;) {
+        std::uint64_t next;
+        ++credits[line.pop(pool, next)];
+        if (!LineReader::is_entry(next)) {
+            credit_lines_ &= ~bit64(p);
+            return;
+        }
+        ps.credit_due = LineReader::arrival32(next);
+        if (cycles_until(ps.credit_due, c) > 0) return;
+    }
 }
 
 bool Router::has_credit(std::int32_t ov, std::int64_t c) {
@@ -349,8 +357,7 @@ void Router::route(std::int32_t iv) {
     Vc& x = vc_[iv];
     std::uint64_t& entry = x.slot[0];
     const std::uint32_t arg = static_cast<std::uint32_t>(entry);
-    FlitLink& from = in_flits(vc_port_[iv]);
-    FabricRecord& packet = from.record(*pool_, Flit::packet_of(arg));
+    FabricRecord& packet = FlitLink::record(*pool_, Flit::packet_of(arg));
     FabricPacket& p = packet.payload;
     std::int32_t port = 0, cls = 0;
     if (p.dest_router == vertex_) {
@@ -378,8 +385,8 @@ void Router::route(std::int32_t iv) {
     x.out_port = static_cast<std::uint8_t>(port);
     x.cls = p.dest_router == vertex_ ? any_class_ : static_cast<std::uint8_t>(cls);  // ejection takes any VC
     x.state = VcState::VcAlloc;
-    const std::uint32_t handle = out_[port].flits.push_record(*pool_, packet);
-    from.release_record(*pool_, Flit::packet_of(arg));
+    const std::uint32_t handle = FlitLink::push_record(*pool_, packet);
+    FlitLink::release_record(*pool_, Flit::packet_of(arg));
     entry = (entry & ~std::uint64_t{0xffffffff}) | Flit::with_packet(arg, handle);
 }
 

@@ -52,8 +52,8 @@ void Terminal::attach_notices(sim::Channel& channel) { notice_->attach(channel, 
 void Terminal::attach(FlitLink& injection, FlitLink& credits, FlitLink& ejection, RingPool& pool) {
     pool_ = &pool;
     injection_ = &injection;
-    credits_in_ = &credits;
-    ejection_ = &ejection;
+    credits_in_.attach(credits, pool);
+    ejection_.attach(ejection, pool);
 }
 
 void Terminal::attach_measure(sim::Channel& channel, std::uint32_t monitor) {
@@ -85,11 +85,13 @@ void Terminal::on_wake(std::uint32_t arg) {
 
 void Terminal::on_tick(std::int64_t c) {
     next_tick_ = INT64_MAX;
-    while (ejection_->ready(c)) {
-        const std::int64_t arrived = ejection_->front_arrival(c);
-        eject(ejection_->pop(*pool_), arrived);
+    // The front entry's word is read once per flit (pop passes on the next one).
+    std::uint64_t e = ejection_.front();
+    while (LineReader::is_entry(e) && LineReader::arrived(e, c)) {
+        const std::int64_t arrived = FlitLink::arrival_of(e, c);
+        eject(ejection_.pop(*pool_, e), arrived);
     }
-    if (!ejection_->empty()) wake(next_ejection(c));
+    if (LineReader::is_entry(e)) wake(next_ejection(c));
     pump(c);
 }
 
@@ -98,12 +100,12 @@ void Terminal::on_tick(std::int64_t c) {
 // it (so every sample counts exactly the flits that arrived in it), and, with no tail in the line, at its last
 // entry (later pushes onto a non-empty line send no wake-up).
 std::int64_t Terminal::next_ejection(std::int64_t c) const {
-    const FlitLink& line = *ejection_;
-    std::int64_t next = line.back_arrival(c);
+    const LineReader& line = ejection_;
+    // The first tail's arrival, else the last entry's (found by the reader's walk: the sender's end is not read).
+    std::int64_t next = 0;
     line.scan(c, [&](std::uint32_t payload, std::int64_t arrival) {
-        if (!Flit::is_tail(payload)) return false;
         next = arrival;
-        return true;
+        return Flit::is_tail(payload);
     });
     if (sample_cycles_ > 0) {
         const std::int64_t first = line.front_arrival(c);
@@ -269,7 +271,8 @@ void Terminal::open_packet(std::int64_t created, std::int32_t dst, std::int32_t 
 
 void Terminal::pump(std::int64_t cycle) {
     FabricCounters& t = counters_;
-    while (credits_in_->ready(cycle)) ++credits_[credits_in_->pop(*pool_)];
+    for (std::uint64_t e = credits_in_.front(); LineReader::is_entry(e) && LineReader::arrived(e, cycle);)
+        ++credits_[credits_in_.pop(*pool_, e)];
     for (;;) {
         if (!sending_) {
             if (queue_head_ < queue_.size())
@@ -282,7 +285,7 @@ void Terminal::pump(std::int64_t cycle) {
         auto& credits = credits_[static_cast<std::size_t>(current_vc_)];
         if (credits == 0) {
             // Blocked: wake for the next credit on its way, if any (else its push sends a wake-up).
-            if (!credits_in_->empty()) wake(credits_in_->front_arrival(cycle));
+            if (!credits_in_.empty()) wake(credits_in_.front_arrival(cycle));
             return;
         }
         --credits;
@@ -293,7 +296,7 @@ void Terminal::pump(std::int64_t cycle) {
         if (head) {
             current_.injected_cycle = depart;
             current_handle_ =
-                injection_->push_record(*pool_, FabricRecord{current_id_, static_cast<std::uint32_t>(id_), current_dst_, current_});
+                FlitLink::push_record(*pool_, FabricRecord{current_id_, static_cast<std::uint32_t>(id_), current_dst_, current_});
         }
         injection_->push_lazy(*pool_, wake_, depart + latency_,
                               Flit::encode(current_handle_, static_cast<std::uint32_t>(current_vc_), head, tail),
@@ -314,7 +317,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
         FlitLink::prefetch_record(*pool_, handle);  // read at the tail
     }
     if (!Flit::is_tail(arg)) return;
-    const FabricRecord& packet = ejection_->record(*pool_, handle);
+    const FabricRecord& packet = FlitLink::record(*pool_, handle);
 
     const FabricPacket& p = packet.payload;
     const std::int64_t total = c - p.created_cycle;
@@ -374,7 +377,7 @@ void Terminal::eject(std::uint32_t arg, std::int64_t c) {  // c: the flit's arri
             }
         }
     }
-    ejection_->release_record(*pool_, handle);
+    FlitLink::release_record(*pool_, handle);
 }
 
 }  // namespace loom::fabric

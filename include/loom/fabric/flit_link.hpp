@@ -103,7 +103,7 @@ public:
     // The component that reads and releases the packet records (in a fabric run the routers' and terminals'
     // clock, whose ticks read them; a partitioned run has a pool per process): in a debug build,
     // FlitLink::record()/release_record() from any other component's handler throw InternalError naming both
-    // (sim::Owner). Kept here rather than in every line's header, so that a header is 24 bytes.
+    // (sim::Owner). Kept here rather than in every line's sender end, so that it is 16 bytes.
     void bind_reader(const sim::Context& reader) { reader_.bind(reader); }
     void check_reader() const { reader_.check("a line's packet records"); }
 
@@ -134,17 +134,33 @@ private:
 // Partitioning: a line whose ends are on different processes ships its pushes at window boundaries (every
 // entry arrives at least one latency after its push, which is the lookahead).
 // Entries keep the arrival cycle modulo 2^32 (8 bytes each): an entry is never in flight for 2^31 cycles. The ring
-// is a chain of RingPool chunks holding what is in flight now; a line that empties gives its last chunk back.
+// is a chain of RingPool chunks holding what is in flight now, and always at least one chunk (the one the next
+// entry goes into).
+// Two ends, no shared header: the sender's end (FlitLink, in its port record) knows where the next entry goes, the
+// receiver's (LineReader, in the receiver's own state) where the front entry is. Neither reads the other's: a
+// slot not yet written holds kFree, and a reader that pops the last entry marks the slot after it kWaiting (or, at
+// a chunk's end, the chunk's link kWaitingLink), so that the push writing that slot finds the line empty there
+// (and sends the wake-up) in the cache line it writes anyway. A pop so touches the ring chunk only, not a header
+// in the sender's cache line, and a push its own record and the chunk.
 // Records: the line holds the packet records it carries (DESIGN principle 5), each in a pool chunk: the sender
 // stores it (push_record) and names the chunk's handle in the head flit's packet field; the receiver reads and
 // updates the record there from the head's arrival on and gives the chunk back when it is done with it (the head
 // leaves the router, or the tail reaches the terminal). A record written at a hop takes the chunk freed last, which
 // is in the cache (per-line record slots were written cold).
-// 24 bytes, so that a router port's output channel and the two lines it pushes (flits out, credits back for the
-// flits arriving on the port) are one cache line (PortOut). The pool, the sender's wake endpoint and the records'
-// owner check are not kept in the header: the ends pass them (a router or terminal holds both; the pool holds the
-// check). The sender's push and the receiver's pop touch the header and one ring chunk (and the pool's free list
-// when a chunk is taken or given back), a head flit one record chunk more.
+namespace line_marks {
+// A slot holds an entry iff it is below kWaiting: entries' payloads are below 2^32 - 1 (a flit's packet handle is
+// below 2^26 - 1, RingPool::refill; a credit's payload is its VC).
+inline constexpr std::uint64_t kWaiting = 0xffffffff00000000ull;  // the reader popped everything before this slot
+inline constexpr std::uint64_t kFree = ~std::uint64_t{0};         // not written since the chunk was taken
+inline RingPool::Chunk* const kWaitingLink = reinterpret_cast<RingPool::Chunk*>(std::uintptr_t{1});
+}  // namespace line_marks
+
+class LineReader;
+
+// The sender's end: 16 bytes, so that a router port's output channel and the two lines it pushes (flits out,
+// credits back for the flits arriving on the port) are one cache line (PortOut). The pool, the sender's wake
+// endpoint and the records' owner check are not kept here: the ends pass them (a router or terminal holds both;
+// the pool holds the check).
 class FlitLink {
 public:
     FlitLink() = default;
@@ -161,6 +177,14 @@ public:
         LOOM_ASSERT(to < (std::uint32_t{1} << 24) && arg < 256, "a line's wake-up names at most 2^24 endpoints");
         wake_to_ = to << 8 | arg;
     }
+    // Takes the line's first chunk (empty, its reader waiting at its first slot) unless it has one: before the
+    // first push, and before a LineReader attaches (which does it).
+    void open(RingPool& pool) {
+        if (back_ != nullptr) return;
+        back_ = fresh(pool)->entry;
+        *back_ = line_marks::kWaiting;
+    }
+    bool opened() const { return back_ != nullptr; }
 
     // Every call that touches the ring or the records takes the run's pool (the same one for the line's life); a
     // push takes the sender's endpoint on the wake channel (always the same one for a line).
@@ -174,36 +198,149 @@ public:
     template <class Delay>
     [[gnu::always_inline]] void push_lazy(RingPool& pool, sim::ChannelPort& wake, std::int64_t arrival,
                                           std::uint32_t payload, Delay&& delay) {
-        if (size_ == 0) wake.send(wake_to_ >> 8, wake_to_ & 0xffu, delay());
-        pool.push_back(front_, back_, size_, (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival));
-        ++size_;
+        LOOM_DEBUG_ASSERT(back_ != nullptr, "a push onto a line not opened");
+        LOOM_DEBUG_ASSERT(payload != 0xffffffffu, "a line's entry payload is below 2^32 - 1");
+        bool empty;
+        if (RingPool::at_end(back_)) [[unlikely]] {
+            RingPool::Chunk* c = fresh(pool);
+            RingPool::Chunk* full = RingPool::chunk_of(back_ - 1);
+            empty = full->next == line_marks::kWaitingLink;
+            full->next = c;
+            back_ = c->entry;
+        } else {
+            empty = *back_ == line_marks::kWaiting;
+        }
+        if (empty) wake.send(wake_to_ >> 8, wake_to_ & 0xffu, delay());
+        *back_++ = (std::uint64_t{payload} << 32) | static_cast<std::uint32_t>(arrival);
     }
-    bool empty() const { return size_ == 0; }
-    std::uint32_t size() const { return size_; }
+    // The last entry's arrival cycle, given the current cycle. Requires an entry pushed at some time.
+    std::int64_t back_arrival(std::int64_t now) const { return arrival_of(back_[-1], now); }
+
+    // Stores the record of a packet whose head the sender pushes next, in a chunk of the pool; returns its handle
+    // (below Flit::kMaxPackets), which the head flit names.
+    [[gnu::always_inline]] static std::uint32_t push_record(RingPool& pool, const FabricRecord& r) {
+        RingPool::Chunk* c = pool.take();
+        new (c) FabricRecord(r);
+        return RingPool::handle_of(c);
+    }
+    // The record of `handle` (the receiver's: RingPool::bind_reader).
+    static FabricRecord& record(const RingPool& pool, std::uint32_t handle) {
+        pool.check_reader();
+        LOOM_DEBUG_ASSERT(handle < Flit::kMaxPackets, "a line's record read at an invalid handle");
+        return *std::launder(reinterpret_cast<FabricRecord*>(pool.at(handle)));
+    }
+    // Asks the cache for the record of `handle` ahead of reading it (no access: no owner check).
+    static void prefetch_record(const RingPool& pool, std::uint32_t handle) { __builtin_prefetch(pool.at(handle)); }
+    // The receiver is done with the record: its chunk goes back to the pool.
+    static void release_record(RingPool& pool, std::uint32_t handle) {
+        pool.check_reader();
+        pool.give(pool.at(handle));
+    }
+
+    static std::int64_t arrival_of(std::uint64_t e, std::int64_t now) {
+        return now + static_cast<std::int32_t>(static_cast<std::uint32_t>(e) - static_cast<std::uint32_t>(now));
+    }
+
+private:
+    friend class LineReader;
+    // A chunk for the ring: every slot free, no next chunk.
+    static RingPool::Chunk* fresh(RingPool& pool) {
+        RingPool::Chunk* c = pool.take();
+        for (std::uint64_t& e : c->entry) e = line_marks::kFree;
+        c->next = nullptr;
+        return c;
+    }
+    std::uint64_t* back_ = nullptr;  // where the next entry goes (a chunk's end when it is full)
+    std::uint32_t wake_to_ = 0;      // the receiver's endpoint << 8 | the argument it is woken with
+    std::uint32_t unused_ = 0;
+};
+static_assert(sizeof(FlitLink) == 16, "a port's channel and its two lines' sender ends fill a cache line");
+
+// The receiver's end of a line: where its front entry is (8 bytes, kept with the receiver's own state: a router's
+// PortIn for a flit line and an array of its block for a credit line, a terminal's object). Pops touch the ring's
+// chunks only (see FlitLink).
+class LineReader {
+public:
+    // Reads `line` from now on (before its first push; opens it).
+    void attach(FlitLink& line, RingPool& pool) {
+        line.open(pool);
+        LOOM_ASSERT(*line.back_ == line_marks::kWaiting, "a line attached to its reader after a push");
+        front_ = line.back_;
+    }
+    bool attached() const { return front_ != nullptr; }
+    bool empty() const { return !is_entry(head()); }
     // Whether the front entry has arrived by `cycle`.
     bool ready(std::int64_t cycle) const {
-        return size_ != 0 && static_cast<std::int32_t>(static_cast<std::uint32_t>(cycle) -
-                                                       static_cast<std::uint32_t>(*front_)) >= 0;
+        const std::uint64_t e = head();
+        return is_entry(e) &&
+               static_cast<std::int32_t>(static_cast<std::uint32_t>(cycle) - static_cast<std::uint32_t>(e)) >= 0;
     }
     // The front entry's arrival cycle, given the current cycle. Requires !empty().
-    std::int64_t front_arrival(std::int64_t now) const { return arrival_of(*front_, now); }
+    std::int64_t front_arrival(std::int64_t now) const { return FlitLink::arrival_of(head(), now); }
     // The front entry's arrival cycle modulo 2^32. Requires !empty().
-    std::uint32_t front_arrival32() const { return static_cast<std::uint32_t>(*front_); }
-    std::uint32_t front_payload() const { return static_cast<std::uint32_t>(*front_ >> 32); }
-    // The last entry's arrival cycle. Requires !empty().
-    std::int64_t back_arrival(std::int64_t now) const { return arrival_of(back_[-1], now); }
+    std::uint32_t front_arrival32() const { return static_cast<std::uint32_t>(head()); }
+    std::uint32_t front_payload() const { return static_cast<std::uint32_t>(head() >> 32); }
+    // Takes the front entry (requires !empty()), giving back a chunk it has read to its end; when it was the
+    // last, marks the line empty for the next push (see FlitLink).
     std::uint32_t pop(RingPool& pool) {
-        const std::uint64_t e = *front_;
-        pool.pop_front(front_, back_, --size_);
+        std::uint64_t next;
+        return pop(pool, next);
+    }
+    // The same, `next` set to the new front: an entry (is_entry), else the line is now empty.
+    [[gnu::always_inline]] std::uint32_t pop(RingPool& pool, std::uint64_t& next) {
+        return pop_at(pool, front_, next);
+    }
+    // The pop of a reader whose front is `f` (moved on to the new front).
+    [[gnu::always_inline]] static std::uint32_t pop_at(RingPool& pool, std::uint64_t*& front, std::uint64_t& next) {
+        std::uint64_t* f = front;
+        if (RingPool::at_end(f)) [[unlikely]] f = next_chunk(pool, f);  // woken at a full chunk's end
+        const std::uint64_t e = *f++;
+        LOOM_DEBUG_ASSERT(is_entry(e), "a pop from an empty line");
+        if (RingPool::at_end(f)) [[unlikely]] {
+            RingPool::Chunk* c = RingPool::chunk_of(f - 1);
+            if (c->next == nullptr) {
+                c->next = line_marks::kWaitingLink;
+                next = line_marks::kWaiting;
+            } else {
+                f = next_chunk(pool, f);
+                next = *f;
+            }
+        } else {
+            next = *f;
+            if (!is_entry(next)) *f = line_marks::kWaiting;
+        }
+        front = f;
         return static_cast<std::uint32_t>(e >> 32);
+    }
+    // The front slot's word: an entry (is_entry), else the line is empty.
+    std::uint64_t front() const { return head(); }
+    // Whether an entry has arrived by `cycle`.
+    static bool arrived(std::uint64_t e, std::int64_t cycle) {
+        return static_cast<std::int32_t>(static_cast<std::uint32_t>(cycle) - static_cast<std::uint32_t>(e)) >= 0;
+    }
+    // Whether a slot's word (pop's `next`) is an entry, and the arrival cycle modulo 2^32 of one.
+    static bool is_entry(std::uint64_t e) { return e < line_marks::kWaiting; }
+    static std::uint32_t arrival32(std::uint64_t e) { return static_cast<std::uint32_t>(e); }
+    // Entries in flight (walks them: checks and statistics).
+    std::uint32_t size() const {
+        std::uint32_t n = 0;
+        scan(0, [&](std::uint32_t, std::int64_t) {
+            ++n;
+            return false;
+        });
+        return n;
     }
     // Calls f(payload, arrival cycle) for the entries in flight, oldest first, until it returns true.
     template <class F>
     void scan(std::int64_t now, F&& f) const {
-        const std::uint64_t* p = front_;
-        for (std::uint32_t k = 0; k < size_; ++k, ++p) {
-            if (at_end(p)) p = chunk_of(p - 1)->next->entry;
-            if (f(static_cast<std::uint32_t>(*p >> 32), arrival_of(*p, now))) return;
+        for (const std::uint64_t* p = front_;; ++p) {
+            if (RingPool::at_end(p)) {
+                const RingPool::Chunk* n = RingPool::chunk_of(p - 1)->next;
+                if (n == nullptr || n == line_marks::kWaitingLink) return;
+                p = n->entry;
+            }
+            if (!is_entry(*p)) return;
+            if (f(static_cast<std::uint32_t>(*p >> 32), FlitLink::arrival_of(*p, now))) return;
         }
     }
     // Payloads in flight, oldest first (checks and statistics).
@@ -214,52 +351,47 @@ public:
             return false;
         });
     }
-
-    // Stores the record of a packet whose head the sender pushes next, in a chunk of the pool; returns its handle
-    // (below Flit::kMaxPackets), which the head flit names.
-    [[gnu::always_inline]] std::uint32_t push_record(RingPool& pool, const FabricRecord& r) {
-        RingPool::Chunk* c = pool.take();
-        new (c) FabricRecord(r);
-        return RingPool::handle_of(c);
-    }
-    // The record of `handle` (the receiver's: RingPool::bind_reader).
-    FabricRecord& record(const RingPool& pool, std::uint32_t handle) {
-        pool.check_reader();
-        LOOM_DEBUG_ASSERT(handle < Flit::kMaxPackets, "a line's record read at an invalid handle");
-        return *std::launder(reinterpret_cast<FabricRecord*>(pool.at(handle)));
-    }
-    // Asks the cache for the record of `handle` ahead of reading it (no access: no owner check).
-    static void prefetch_record(const RingPool& pool, std::uint32_t handle) { __builtin_prefetch(pool.at(handle)); }
-    // The receiver is done with the record: its chunk goes back to the pool.
-    void release_record(RingPool& pool, std::uint32_t handle) {
-        pool.check_reader();
-        pool.give(pool.at(handle));
+    // Whether this reads `line`: the slot after its last entry is where the line pushes next (checks and tests).
+    bool reads(const FlitLink& line) const {
+        const std::uint64_t* p = front_;
+        for (;; ++p) {
+            if (RingPool::at_end(p)) {
+                const RingPool::Chunk* n = RingPool::chunk_of(p - 1)->next;
+                if (n == nullptr || n == line_marks::kWaitingLink) break;
+                p = n->entry;
+            }
+            if (!is_entry(*p)) break;
+        }
+        return p == line.back_;
     }
 
 private:
-    static std::int64_t arrival_of(std::uint64_t e, std::int64_t now) {
-        return now + static_cast<std::int32_t>(static_cast<std::uint32_t>(e) - static_cast<std::uint32_t>(now));
+    // The front slot, past a full chunk's end.
+    std::uint64_t head() const {
+        if (RingPool::at_end(front_)) [[unlikely]] {
+            const RingPool::Chunk* n = RingPool::chunk_of(front_ - 1)->next;
+            return n == nullptr || n == line_marks::kWaitingLink ? line_marks::kWaiting : n->entry[0];
+        }
+        return *front_;
     }
-    static bool at_end(const std::uint64_t* p) { return RingPool::at_end(p); }
-    static RingPool::Chunk* chunk_of(const std::uint64_t* p) { return RingPool::chunk_of(p); }
-    // The ring: entries payload << 32 | arrival mod 2^32 from front_ (the oldest) to back_ (one past the newest),
-    // in chunks linked oldest to newest; both nullptr when the line is empty.
+    // Moves from the end of a chunk read to its end into the next one (written), giving the chunk back.
+    static std::uint64_t* next_chunk(RingPool& pool, std::uint64_t* f) {
+        RingPool::Chunk* c = RingPool::chunk_of(f - 1);
+        std::uint64_t* n = c->next->entry;
+        pool.give(c);
+        return n;
+    }
     std::uint64_t* front_ = nullptr;
-    std::uint64_t* back_ = nullptr;
-    std::uint32_t size_ = 0;
-    std::uint32_t wake_to_ = 0;  // the receiver's endpoint << 8 | the argument it is woken with
 };
-static_assert(sizeof(FlitLink) == 24, "a port's channel and its two line headers fill a cache line");
+static_assert(sizeof(LineReader) == 8);
 
 // What a router port sends on, in one cache line: its output channel (the flits' timing; the credits the router
-// returns for the flits arriving on the port ride beside them on it), the flit line it pushes onto that channel,
-// and the credit line it returns those credits on. Each line's header is kept at its sender, so forwarding a flit
-// touches the sending router's two port records (the output's, the input's) and no header of a neighbour's; the
-// receiver finds the lines it reads by their sender's record (Router::attach_input, attach_output). With both
-// directions of a channel between the same two ports (a Dragonfly's), the two lines a port reads (the flits
-// arriving on it, the credits for its output) are in one cache line too: the neighbour's record. A terminal has
-// one as well: its injection line is `flits` (`link` and `credits` unused); the router's terminal port pushes the
-// ejection line and the terminal's credits, both read by the terminal, in one line.
+// returns for the flits arriving on the port ride beside them on it), the sender's end of the flit line it pushes
+// onto that channel, and of the credit line it returns those credits on. Forwarding a flit touches the sending
+// router's two port records (the output's, the input's) and no state of a neighbour's but the ring chunks it
+// writes; the receiver reads the lines through its own LineReaders (Router::attach_input, attach_output). A
+// terminal has one as well: its injection line is `flits` (`link` and `credits` unused); the router's terminal
+// port pushes the ejection line and the terminal's credits.
 struct alignas(64) PortOut {
     net::ClockedLink link;  // the output channel (latency at most 10^6 cycles, a config bound)
     FlitLink flits;         // flits leaving

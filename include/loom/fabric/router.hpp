@@ -43,7 +43,8 @@ struct alignas(64) TickScratch {
 // Ports 0 .. network_ports()-1 are the topology's ports of the router's vertex (unwired ones get nothing and are
 // never routed to); ports network_ports() + k connect local terminal k. Each wired port has an input flit line
 // and the credit line back to its sender, and an output flit line and the credit line coming back from its
-// receiver (FlitLink); the lines it pushes are in its own port records (PortOut), those it reads in their senders'.
+// receiver (FlitLink); the sender ends of the lines it pushes are in its own port records (PortOut), its ends of
+// those it reads (LineReader) in its block: a flit line's in its per-port PortIn.
 // Terminal ports have no credit line from the terminal: a terminal absorbs a flit every
 // cycle, so ejection needs no flow control. Every line into the router wakes it through its one endpoint on the
 // run's wake channel, with argument flit_wake_arg(port) or credit_wake_arg(port).
@@ -97,8 +98,9 @@ public:
     void use_links(PortOut* all, std::uint32_t first);
     // The lines of `port` the router reads, by the index of their sender's record in the run's array: the flits
     // arriving on it (all[sender].flits), and for a network port the credits coming back for its output
-    // (all[receiver].credits). The builder binds each line's wake-up; a flit line also holds the records of the
-    // packets whose heads it carries.
+    // (all[receiver].credits); the router attaches its ends (LineReader), before the line's first push and after
+    // use_pool. The builder binds each line's wake-up; a flit line also holds the records of the packets whose
+    // heads it carries.
     void attach_input(std::int32_t port, std::uint32_t sender);
     void attach_output(std::int32_t port, std::uint32_t receiver);
     // The run's pool: the input buffers take their chunks from it, and the lines' rings and records are in it
@@ -106,10 +108,13 @@ public:
     void use_pool(RingPool& pool) { pool_ = &pool; }
     // The clock that ticks the router (the run's routers share one), before the run.
     void use_clock(RouterClock& clock);
-    const FlitLink& input_line(std::int32_t port) const { return links_[in_[port].flits_from].flits; }
-    const FlitLink* credit_line(std::int32_t port) const {
-        return is_terminal_port(port) ? nullptr : &links_[in_[port].credits_from].credits;
+    // The router's ends of the lines it reads on `port` (the flits arriving, the credits for its output).
+    const LineReader& input_line(std::int32_t port) const { return in_[port].flits; }
+    const LineReader* credit_line(std::int32_t port) const {
+        return is_terminal_port(port) ? nullptr : &credit_in_[port];
     }
+    // What the router reads first of `port`'s flit line, its due arrival (tests: beside its end of the line).
+    const std::uint32_t* flit_due(std::int32_t port) const { return &in_[port].flit_due; }
     // The lines the router pushes on `port`: its flits out, the credits it returns for the flits arriving on it.
     const PortOut& port_out(std::int32_t port) const { return out_[port]; }
 
@@ -150,12 +155,14 @@ private:
     };
     static_assert(sizeof(Vc) == 64);
     // What draining the lines into the router reads, per port: 16 bytes, four to a cache line. The front
-    // arrivals are kept modulo 2^32, as in the lines' entries (cycles_until).
-    struct PortIn {
-        std::uint32_t flit_due = 0;      // front arrival of the flit line while the port's bit is in flit_lines_
-        std::uint32_t credit_due = 0;    // front arrival of the credit line while its bit is in credit_lines_
-        std::uint32_t flits_from = 0;    // the flit line's sender: links_[flits_from].flits
-        std::uint32_t credits_from = 0;  // network ports: the credit line's sender, links_[credits_from].credits
+    // arrivals are kept modulo 2^32, as in the lines' entries (cycles_until), beside the router's end of the flit
+    // line (LineReader), so that a flit's pop touches this line and the ring chunk, no state of the sender's and
+    // no line of ends of its own. The credit lines' ends are in an array of their own (credit_in_): they are
+    // read in batches (kCreditBatch), so their line is touched once per batch.
+    struct alignas(16) PortIn {
+        std::uint32_t flit_due = 0;    // front arrival of the flit line while the port's bit is in flit_lines_
+        std::uint32_t credit_due = 0;  // front arrival of the credit line while its bit is in credit_lines_
+        LineReader flits;              // the flits arriving on the port
     };
     static_assert(sizeof(PortIn) == 16);
     // Cycles from `cycle` until the arrival `due` (modulo 2^32; negative once it has passed, an entry is never in
@@ -163,7 +170,6 @@ private:
     static std::int32_t cycles_until(std::uint32_t due, std::int64_t cycle) {
         return static_cast<std::int32_t>(due - static_cast<std::uint32_t>(cycle));
     }
-    FlitLink& in_flits(std::int32_t port) { return links_[in_[port].flits_from].flits; }
 
     void on_wake(std::uint32_t arg);
     void on_flit_wake(std::int32_t port);
@@ -219,6 +225,7 @@ private:
     std::uint64_t credit_lines_ = 0;   // ports whose credit line holds entries
     RingPool* pool_ = nullptr;         // the input buffers' chunks
     PortIn* in_ = nullptr;             // per port
+    LineReader* credit_in_ = nullptr;  // per port: network ports, the credits for its output
     const FabricSetup& net_;
     topo::VertexId vertex_;
     std::int32_t network_ports_;

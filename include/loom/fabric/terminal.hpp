@@ -60,8 +60,9 @@ public:
     // The clock that ticks the terminal (the run's routers' one), before the run.
     void use_clock(RouterClock& clock) { clock_ = &clock; }
     const FlitLink& injection_line() const { return *injection_; }
-    const FlitLink& credit_line() const { return *credits_in_; }
-    const FlitLink& ejection_line() const { return *ejection_; }
+    // The terminal's ends of the lines it reads.
+    const LineReader& credit_line() const { return credits_in_; }
+    const LineReader& ejection_line() const { return ejection_; }
 
     // Closed-loop transfers: this terminal's endpoint on the notice channel (endpoint index = terminal id), and
     // its place on its vertex (local index and the vertex's terminal count).
@@ -134,8 +135,8 @@ private:
     std::uint32_t clock_unit_ = 0;        // its bit in the clock's masks (RouterClock::set_units)
     std::int64_t next_tick_ = INT64_MAX;  // the cycle the clock ticks it at (INT64_MAX: none)
     FlitLink* injection_ = nullptr;
-    FlitLink* credits_in_ = nullptr;
-    FlitLink* ejection_ = nullptr;
+    LineReader credits_in_;  // its ends of the credit and ejection lines (a pop touches the ring chunk only)
+    LineReader ejection_;
     RingPool* pool_ = nullptr;
 
     // What sending and ejecting touch comes first, together; the marked packets' statistics and the rest after.

@@ -10,6 +10,7 @@
 
 using namespace loom;
 using loom::fabric::FlitLink;
+using loom::fabric::LineReader;
 
 namespace {
 
@@ -36,6 +37,7 @@ struct WiredLine {
         tx.out.attach(ch, 0);
         rx.in.attach(ch, 1);
         line.bind(1, arg);
+        reader.attach(line, pool);
         s.init();
     }
     sim::Simulator s;
@@ -44,6 +46,7 @@ struct WiredLine {
     sim::Channel& ch;
     fabric::RingPool pool;  // before the line: it ends after it
     FlitLink line;
+    LineReader reader;  // the receiver's end
 };
 
 }  // namespace
@@ -51,18 +54,22 @@ struct WiredLine {
 TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
     WiredLine w(Time::ps(10), 7);
     FlitLink& line = w.line;
+    LineReader& in = w.reader;
+    CHECK(in.empty());
     line.push(w.pool, w.tx.out, 10, 1, Time::ps(10));
     line.push(w.pool, w.tx.out, 11, 2, Time::ps(11));
     line.push(w.pool, w.tx.out, 11, 3, Time::ps(11));
-    CHECK(line.size() == 3);
-    CHECK_FALSE(line.ready(9));
-    CHECK(line.ready(10));
-    CHECK(line.front_arrival(5) == 10);
-    CHECK(line.pop(w.pool) == 1);
-    CHECK(line.front_payload() == 2);
-    CHECK(line.pop(w.pool) == 2);
-    CHECK(line.pop(w.pool) == 3);
-    CHECK(line.empty());
+    CHECK(in.size() == 3);
+    CHECK(in.reads(line));
+    CHECK_FALSE(in.ready(9));
+    CHECK(in.ready(10));
+    CHECK(in.front_arrival(5) == 10);
+    CHECK(in.pop(w.pool) == 1);
+    CHECK(in.front_payload() == 2);
+    CHECK(in.pop(w.pool) == 2);
+    CHECK(in.pop(w.pool) == 3);
+    CHECK(in.empty());
+    CHECK(in.reads(line));
     line.push(w.pool, w.tx.out, 40, 4, Time::ps(40));
     w.s.run();
     CHECK(w.rx.wakes == std::vector<std::int64_t>{10, 40});
@@ -72,16 +79,18 @@ TEST_CASE("A flit line wakes its receiver only when a push finds it empty") {
 TEST_CASE("A flit line keeps order across growth and 32-bit arrival wrap-around") {
     WiredLine w(Time::ps(1), 0);
     FlitLink& line = w.line;
+    LineReader& in = w.reader;
     const std::int64_t base = (std::int64_t{1} << 32) - 50;
     for (std::uint32_t k = 0; k < 100; ++k) line.push(w.pool, w.tx.out, base + k, k, Time::ps(1 + k));
     std::uint32_t next = 0;
-    line.for_each_payload([&](std::uint32_t p) { CHECK(p == next++); });
+    in.for_each_payload([&](std::uint32_t p) { CHECK(p == next++); });
+    CHECK(next == 100);
     for (std::uint32_t k = 0; k < 100; ++k) {
-        REQUIRE(line.ready(base + k));
-        CHECK(line.front_arrival(base + k) == base + k);
-        CHECK(line.pop(w.pool) == k);
+        REQUIRE(in.ready(base + k));
+        CHECK(in.front_arrival(base + k) == base + k);
+        CHECK(in.pop(w.pool) == k);
     }
-    CHECK(line.empty());
+    CHECK(in.empty());
 }
 
 TEST_CASE("A flit line keeps its packet records in pool chunks, reused most recently released first") {
@@ -96,7 +105,7 @@ TEST_CASE("A flit line keeps its packet records in pool chunks, reused most rece
         handles.push_back(line.push_record(w.pool, r));
         REQUIRE(handles.back() < fabric::Flit::kMaxPackets);
     }
-    CHECK(w.pool.chunks() - w.pool.free_chunks() == 9);  // one chunk a record
+    CHECK(w.pool.chunks() - w.pool.free_chunks() == 9 + 1);  // one chunk a record, and the line's
     for (std::uint32_t k = 0; k < 9; ++k) {
         CHECK(std::count(handles.begin(), handles.end(), handles[k]) == 1);  // distinct
         const fabric::FabricRecord& r = line.record(w.pool, handles[k]);
@@ -116,9 +125,9 @@ TEST_CASE("A flit line keeps its packet records in pool chunks, reused most rece
     // Records and ring entries share the pool: pushes between them leave both intact.
     line.push(w.pool, w.tx.out, 5, 42, Time::ps(5));
     CHECK(line.record(w.pool, handles[2]).id == 8);
-    CHECK(line.pop(w.pool) == 42);
+    CHECK(w.reader.pop(w.pool) == 42);
     for (std::uint32_t h : handles) line.release_record(w.pool, h);
-    CHECK(w.pool.free_chunks() == w.pool.chunks());
+    CHECK(w.pool.free_chunks() == w.pool.chunks() - 1);  // the line keeps its chunk
 }
 
 TEST_CASE("Pool handles name chunks across slabs") {
@@ -143,6 +152,7 @@ TEST_CASE("Pool handles name chunks across slabs") {
 TEST_CASE("A flit line's ring holds the chunks of what is in flight and gives them back as it drains") {
     WiredLine w(Time::ps(1), 0);
     FlitLink& line = w.line;
+    LineReader& in = w.reader;
     const fabric::RingPool& pool = w.pool;
     // A window of up to 17 entries slides along for some 300 pushes, so the front crosses many chunk boundaries and
     // the line empties and refills now and then.
@@ -150,37 +160,39 @@ TEST_CASE("A flit line's ring holds the chunks of what is in flight and gives th
     bool emptied = false;
     for (std::uint32_t round = 0; round < 100; ++round) {
         const std::uint32_t target = round < 50 ? 3 + round % 15 : 17;
-        while (line.size() < target) {
+        while (in.size() < target) {
             line.push(w.pool, w.tx.out, pushed, pushed, Time::ps(1));
             ++pushed;
         }
         std::uint32_t k = 0;
-        line.scan(popped, [&](std::uint32_t payload, std::int64_t arrival) {
+        in.scan(popped, [&](std::uint32_t payload, std::int64_t arrival) {
             REQUIRE(payload == popped + k);
             REQUIRE(arrival == popped + k);
             ++k;
             return false;
         });
-        REQUIRE(k == line.size());
+        REQUIRE(k == in.size());
+        REQUIRE(in.reads(line));
         REQUIRE(line.back_arrival(popped) == pushed - 1);
         // 7 entries a chunk: n entries span at most n / 7 + 2 chunks (a partly read one and a partly written one).
-        REQUIRE(pool.chunks() - pool.free_chunks() <= line.size() / fabric::RingPool::kEntries + 2);
-        for (std::uint32_t j = 0; j < 1 + round % 5 && !line.empty(); ++j) {
-            REQUIRE(line.front_arrival(popped) == popped);
-            REQUIRE(line.pop(w.pool) == popped);
+        REQUIRE(pool.chunks() - pool.free_chunks() <= in.size() / fabric::RingPool::kEntries + 2);
+        for (std::uint32_t j = 0; j < 1 + round % 5 && !in.empty(); ++j) {
+            REQUIRE(in.front_arrival(popped) == popped);
+            REQUIRE(in.pop(w.pool) == popped);
             ++popped;
         }
         if (round % 10 == 9) {
-            while (!line.empty()) REQUIRE(line.pop(w.pool) == popped++);
-            REQUIRE(pool.free_chunks() == pool.chunks());  // an empty line holds no chunk
+            while (!in.empty()) REQUIRE(in.pop(w.pool) == popped++);
+            REQUIRE(pool.free_chunks() == pool.chunks() - 1);  // an empty line holds one chunk
+            REQUIRE(in.reads(line));
             emptied = true;
         }
     }
-    while (!line.empty()) REQUIRE(line.pop(w.pool) == popped++);
+    while (!in.empty()) REQUIRE(in.pop(w.pool) == popped++);
     CHECK(emptied);
     CHECK(popped == pushed);
     CHECK(pushed > 250);
-    CHECK(pool.free_chunks() == pool.chunks());
+    CHECK(pool.free_chunks() == pool.chunks() - 1);
     CHECK(pool.chunks() > 0);
 }
 
@@ -188,6 +200,8 @@ TEST_CASE("Lines sharing a ring pool keep their own entries") {
     WiredLine w(Time::ps(1), 0);
     FlitLink other;
     other.bind(1, 1);
+    LineReader other_in;
+    other_in.attach(other, w.pool);
     // Interleaved pushes, so the two lines' chunks alternate in the pool; then one drains while the other grows on
     // the chunks it gives back.
     for (std::uint32_t k = 0; k < 40; ++k) {
@@ -195,22 +209,52 @@ TEST_CASE("Lines sharing a ring pool keep their own entries") {
         other.push(w.pool, w.tx.out, k, 1000 + k, Time::ps(1));
     }
     for (std::uint32_t k = 0; k < 40; ++k) {
-        REQUIRE(w.line.pop(w.pool) == k);
+        REQUIRE(w.reader.pop(w.pool) == k);
         other.push(w.pool, w.tx.out, 40 + k, 1040 + k, Time::ps(1));
     }
-    CHECK(w.line.empty());
-    for (std::uint32_t k = 0; k < 80; ++k) REQUIRE(other.pop(w.pool) == 1000 + k);
-    CHECK(w.pool.free_chunks() == w.pool.chunks());
+    CHECK(w.reader.empty());
+    for (std::uint32_t k = 0; k < 80; ++k) REQUIRE(other_in.pop(w.pool) == 1000 + k);
+    CHECK(other_in.empty());
+    CHECK(w.pool.free_chunks() == w.pool.chunks() - 2);  // a chunk each
 }
 
-TEST_CASE("A port's output channel and the two line headers it pushes share a cache line") {
-    static_assert(sizeof(FlitLink) == 24);
+TEST_CASE("A port's output channel and the sender's ends of the two lines it pushes share a cache line") {
+    static_assert(sizeof(FlitLink) == 16);
     std::vector<fabric::PortOut> ports(3);
     for (const fabric::PortOut& p : ports) {
         const auto a = reinterpret_cast<std::uintptr_t>(&p);
         CHECK(a % 64 == 0);
         CHECK(reinterpret_cast<std::uintptr_t>(&p.flits) / 64 == a / 64);
         CHECK(reinterpret_cast<std::uintptr_t>(&p.credits) / 64 == a / 64);
-        CHECK(reinterpret_cast<std::uintptr_t>(&p.credits + 1) - a == 64);
+        CHECK(reinterpret_cast<std::uintptr_t>(&p.credits + 1) - a <= 64);
     }
+}
+
+TEST_CASE("A push finds the line empty where its reader took the last entry, at a chunk's end too") {
+    // 7 entries a chunk: the reader empties the line in the middle of a chunk, at its end (its next chunk not
+    // taken yet) and after crossing into the next; each time the next push, and only it, wakes the receiver.
+    WiredLine w(Time::ps(1), 3);
+    FlitLink& line = w.line;
+    LineReader& in = w.reader;
+    std::int64_t at = 10;
+    std::vector<std::int64_t> expect;
+    std::uint32_t payload = 0;
+    for (const std::uint32_t batch : {3u, 4u, 7u, 9u, 5u, 14u, 1u}) {
+        expect.push_back(at);
+        for (std::uint32_t k = 0; k < batch; ++k) line.push(w.pool, w.tx.out, at + k, payload + k, Time::ps(at + k));
+        REQUIRE(in.size() == batch);
+        for (std::uint32_t k = 0; k < batch; ++k) {
+            REQUIRE_FALSE(in.empty());
+            REQUIRE(in.front_arrival(at) == at + k);
+            REQUIRE(in.pop(w.pool) == payload + k);
+        }
+        REQUIRE(in.empty());
+        REQUIRE_FALSE(in.ready(at + 1000));
+        REQUIRE(in.reads(line));
+        REQUIRE(w.pool.free_chunks() == w.pool.chunks() - 1);  // what it read went back, bar its current chunk
+        payload += batch;
+        at += 100;
+    }
+    w.s.run();
+    CHECK(w.rx.wakes == expect);
 }

@@ -130,7 +130,7 @@ TEST_CASE("A router has the topology ports plus one per terminal and its credits
     CHECK(r.ticks() > 0);
 }
 
-TEST_CASE("A router pushes onto the lines in its own port records, and reads a port's two lines in one cache line") {
+TEST_CASE("A router pushes onto the lines in its own port records, and keeps its end of a flit line beside its due arrival") {
     auto run = build_run(small_config("minimal", "uniform", 0.05));
     const auto same_line = [](const void* a, const void* b) {
         return reinterpret_cast<std::uintptr_t>(a) / 64 == reinterpret_cast<std::uintptr_t>(b) / 64;
@@ -143,27 +143,33 @@ TEST_CASE("A router pushes onto the lines in its own port records, and reads a p
         const Router& a = *routers[static_cast<std::size_t>(ch.src)];
         const Router& b = *routers[static_cast<std::size_t>(ch.dst)];
         // The flits a sends on the channel are on a's port record, the credits b returns for them on b's.
-        CHECK(&b.input_line(ch.dst_port) == &a.port_out(ch.src_port).flits);
+        CHECK(b.input_line(ch.dst_port).reads(a.port_out(ch.src_port).flits));
+        CHECK_FALSE(b.input_line(ch.dst_port).reads(a.port_out(ch.src_port).credits));
         REQUIRE(a.credit_line(ch.src_port) != nullptr);
-        CHECK(a.credit_line(ch.src_port) == &b.port_out(ch.dst_port).credits);
+        CHECK(a.credit_line(ch.src_port)->reads(b.port_out(ch.dst_port).credits));
         ++channels;
     }
     CHECK(channels > 0);
     for (const Router* r : routers) {
         for (std::int32_t q = 0; q < r->network_ports(); ++q) {
             if (!r->wired(q)) continue;
-            // The flits arriving on q and the credits for q's output: both pushed by the neighbour, on its port's
-            // record (both directions of a Dragonfly channel join the same two ports).
+            // The router's end of the flits arriving on q: in one cache line with the flit line's due arrival
+            // (what drain reads first), not in the record of the lines it pushes on q.
             REQUIRE(r->credit_line(q) != nullptr);
-            CHECK(same_line(&r->input_line(q), r->credit_line(q)));
-            CHECK(&r->input_line(q) != r->credit_line(q));
+            CHECK(same_line(&r->input_line(q), r->flit_due(q)));
+            CHECK(reinterpret_cast<const char*>(&r->input_line(q)) - reinterpret_cast<const char*>(r->flit_due(q)) < 16);
             CHECK_FALSE(same_line(&r->input_line(q), &r->port_out(q)));
         }
     }
     for (const Terminal* term : run.model->terminals()) {
-        // The ejection line and the terminal's credits, both pushed by the router, share a cache line; the
-        // injection line is in the terminal's own record.
-        CHECK(same_line(&term->ejection_line(), &term->credit_line()));
+        // The terminal's ends of the ejection line and of its credits are in its own object; the router pushes
+        // both from its terminal port's record.
+        const auto in_term = [&](const void* p) {
+            const auto a = reinterpret_cast<std::uintptr_t>(p), t0 = reinterpret_cast<std::uintptr_t>(term);
+            return a >= t0 && a < t0 + sizeof(Terminal);
+        };
+        CHECK(in_term(&term->ejection_line()));
+        CHECK(in_term(&term->credit_line()));
         CHECK(&term->ejection_line() != &term->credit_line());
         CHECK_FALSE(same_line(&term->injection_line(), &term->ejection_line()));
     }
