@@ -216,6 +216,7 @@ void CalendarQueue::advance() {
         loaded += later.size();
     }
     run_.filled(loaded);
+    run_.mark_end();  // the loop's merge with near_ reads the sentinel past the run's last event (loop_calendar)
     win_loaded_ += loaded;
     pull_overflow();
 }

@@ -356,7 +356,9 @@ Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
     // peak of pending events are kept in registers and written back when the loop returns (nothing reads them
     // while a handler runs; an exception from a handler writes them back too). The slots do not change while
     // running. The next two events are guessed as the two after the one handled in its own list, read without
-    // testing for the list's end (SortedRun::kPad: a stale event there only costs a useless prefetch).
+    // testing for the list's end (SortedRun::kPad: a stale event there only costs a useless prefetch). The
+    // loaded run ends in SortedRun::kSentinel, so that while near_ is not empty the lesser front is one
+    // comparison (the sentinel never comes first: near_'s front is a real event).
     CalendarQueue& queue = calendar_;
     const Slot* const slots = slots_.data();
     std::uint64_t events = events_;
@@ -383,7 +385,9 @@ Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
                     queue.run_popped();
                 } else {
                     const Event* const near = queue.near_cursor();
-                    const bool from_run = run != limit && before(*run, *near);
+                    // An exhausted run's cursor is its sentinel (after every event: CalendarQueue::advance marks
+                    // the run's end), so the merge needs no test of the run's end.
+                    const bool from_run = before(*run, *near);
                     e = from_run ? run : near;
                     if (e->time > end) [[unlikely]] {
                         exit = LoopExit::PastEnd;

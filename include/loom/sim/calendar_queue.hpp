@@ -73,6 +73,8 @@ public:
             }
             return;
         }
+        // Into near_, inline while its buffer has room at the back (push_near makes room).
+        if (near_.try_insert_from_back(t, key, target, arg)) [[likely]] return;
         push_near(t, key, target, arg);
     }
     const Event& top() {

@@ -76,6 +76,34 @@ public:
         ++end_;
     }
 
+    // insert_from_back's common case, for a queue's inlined push: inserts the event and returns true when the
+    // buffer has room at the back; otherwise changes nothing and returns false, and the caller calls
+    // insert_from_back (which slides the run down or grows the buffer). An empty run is not restarted at the
+    // buffer's front here: it goes on from where it ended until its back reaches the room's end. The pop order
+    // and the buffer's capacity are the same as with insert_from_back alone (the buffer grows only when the
+    // run's events fill its room, either way).
+    [[gnu::always_inline]] bool try_insert_from_back(std::int64_t t, std::uint64_t key, std::uint32_t target,
+                                                     std::uint32_t arg) {
+        Event* at = end_;
+        if (at == cap_) [[unlikely]] return false;
+        Event* const first = cur_;
+        while (at != first) {
+            const std::int64_t prev = at[-1].time;
+            if (prev <= t) [[unlikely]] {
+                if (prev < t || at[-1].key < key) break;
+            }
+            *at = at[-1];
+            --at;
+        }
+        end_ = end_ + 1;
+        at->time = t;
+        at->key = key;
+        at->target = target;
+        asm("");  // two 32-bit stores, not a vector pair (see RadixQueue::put)
+        at->arg = arg;
+        return true;
+    }
+
     // Loading: fill() empties the run and returns room for at least `n` events; grow() doubles the room
     // (returning the moved buffer; the events written so far and the run's positions are kept); filled(n)
     // makes the first n events written the run. The buffer only grows (value-initialized once; reused for

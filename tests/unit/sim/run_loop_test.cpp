@@ -446,3 +446,51 @@ TEST_CASE("stop() from a handler inside a channel endpoint's batch ends the run 
         }
     }
 }
+
+namespace {
+
+// A burst of 40 events in the first nanoseconds, then one event alone far later: the calendar loads the burst
+// into its run, then the lone event into the same buffer, whose places past it still hold burst events. Each
+// arrival of the lone token sends it on after 1 ps, which lands before the loaded buckets' end (the calendar's
+// near list) while the run is exhausted: the loop must take it from near_, not read past the run's end.
+class Burst : public Component {
+public:
+    Burst(Context& ctx, std::vector<Record>* log) : Component(ctx), port(ctx, "ch", this, handler<&Burst::on_token>), log_(log) {}
+    void init() override {
+        for (std::uint32_t k = 0; k < 40; ++k) port.send(0, k, Time::ps(1000 + k));
+        port.send(0, 999, Time::ps(10'000'000));
+    }
+    ChannelPort port;
+
+private:
+    void on_token(std::uint32_t arg) {
+        log_->push_back({now().count(), 0, arg});
+        if (arg == 999 && ++hops_ < 6) port.send(0, arg, Time::ps(1));
+    }
+    std::vector<Record>* log_;
+    int hops_ = 0;
+};
+
+std::vector<Record> run_burst(QueueKind kind) {
+    SimulatorOptions options;
+    options.queue = kind;
+    Simulator sim(options);
+    Channel& ch = sim.add_channel("net", 1, Time::ps(1));
+    std::vector<Record> log;
+    Burst& b = sim.add<Burst>("b", &log);
+    b.port.attach(ch, 0);
+    sim.init();
+    sim.run();
+    return log;
+}
+
+}  // namespace
+
+TEST_CASE("A run loop merging pushes into the loaded buckets does not read past a shorter run's end") {
+    const std::vector<Record> heap = run_burst(QueueKind::Heap);
+    REQUIRE(heap.size() == 46);
+    for (QueueKind kind : kKinds) {
+        INFO("queue " << to_string(kind));
+        CHECK(run_burst(kind) == heap);
+    }
+}

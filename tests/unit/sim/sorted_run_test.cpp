@@ -96,6 +96,51 @@ TEST_CASE("SortedRun::insert keeps (time, key) order against a sorted reference,
     REQUIRE(same_order(drain(run), reference));
 }
 
+TEST_CASE("SortedRun::try_insert_from_back keeps (time, key) order and grows the buffer as insert_from_back does",
+          "[sim][sorted_run]") {
+    // Two runs fed the same events: one by try_insert_from_back (insert_from_back when it refuses), one by
+    // insert_from_back alone. Times in a narrow range with random keys (ties broken by the key in both
+    // directions), pops in bursts that often drain the run (the try path then goes on from the old back instead
+    // of restarting at the front, until it refuses at the room's end), and a population that grows in phases
+    // (so both buffers grow).
+    loom::Rng rng(11);
+    SortedRun tried, plain;
+    std::vector<Event> reference;  // the events not yet popped, sorted
+    std::size_t refusals = 0;
+    for (int step = 0; step < 20'000; ++step) {
+        const bool growing = step / 5'000 == 2;  // the third quarter: +0.5 events per step
+        const std::uint64_t pushes = rng.uniform(growing ? 5 : 4);
+        const std::int64_t base = reference.empty() ? 0 : reference.front().time;
+        for (std::uint64_t k = 0; k < pushes; ++k) {
+            const Event e{base + static_cast<std::int64_t>(rng.uniform_int(0, 40)), rng.next_u64(), 0,
+                          static_cast<std::uint32_t>(step)};
+            if (!tried.try_insert_from_back(e.time, e.key, e.target, e.arg)) {
+                ++refusals;
+                tried.insert_from_back(e);
+            }
+            plain.insert_from_back(e);
+            reference.insert(std::upper_bound(reference.begin(), reference.end(), e,
+                                              [](const Event& a, const Event& b) { return before(a, b); }),
+                             e);
+        }
+        const std::uint64_t pops = std::min<std::uint64_t>(rng.uniform(4), reference.size());
+        for (std::uint64_t k = 0; k < pops; ++k) {
+            REQUIRE(tried.front().key == reference.front().key);
+            REQUIRE(tried.front().time == reference.front().time);
+            REQUIRE(tried.front().arg == reference.front().arg);
+            REQUIRE(plain.front().key == reference.front().key);
+            tried.pop_front();
+            plain.pop_front();
+            reference.erase(reference.begin());
+        }
+        REQUIRE(tried.remaining() == reference.size());
+        REQUIRE(tried.bytes_held() == plain.bytes_held());
+    }
+    CHECK(refusals > 0);
+    CHECK(tried.bytes_held() > 64 * sizeof(Event));  // it grew
+    REQUIRE(same_order(drain(tried), reference));
+}
+
 TEST_CASE("SortedRun::release drops the buffer, clear keeps it", "[sim][sorted_run]") {
     SortedRun run;
     run.fill(1000);
