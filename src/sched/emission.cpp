@@ -26,9 +26,33 @@ Schedule Scheduler::build() {
     // Reservations go straight into their channel's range: channel c's at [channel_from[c], channel_from[c + 1]).
     const auto channels = static_cast<std::size_t>(topo_.num_channels());
     std::vector<std::size_t> channel_from(channels + 1, 0);
+    // Predicted runs likewise into their transfer's range, the transfers in id order: the transfer at position i
+    // has rank[i] among the ids, its runs at [run_from[rank[i]], run_from[rank[i] + 1]). With unique ids (always,
+    // after input checks; else one sort of the whole array as before) the ranges in order, each sorted, are the one
+    // sorted order of the runs. Trains are committed in order of their transfers' readiness, not of their ids: one
+    // sort of every run was a twentieth of the compile at 1,152 TSPs.
+    const std::size_t num_transfers = set_.transfers.size();
+    std::vector<std::uint32_t> rank(num_transfers);
+    bool ids_unique = true;
+    {
+        const auto id_at = [&](std::size_t i) { return set_.transfers[i].id; };
+        bool in_order = true;
+        for (std::size_t i = 1; i < num_transfers && in_order; ++i) in_order = id_at(i - 1) < id_at(i);
+        for (std::size_t i = 0; i < num_transfers; ++i) rank[i] = static_cast<std::uint32_t>(i);
+        if (!in_order) {
+            std::vector<std::uint32_t> order(rank);
+            std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return id_at(a) < id_at(b); });
+            for (std::size_t k = 0; k < num_transfers; ++k) {
+                if (k > 0 && id_at(order[k - 1]) == id_at(order[k])) ids_unique = false;
+                rank[order[k]] = static_cast<std::uint32_t>(k);
+            }
+        }
+    }
+    std::vector<std::size_t> run_from(num_transfers + 1, 0);
     committed_.for_each([&](const CommittedTrain& ct) {
         const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
         hop_count += route.hops.size();
+        run_from[std::size_t{rank[ct.transfer]} + 1] += route.hops.size();
         for (const RouteHop& hop : route.hops) ++channel_from[static_cast<std::size_t>(hop.channel) + 1];
         ++per_tsp_count[static_cast<std::size_t>(route.src)];
         for (const RouteHop& hop : route.hops) ++per_tsp_count[static_cast<std::size_t>(hop.to)];
@@ -41,6 +65,9 @@ Schedule Scheduler::build() {
     s.reservations.resize(hop_count);
     s.predicted.reserve(hop_count);
     advise_huge_pages(s.predicted.data(), s.predicted.capacity() * sizeof(PredictedRun));
+    s.predicted.resize(hop_count);
+    for (std::size_t k = 0; k < num_transfers; ++k) run_from[k + 1] += run_from[k];
+    std::vector<std::size_t> run_next(run_from.begin(), run_from.end() - 1);
     std::size_t hop_offset = 0;  // ct's first hop in committed_hops_
     committed_.for_each([&](const CommittedTrain& ct) {
         const Route& route = used_routes_[static_cast<std::size_t>(ct.route)];
@@ -66,8 +93,9 @@ Schedule Scheduler::build() {
             s.reservations[channel_next[static_cast<std::size_t>(hop.channel)]++] =
                 Reservation{static_cast<std::uint32_t>(hop.channel), start, start + ser(ct.n), x.id, fv, count};
             const bool final_destination = hop.leaf && !ct.staged_first;
-            s.predicted.push_back({x.id, static_cast<std::uint32_t>(hop.to), static_cast<std::uint32_t>(hop.channel), fv,
-                                   count, 0, start, final_destination});
+            s.predicted[run_next[rank[ct.transfer]]++] = {
+                x.id, static_cast<std::uint32_t>(hop.to), static_cast<std::uint32_t>(hop.channel), fv, count, 0, start,
+                final_destination};
             if (final_destination) s.makespan = std::max(s.makespan, start + ser(ct.n) + ser.latency());
             Instruction in;
             in.cycle = cycle;
@@ -112,14 +140,21 @@ Schedule Scheduler::build() {
                   [](const Reservation& a, const Reservation& b) { return a.start < b.start; });
     }
     // Predicted runs by (transfer, first vector, train start, channel): unique too (a channel's trains never
-    // overlap). Trains are committed transfer by transfer, in the order of their first vector, with their hops in
-    // order of their start, so the runs usually come sorted already: then there is nothing to do.
+    // overlap). A transfer's trains are committed in the order of their first vector, with their hops in order of
+    // their start, so a transfer's range usually comes sorted already: then there is nothing to do.
     const auto run_order = [](const PredictedRun& a, const PredictedRun& b) {
         return std::tie(a.transfer, a.first_vector, a.train_start, a.channel) <
                std::tie(b.transfer, b.first_vector, b.train_start, b.channel);
     };
-    if (!std::is_sorted(s.predicted.begin(), s.predicted.end(), run_order))
+    if (ids_unique) {
+        for (std::size_t k = 0; k < num_transfers; ++k) {
+            const auto from = s.predicted.begin() + static_cast<std::ptrdiff_t>(run_from[k]);
+            const auto to = s.predicted.begin() + static_cast<std::ptrdiff_t>(run_from[k + 1]);
+            if (!std::is_sorted(from, to, run_order)) std::sort(from, to, run_order);
+        }
+    } else if (!std::is_sorted(s.predicted.begin(), s.predicted.end(), run_order)) {
         std::sort(s.predicted.begin(), s.predicted.end(), run_order);
+    }
 
     set_lower_bound(net_, set_, unit_, duration_lb_, s);
     std::vector<Time>().swap(duration_lb_);

@@ -21,9 +21,15 @@ class FlatKeyMap {
 public:
     std::size_t size() const { return live_; }
 
-    V* find(std::span<const std::int64_t> key) {
+    V* find(std::span<const std::int64_t> key) { return find(key, Hash{}(key)); }
+
+    // The hash the map files `key` under: with it, find() and insert_new() do not hash the key again, and
+    // erase_value() finds the entry without the key.
+    static std::uint64_t hash_of(std::span<const std::int64_t> key) { return Hash{}(key); }
+
+    // find() given h == hash_of(key).
+    V* find(std::span<const std::int64_t> key, std::uint64_t h) {
         if (live_ == 0) return nullptr;
-        const std::uint64_t h = Hash{}(key);
         for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
             if (s.len == kEmpty) return nullptr;
@@ -43,30 +49,46 @@ public:
         return insert_new(key, std::move(value));
     }
 
+    // Inserts (key, value) given h == hash_of(key), when find(key, h) found nothing.
+    V& insert_new(std::span<const std::int64_t> key, std::uint64_t h, V value) {
+        if (2 * (live_ + 1) > slots_.size()) rebuild(slots_.empty() ? 64 : 2 * slots_.size());
+        Slot s;
+        s.hash = h;
+        s.at = pool_.size();
+        s.len = static_cast<std::uint32_t>(key.size());
+        s.value = static_cast<std::uint32_t>(values_.size());
+        pool_.insert(pool_.end(), key.begin(), key.end());
+        values_.push_back(std::move(value));
+        place(s);
+        ++live_;
+        return values_.back();
+    }
+
     bool erase(std::span<const std::int64_t> key) {
         if (live_ == 0) return false;
         const std::uint64_t h = Hash{}(key);
-        std::size_t i = h & mask_;
-        for (;; i = (i + 1) & mask_) {
+        for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
             const Slot& s = slots_[i];
             if (s.len == kEmpty) return false;
-            if (s.hash == h && same(s, key)) break;
+            if (s.hash == h && same(s, key)) {
+                erase_at(i);
+                return true;
+            }
         }
-        dead_ += slots_[i].len;
-        --live_;
-        // Backward shift: move later entries of the run into the hole when their home is not between the hole and
-        // them (cyclically).
-        std::size_t hole = i;
-        for (std::size_t j = (i + 1) & mask_; slots_[j].len != kEmpty; j = (j + 1) & mask_) {
-            const std::size_t home = slots_[j].hash & mask_;
-            const bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-            if (stays) continue;
-            slots_[hole] = slots_[j];
-            hole = j;
+    }
+
+    // Erases the entry filed under hash h whose value equals `value`, without its key: for maps whose values are
+    // unique (ids), the same entry erase(key) erases, for h == hash_of(key) and `value` the key's value.
+    bool erase_value(std::uint64_t h, const V& value) {
+        if (live_ == 0) return false;
+        for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+            const Slot& s = slots_[i];
+            if (s.len == kEmpty) return false;
+            if (s.hash == h && values_[s.value] == value) {
+                erase_at(i);
+                return true;
+            }
         }
-        slots_[hole].len = kEmpty;
-        if (dead_ > 4096 && 2 * dead_ > pool_.size()) compact();
-        return true;
     }
 
     void swap(FlatKeyMap& o) noexcept {
@@ -87,25 +109,29 @@ private:
         std::uint32_t value = 0;  // position in values_
     };
 
+    void erase_at(std::size_t i) {
+        dead_ += slots_[i].len;
+        --live_;
+        // Backward shift: move later entries of the run into the hole when their home is not between the hole and
+        // them (cyclically).
+        std::size_t hole = i;
+        for (std::size_t j = (i + 1) & mask_; slots_[j].len != kEmpty; j = (j + 1) & mask_) {
+            const std::size_t home = slots_[j].hash & mask_;
+            const bool stays = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
+            if (stays) continue;
+            slots_[hole] = slots_[j];
+            hole = j;
+        }
+        slots_[hole].len = kEmpty;
+        if (dead_ > 4096 && 2 * dead_ > pool_.size()) compact();
+    }
+
     bool same(const Slot& s, std::span<const std::int64_t> key) const {
         return s.len == key.size() &&
                (key.empty() || std::memcmp(pool_.data() + s.at, key.data(), key.size() * sizeof(std::int64_t)) == 0);
     }
 
-    V& insert_new(std::span<const std::int64_t> key, V value) {
-        if (2 * (live_ + 1) > slots_.size()) rebuild(slots_.empty() ? 64 : 2 * slots_.size());
-        const std::uint64_t h = Hash{}(key);
-        Slot s;
-        s.hash = h;
-        s.at = pool_.size();
-        s.len = static_cast<std::uint32_t>(key.size());
-        s.value = static_cast<std::uint32_t>(values_.size());
-        pool_.insert(pool_.end(), key.begin(), key.end());
-        values_.push_back(std::move(value));
-        place(s);
-        ++live_;
-        return values_.back();
-    }
+    V& insert_new(std::span<const std::int64_t> key, V value) { return insert_new(key, Hash{}(key), std::move(value)); }
 
     void place(const Slot& s) {
         std::size_t i = s.hash & mask_;

@@ -423,13 +423,15 @@ void Scheduler::shape_key(const Route& route, std::vector<std::int64_t>& hops) {
     }
 }
 
-std::int32_t Scheduler::shape_id(const Route& route) {
+std::int32_t Scheduler::shape_id(const Route& route, std::uint64_t* hash) {
     // The key is made in a reused buffer and copied only for a new shape.
     shape_key(route, shape_key_);
-    if (const std::int32_t* known = shapes_.find(shape_key_)) return *known;
+    const std::uint64_t h = shapes_.hash_of(shape_key_);
+    if (hash != nullptr) *hash = h;
+    if (const std::int32_t* known = shapes_.find(shape_key_, h)) return *known;
     // Ids are positions in known_head_: release_pair() erases keys from shapes_, never entries of known_head_.
     const auto id = static_cast<std::int32_t>(known_head_.size());
-    shapes_.emplace(shape_key_, id);
+    shapes_.insert_new(shape_key_, h, id);
     known_head_.push_back(-1);
     return id;
 }
@@ -1039,7 +1041,9 @@ void Scheduler::plan_transfer(std::size_t i, Time ready) {
                                              topo_.vertex_name(x.src), x.dsts[0], topo_.vertex_name(x.dsts[0])));
             // The candidates of a pair are the same every time (route.hpp, RouteCache): so are their shapes.
             for (const Route& route : routes) {
-                state.shapes.push_back(shape_id(route));
+                std::uint64_t hash = 0;
+                state.shapes.push_back(shape_id(route, &hash));
+                state.shape_hashes.push_back(hash);
                 state.tails.push_back(bound_tail(route));
             }
             state.latency = fastest_latency(routes, x.dsts[0]);

@@ -127,8 +127,17 @@ void finish_route(const Network& net, Route& r) {
 
 Route path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal) {
     Route r;
+    path_route(net, channels, src, minimal, r);
+    return r;
+}
+
+void path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal,
+                Route& r) {
+    // Every field as a new Route's, then the path's (finish_route() sets src_ports, max_train, leaf_latency).
     r.src = src;
     r.minimal = minimal;
+    r.feeder = -1;
+    r.hops.clear();
     r.hops.reserve(channels.size());
     for (std::size_t i = 0; i < channels.size(); ++i) {
         RouteHop h;
@@ -139,10 +148,22 @@ Route path_route(const Network& net, const std::vector<topo::ChannelId>& channel
         r.hops.push_back(h);
     }
     finish_route(net, r);
-    return r;
 }
 
 namespace {
+
+// path_route() into a spare route of the cache when there is one.
+void add_path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src,
+                    bool minimal, std::vector<Route>& out) {
+    std::vector<Route>& spare = net.routes().spare;
+    if (spare.empty()) {
+        out.push_back(path_route(net, channels, src, minimal));
+        return;
+    }
+    out.push_back(std::move(spare.back()));
+    spare.pop_back();
+    path_route(net, channels, src, minimal, out.back());
+}
 
 std::vector<Route> find_point_to_point_routes(const Network& net, topo::VertexId src, topo::VertexId dst,
                                               const SchedulerConfig& cfg) {
@@ -150,18 +171,18 @@ std::vector<Route> find_point_to_point_routes(const Network& net, topo::VertexId
     std::vector<Route> out;
     topo::HopTable& hops = net.routes().hops;
     for (const topo::Path& p : topo::minimal_paths(net.topo, hops, src, dst, k)) {
-        out.push_back(path_route(net, p.channels, src, true));
+        add_path_route(net, p.channels, src, true, out);
     }
     if (!cfg.allow_nonminimal || out.empty() || out.size() >= k) return out;
     const std::size_t room = k - out.size();
     NonminimalVia via = cfg.nonminimal_via;
     if (via == NonminimalVia::Auto) via = net.topo.num_nodes() > 1 ? NonminimalVia::Node : NonminimalVia::Tsp;
     if (via == NonminimalVia::Tsp) {
-        for (auto& p : via_tsp_paths(net.topo, hops, src, dst, room)) out.push_back(path_route(net, p, src, false));
+        for (auto& p : via_tsp_paths(net.topo, hops, src, dst, room)) add_path_route(net, p, src, false, out);
     } else {
         const topo::Via v = via == NonminimalVia::Node ? topo::Via::Node : topo::Via::Group;
         for (const topo::Path& p : topo::nonminimal_paths(net.topo, hops, src, dst, v, room)) {
-            out.push_back(path_route(net, p.channels, src, false));
+            add_path_route(net, p.channels, src, false, out);
         }
     }
     return out;

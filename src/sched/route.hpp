@@ -59,6 +59,10 @@ struct RouteCache {
     topo::HopTable hops;
     // Point-to-point candidates by (src << 32 | dst), for the SchedulerConfig fields they depend on (`key`).
     std::unordered_map<std::uint64_t, std::vector<Route>> pairs;
+    // Routes of pairs the scheduler is done with (Scheduler::release_pair()), their vectors kept: a pair's new
+    // candidates reuse them (any field may hold anything: path_route() sets every one) instead of two new vectors
+    // each, and a released pair frees none.
+    std::vector<Route> spare;
     std::array<std::int32_t, 3> key{-1, -1, -1};  // max_paths, allow_nonminimal, nonminimal_via
 };
 
@@ -94,6 +98,9 @@ void finish_route(const Network& net, Route& r);
 
 // A path as a route; its last hop is the leaf.
 Route path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal);
+// The same into `r`, whatever it held (its vectors' room is reused).
+void path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal,
+                Route& r);
 
 // Candidate routes of a point-to-point transfer: minimal paths (at most max_paths), then non-minimal ones up to
 // max_paths in all when allowed. The routes kept in net's RouteCache: valid until the cache is cleared (a call with

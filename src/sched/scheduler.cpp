@@ -212,19 +212,23 @@ void Scheduler::release_pair(PairState& state) {
         RouteCache& cache = *net_.cache;
         if (const auto it = cache.pairs.find(state.key); it != cache.pairs.end()) {
             // A shape's key names its channels, so the pair's candidates' shapes are the pair's own; a split half
-            // that shares one just finds nothing known the next time (known ranges are derived data).
-            for (const Route& route : it->second) {
-                shape_key(route, shape_key_);
-                if (const std::int32_t* s = shapes_.find(shape_key_)) {
-                    drop_known(*s);
-                    shapes_.erase(shape_key_);
-                }
+            // that shares one just finds nothing known the next time (known ranges are derived data). Their ids
+            // and hashes were kept on the pair's first transfer: the shape is erased by id, its key not made again
+            // (only this erases keys, and no other pair's candidate has the key, so the id is still the key's).
+            LOOM_ASSERT(state.shapes.size() == it->second.size() && state.shape_hashes.size() == state.shapes.size(),
+                        "a pair's record has every candidate's shape");
+            for (std::size_t c = 0; c < state.shapes.size(); ++c) {
+                // false for a second candidate of the same shape: the first erased it.
+                if (shapes_.erase_value(state.shape_hashes[c], state.shapes[c])) drop_known(state.shapes[c]);
             }
+            // The routes' vectors go to the cache's spares (moved, not freed) for the next pairs' routes.
+            for (Route& route : it->second) cache.spare.push_back(std::move(route));
             cache.pairs.erase(it);
         }
     }
     state.routes = nullptr;
     drop(state.shapes);
+    drop(state.shape_hashes);
     drop(state.tails);
     drop(state.route_ids);
     pair_state_ = nullptr;

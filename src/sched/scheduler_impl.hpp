@@ -250,7 +250,7 @@ private:
                const Templates* shifted = nullptr);
     KnownRanges& known(std::int32_t r, std::int64_t n);
     [[gnu::noinline]] KnownRanges& known_lookup(std::int32_t r, std::int64_t n);  // known() past its hint
-    std::int32_t shape_id(const Route& route);
+    std::int32_t shape_id(const Route& route, std::uint64_t* hash = nullptr);  // hash: shapes_.hash_of(its key)
     void shape_key(const Route& route, std::vector<std::int64_t>& hops);  // into `hops`
     std::vector<std::int64_t> shape_key_;  // scratch: the key being looked up
     // Results of place() for a new train (no train excluded, not fixed) and of optimistic_completion(), by candidate
@@ -389,6 +389,7 @@ private:
         std::uint64_t key = 0;  // (src << 32 | dst)
         const std::vector<Route>* routes = nullptr;
         std::vector<std::int32_t> shapes;
+        std::vector<std::uint64_t> shape_hashes;  // by candidate: its shape's hash in shapes_, to erase it by id
         std::vector<BoundTail> tails;  // by candidate: bound_tail()
         Time latency = Time::max();
         std::vector<std::int32_t> route_ids;

@@ -72,3 +72,44 @@ TEST_CASE("FlatKeyMap's values stay where they are while others are inserted") {
     REQUIRE(v.size() == 1);
     CHECK(v[0] == 7);
 }
+
+TEST_CASE("FlatKeyMap's erase_value() erases what erase() of the key would, given the key's hash and unique value") {
+    std::mt19937_64 rng(27);
+    FlatKeyMap<std::int32_t, FewBuckets> by_key;
+    FlatKeyMap<std::int32_t, FewBuckets> by_value;
+    std::map<std::vector<std::int64_t>, std::int32_t> ids;  // every key asked, its id in both
+    std::int32_t next = 0;
+    for (int step = 0; step < 40000; ++step) {
+        std::vector<std::int64_t> key(rng() % 6);
+        for (auto& x : key) x = static_cast<std::int64_t>(rng() % 5) - 1;
+        const std::uint64_t h = by_value.hash_of(key);
+        REQUIRE(h == FewBuckets{}(key));
+        if (rng() % 2 == 0) {
+            const std::int32_t* a = by_key.find(key);
+            const std::int32_t* b = by_value.find(key, h);
+            REQUIRE((a != nullptr) == (b != nullptr));
+            if (a == nullptr) {
+                by_key.emplace(key, next);
+                REQUIRE(by_value.insert_new(key, h, next) == next);
+                ids[key] = next++;
+            } else {
+                REQUIRE(*a == *b);
+            }
+        } else {
+            const auto it = ids.find(key);
+            const bool erased = by_key.erase(key);
+            // By the id the key had last (an erased key's old id finds nothing; so does a key never asked).
+            const bool erased_too = it != ids.end() && by_value.erase_value(h, it->second);
+            REQUIRE(erased == erased_too);
+            // Only the entry of that id goes, never another of the same hash.
+            if (it != ids.end()) REQUIRE_FALSE(by_value.erase_value(h, it->second));
+        }
+        REQUIRE(by_key.size() == by_value.size());
+    }
+    for (const auto& [key, id] : ids) {
+        const std::int32_t* a = by_key.find(key);
+        const std::int32_t* b = by_value.find(key);
+        REQUIRE((a != nullptr) == (b != nullptr));
+        if (a) CHECK(*a == *b);
+    }
+}

@@ -147,7 +147,7 @@ bool same_routes(const std::vector<Route>& a, const std::vector<Route>& b) {
     if (a.size() != b.size()) return false;
     for (std::size_t i = 0; i < a.size(); ++i) {
         if (a[i].src != b[i].src || a[i].src_ports != b[i].src_ports || a[i].minimal != b[i].minimal ||
-            a[i].max_train != b[i].max_train || a[i].leaf_latency != b[i].leaf_latency ||
+            a[i].max_train != b[i].max_train || a[i].leaf_latency != b[i].leaf_latency || a[i].feeder != b[i].feeder ||
             a[i].hops.size() != b[i].hops.size())
             return false;
         for (std::size_t h = 0; h < a[i].hops.size(); ++h) {
@@ -179,6 +179,45 @@ TEST_CASE("Point-to-point candidates asked again come from the cache and equal t
     CHECK(same_routes(three, loom::sched::detail::point_to_point_routes(fresh.net, 0, 13, cfg)));
     cfg.max_paths = 8;
     CHECK(same_routes(loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg), first));
+}
+
+TEST_CASE("Candidates made from the cache's spare routes equal those of a fresh network") {
+    Machine m(fx::system264());
+    SchedulerConfig cfg;
+    Machine fresh(fx::system264());
+    // The same pairs asked in the same order (hop kinds are numbered as first met), without spares.
+    loom::sched::detail::point_to_point_routes(fresh.net, 5, 200, cfg);
+    fresh.net.routes().pairs.clear();
+    const auto want = loom::sched::detail::point_to_point_routes(fresh.net, 0, 13, cfg);
+    const auto want_short = loom::sched::detail::point_to_point_routes(fresh.net, 13, 14, cfg);
+    // Spares as a released pair leaves them, each field changed: more hops and leaves than any candidate needs,
+    // another source, a feeder, a train cap.
+    auto& cache = m.net.routes();
+    const auto other = loom::sched::detail::point_to_point_routes(m.net, 5, 200, cfg);
+    REQUIRE(other.size() == want.size());
+    for (Route r : other) {
+        r.src = 77;
+        r.src_ports = 0xffff;
+        r.minimal = !r.minimal;
+        r.max_train = 3;
+        r.feeder = 4;
+        for (int k = 0; k < 12; ++k) r.hops.push_back(r.hops.front());
+        for (auto& hop : r.hops) {
+            hop.out_ports = 0x5a5a;
+            hop.kind = 99;
+            hop.pace = 7;
+            hop.bound_offset = loom::Time::ps(12345);
+        }
+        r.leaf_latency.assign(5, {9, loom::Time::ps(1)});
+        cache.spare.push_back(std::move(r));
+    }
+    cache.pairs.clear();
+    const std::size_t spares = cache.spare.size();
+    CHECK(same_routes(loom::sched::detail::point_to_point_routes(m.net, 0, 13, cfg), want));
+    CHECK(cache.spare.size() + want.size() == spares);
+    // Fewer spares than candidates: the rest are new routes.
+    CHECK(same_routes(loom::sched::detail::point_to_point_routes(m.net, 13, 14, cfg), want_short));
+    CHECK(cache.spare.size() + want.size() + std::min(want_short.size(), spares - want.size()) == spares);
 }
 
 TEST_CASE("A hop's route-bound offset is S(1) + latency of every hop before it, also in the halves of a split") {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "loom/base/error.hpp"
 #include "loom/sched/scheduler.hpp"
@@ -581,5 +583,33 @@ TEST_CASE("Each vector's predicted arrival is its train's start plus its seriali
             CHECK(loom::sched::predicted_arrival(run, 1, timing) == Time::ps(1'273'563));
             CHECK(loom::sched::predicted_arrival(run, 2, timing) == Time::ps(1'299'803));
         }
+    }
+}
+
+TEST_CASE("Predicted runs come in (transfer, first vector, train start, channel) order, one per reserved hop") {
+    // Dependencies commit transfers out of id order; the reversed sets also hold their ids out of position order.
+    const FrozenTopology t = fx::system264();
+    for (std::int64_t seed = 1; seed <= 12; ++seed) {
+        TransferSet set = fx::random_set(t, 60, loom::Bytes(320 * (1 + (seed * 53) % 300)), seed,
+                                         seed % 4 == 0 ? 3 : 1, 0.4);
+        if (seed % 2 == 0) std::reverse(set.transfers.begin(), set.transfers.end());
+        const Schedule s = compile(t, LinkClassTiming{}, ChipConfig{}, set);
+        INFO("seed " << seed);
+        REQUIRE(s.predicted.size() == s.reservations.size());
+        const auto run_key = [](const loom::sched::PredictedRun& r) {
+            return std::tuple(r.transfer, r.first_vector, r.train_start, r.channel);
+        };
+        for (std::size_t i = 1; i < s.predicted.size(); ++i)
+            REQUIRE(run_key(s.predicted[i - 1]) < run_key(s.predicted[i]));
+        // The same (transfer, vectors, channel, start) as the reservations, one each.
+        using Key = std::tuple<std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, Time>;
+        std::vector<Key> runs;
+        std::vector<Key> booked;
+        for (const auto& r : s.predicted) runs.emplace_back(r.transfer, r.first_vector, r.count, r.channel, r.train_start);
+        for (const auto& r : s.reservations) booked.emplace_back(r.transfer, r.first_vector, r.count, r.channel, r.start);
+        std::sort(runs.begin(), runs.end());
+        std::sort(booked.begin(), booked.end());
+        CHECK(runs == booked);
+        CHECK(check(s, t, set).empty());
     }
 }
