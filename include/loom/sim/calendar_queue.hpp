@@ -73,7 +73,9 @@ public:
             }
             return;
         }
-        // Into near_, inline while its buffer has room at the back (push_near makes room).
+        // Into near_: before its front without moving it (over a popped slot), else from its back, inline
+        // while its buffer has room there (push_near makes room).
+        if (near_.try_insert_front(t, key, target, arg)) return;
         if (near_.try_insert_from_back(t, key, target, arg)) [[likely]] return;
         push_near(t, key, target, arg);
     }

@@ -104,6 +104,26 @@ public:
         return true;
     }
 
+    // The other common case of a queue's push into a run it pops from: an event before the run's front (a
+    // handler's send for its own time, ahead of the run's later events) goes into the popped slot before the
+    // front, moving nothing. Returns false, changing nothing, when the run is empty, the event is not before
+    // its front or no slot precedes the front. The slot may hold the event being handled, read in place:
+    // a handler reads what it needs before it sends (HandlerFn), as a slide of the run (make_room) requires too.
+    [[gnu::always_inline]] bool try_insert_front(std::int64_t t, std::uint64_t key, std::uint32_t target,
+                                                 std::uint32_t arg) {
+        Event* const first = cur_;
+        if (first == end_ || first == buf_.data()) return false;
+        if (t > first->time || (t == first->time && key > first->key)) return false;
+        Event* const at = first - 1;
+        cur_ = at;
+        at->time = t;
+        at->key = key;
+        at->target = target;
+        asm("");  // two 32-bit stores, as in try_insert_from_back
+        at->arg = arg;
+        return true;
+    }
+
     // Loading: fill() empties the run and returns room for at least `n` events; grow() doubles the room
     // (returning the moved buffer; the events written so far and the run's positions are kept); filled(n)
     // makes the first n events written the run. The buffer only grows (value-initialized once; reused for

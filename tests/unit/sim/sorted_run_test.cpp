@@ -141,6 +141,50 @@ TEST_CASE("SortedRun::try_insert_from_back keeps (time, key) order and grows the
     REQUIRE(same_order(drain(tried), reference));
 }
 
+TEST_CASE("SortedRun::try_insert_front puts events before the front into the popped slot, in order",
+          "[sim][sorted_run]") {
+    // A run fed as a queue feeds near_: try_insert_front first, then try_insert_from_back, then
+    // insert_from_back. Times around the front (before it, tied with it in both key directions, after it),
+    // against a sorted reference; the front path must refuse on an empty run and with no popped slot.
+    loom::Rng rng(23);
+    SortedRun run;
+    std::vector<Event> reference;
+    std::size_t fronts = 0, refused_before_front = 0;
+    for (int step = 0; step < 20'000; ++step) {
+        const std::uint64_t pushes = rng.uniform(4);
+        for (std::uint64_t k = 0; k < pushes; ++k) {
+            const std::int64_t base = reference.empty() ? 1000 : reference.front().time;
+            const std::int64_t t = base + static_cast<std::int64_t>(rng.uniform_int(0, 6)) - 2;
+            const Event e{t, rng.next_u64(), 0, static_cast<std::uint32_t>(step)};
+            const bool before_front = !reference.empty() && before(e, reference.front());
+            const bool slot = run.cursor() != nullptr && run.length() > run.remaining();
+            if (run.try_insert_front(e.time, e.key, e.target, e.arg)) {
+                REQUIRE(before_front);
+                ++fronts;
+            } else {
+                REQUIRE((!before_front || !slot));
+                if (before_front) ++refused_before_front;
+                if (!run.try_insert_from_back(e.time, e.key, e.target, e.arg)) run.insert_from_back(e);
+            }
+            reference.insert(std::upper_bound(reference.begin(), reference.end(), e,
+                                              [](const Event& a, const Event& b) { return before(a, b); }),
+                             e);
+        }
+        const std::uint64_t pops = std::min<std::uint64_t>(rng.uniform(4), reference.size());
+        for (std::uint64_t k = 0; k < pops; ++k) {
+            REQUIRE(run.front().time == reference.front().time);
+            REQUIRE(run.front().key == reference.front().key);
+            REQUIRE(run.front().arg == reference.front().arg);
+            run.pop_front();
+            reference.erase(reference.begin());
+        }
+        REQUIRE(run.remaining() == reference.size());
+    }
+    CHECK(fronts > 1000);
+    CHECK(refused_before_front > 0);
+    REQUIRE(same_order(drain(run), reference));
+}
+
 TEST_CASE("SortedRun::release drops the buffer, clear keeps it", "[sim][sorted_run]") {
     SortedRun run;
     run.fill(1000);
