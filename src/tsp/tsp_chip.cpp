@@ -749,18 +749,11 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
         Time pred_base;
         SerialStepper pred;
         const std::uint32_t vec0 = run.first_vector + j;
-        // A storing part's write key times, for its deferred writes (consume): from here, where each vector's
-        // availability is found anyway.
-        Time* keys = nullptr;
-        if (final_hop) {
-            if (part.keys.size() < m) part.keys.resize(m);  // entries past m are unused (consume reads m)
-            keys = part.keys.data();
-        }
         if (config_.bulk_checks && run.transfer == I.ins.transfer &&
             vec0 == I.ins.first_vector + static_cast<std::uint32_t>(pos0 - 1) &&
             (!check_predictions_ || ip.predictions.take_span(run.transfer, vec0, m, pred_base, pred))) {
             accept_bulk(ip, I, run, j, m, next_arrival, forward, receive_slot, origin, pred_base, pred, fwd,
-                        final_hop, keys);
+                        final_hop);
         } else {
             for (std::uint32_t v = 0; v < m; ++v) {
                 const std::int64_t k = j + v;
@@ -774,9 +767,8 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
                     need = I.issue + receive_slot.value();  // rule 6
                     receive_slot.next();
                 }
-                const Time avail = check_vector(ip, I, ip.arrived - cl.start + 1, run, k, t, need, last, fwd, final_hop);
+                check_vector(ip, I, ip.arrived - cl.start + 1, run, k, t, need, last, fwd, final_hop);
                 if (final_hop) {
-                    keys[v] = std::max(avail, I.issue);
                     latency_.record((t - (run.origin_start + origin.value())).count());
                     origin.next();
                 }
@@ -847,7 +839,7 @@ void TspChip::record_arrival(const InPortState& ip, const VectorRun& run, std::i
     arrivals_.push_back({vertex_, ip.port, run.transfer, vec, t, ip.arrivals.view().outcome(index)});
 }
 
-inline Time TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run,
+inline void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run,
                                   std::int64_t k, Time t, Time need, Time last_slot, bool fwd, bool final_hop) {
     const std::uint32_t vec = run.first_vector + static_cast<std::uint32_t>(k);
     const std::uint32_t want = I.ins.first_vector + static_cast<std::uint32_t>(pos - 1);
@@ -889,7 +881,6 @@ inline Time TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t p
         if (deliveries_.empty() || deliveries_.back().first != run.transfer) deliveries_.emplace_back(run.transfer, t);
         deliveries_.back().second = std::max(deliveries_.back().second, t);
     }
-    return avail;
 }
 
 // check_vector for vectors j .. j + m - 1 of `run`, known to be the instruction's next ones and (when predictions
@@ -900,7 +891,7 @@ template <class NextArrival>
 inline void TspChip::accept_bulk(InPortState& ip, InstrState& I, const VectorRun& run, std::uint32_t j,
                                  std::uint32_t m, NextArrival& next_arrival, ForwardDeadlines& forward,
                                  SerialStepper& receive_slot, SerialStepper& origin, Time pred_base,
-                                 SerialStepper& pred, bool fwd, bool final_hop, Time* __restrict keys) {
+                                 SerialStepper& pred, bool fwd, bool final_hop) {
     auto& fifo = ip.fifo;
     Time tmax = Time::ps(std::numeric_limits<std::int64_t>::min());
     Time max_err = totals_.max_prediction_error;
@@ -939,7 +930,6 @@ inline void TspChip::accept_bulk(InPortState& ip, InstrState& I, const VectorRun
             [[unlikely]]
             record_arrival(ip, run, k, vec, t);
         if (final_hop) {
-            keys[v] = std::max(avail, I.issue);
             const std::int64_t lat = (t - (run.origin_start + origin.value())).count();
             origin.next();
             if (lat != lat_value) {
@@ -980,7 +970,8 @@ void TspChip::consume(InstrState& I, Pending& part) {
         // Zeros written over memory that was never touched change nothing: skip the per-vector work.
         if (!(part.values.empty() && operand_zero && memory_.untouched(slot0, m))) {
             // Vector k lands at max(available, issue), key (that, program index): kept until a read or the end
-            // of the run reaches it (its key time found by accept: part.keys).
+            // of the run reaches it.
+            const InPortState& ip = ins_[static_cast<std::size_t>(I.in)];
             std::uint32_t at;
             if (!deferred_free_.empty()) {
                 at = deferred_free_.back();
@@ -993,9 +984,13 @@ void TspChip::consume(InstrState& I, Pending& part) {
             add_deferred_range(slot0, m);
             d.key.order = I.order;
             d.k = 0;
+            d.in = &ip;
+            d.issue = I.issue;
             d.slot0 = slot0;
-            LOOM_DEBUG_ASSERT(part.keys.size() >= static_cast<std::size_t>(m), "a storing part's key times");
-            d.keys.swap(part.keys);  // the slot's old buffer goes to the part, for its next use
+            d.train_start = part.run.train_start;
+            d.index0 = part.run.first_index + static_cast<std::uint64_t>(part.run.position - 1);
+            d.floor = part.run.floor;
+            d.sent = SerialStepper(ip.serial, part.run.position);
             d.values.assign(static_cast<std::size_t>(m), 0);
             for (const auto& [k, v] : part.values) d.values[k] = v;
             if (reduce)
@@ -1055,7 +1050,12 @@ void TspChip::drop_deferred_range(std::int64_t slot0, std::int64_t count) {
     if (deferred_ranges_.empty()) deferred_overlap_ = false;
 }
 
-inline void TspChip::step(Deferred& d) { d.key.time = d.keys[d.k]; }
+inline void TspChip::step(Deferred& d) {
+    const Time t = d.in->arrivals.arrival_after(d.train_start + d.sent.value(), d.index0 + d.k, d.floor);
+    d.sent.next();
+    d.floor = t;
+    d.key.time = std::max(available(t), d.issue);
+}
 
 void TspChip::apply_deferred(AccessKey before) {
     while (!deferred_.empty() && deferred_.front().key() < before) {

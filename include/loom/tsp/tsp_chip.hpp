@@ -227,10 +227,6 @@ private:
     struct Pending {
         VectorRun run;
         SparseValues values;
-        // A storing instruction's part: when each of its vectors is written, max(available, issue) (the deferred
-        // write's key time), found when the vector's arrival is checked; entries past the part's count and every
-        // entry for other instructions are stale.
-        std::vector<Time> keys;
     };
     // What an instruction holds only while it runs (from its first arriving part or its action until its last
     // vector is handed on), allocated then and freed after: most of a long program is done or not yet started.
@@ -252,16 +248,21 @@ private:
         std::unique_ptr<Live> live;  // while it runs (see Live; from spare_live_ when one is kept)
     };
     // A storing instruction's part whose writes land later than they are known (a train's vectors are known when
-    // its first arrives): kept as the part's values and its vectors' key times (from the arrival checks: Pending's
-    // keys), and written into the memory when a read or the end of the run reaches their keys (16 bytes per vector
-    // until it lands). Parts sit in a slab (deferred_parts_, reused with their vectors' capacity); the heap orders
-    // 16-byte handles, so that stepping between interleaved parts moves no part.
+    // its first arrives): kept as the part's values and the state that times its vectors, and written into the
+    // memory when a read or the end of the run reaches their keys (8 bytes per vector until it lands). Parts sit
+    // in a slab (deferred_parts_, reused with their values' capacity); the heap orders 16-byte handles, so that
+    // stepping between interleaved parts moves no part.
     struct Deferred {
         AccessKey key;  // of vector k
         std::uint32_t k = 0;
+        const InPortState* in = nullptr;  // the in port's (for the timing of its units)
+        Time issue;                                 // the instruction's
         std::int64_t slot0 = 0;  // slot of the part's first vector
+        Time train_start;        // of the train the part arrives in
+        std::uint64_t index0 = 0;  // link-wide index of the part's first unit
+        Time floor;          // arrival of the vector before k
+        SerialStepper sent;  // serialization of vector k's unit in its train
         std::vector<std::int64_t> values;  // one per vector of the part
-        std::vector<Time> keys;            // the key time of each (Pending::keys)
     };
     struct DeferredRef {  // a heap entry: a part's next key and its slot in deferred_parts_
         Time time;
@@ -332,8 +333,7 @@ private:
     void accept(InPortState& ip, const VectorRun& run, SparseValues& values);
     // Checks vector k of `run` (position `pos` of instruction I) arriving at t, needed by `need`; a forwarded
     // vector leaves the FIFO at `last_slot`. `fwd` and `final_hop`: forwards(I.ins) and stores(I.ins).
-    // Returns when the vector is available.
-    [[gnu::always_inline]] Time check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run,
+    [[gnu::always_inline]] void check_vector(InPortState& ip, InstrState& I, std::int64_t pos, const VectorRun& run,
                                              std::int64_t k, Time t, Time need, Time last_slot, bool fwd,
                                              bool final_hop);
     // Its reports and records, out of line.
@@ -349,7 +349,7 @@ private:
     [[gnu::noinline]] void record_arrival(const InPortState& ip, const VectorRun& run, std::int64_t k,
                                           std::uint32_t vec, Time t);
     void consume(InstrState& I, Pending& part);
-    // Times vector d.k of a deferred part: its key (from d.keys).
+    // Times vector d.k of a deferred part: its key.
     [[gnu::always_inline]] void step(Deferred& d);
     // Writes every deferred vector with key < `before` into the memory, in key order.
     void apply_deferred(AccessKey before);
@@ -392,13 +392,12 @@ private:
         Time need_, leave_;
     };
     // check_vector for vectors j .. j + m - 1 of `run`, the instruction's next ones, predicted (when checked) by
-    // pred_base + pred stepped: the counters, deliveries and latency histogram updated once for the part. With
-    // final_hop, keys[v] is set to vector j + v's write key time, max(available, issue).
+    // pred_base + pred stepped: the counters, deliveries and latency histogram updated once for the part.
     template <class NextArrival>
     [[gnu::always_inline]] void accept_bulk(InPortState& ip, InstrState& I, const VectorRun& run, std::uint32_t j,
                                             std::uint32_t m, NextArrival& next_arrival, ForwardDeadlines& forward,
                                             SerialStepper& receive_slot, SerialStepper& origin, Time pred_base,
-                                            SerialStepper& pred, bool fwd, bool final_hop, Time* __restrict keys);
+                                            SerialStepper& pred, bool fwd, bool final_hop);
     void report(Time t, std::int32_t port, std::uint32_t transfer, std::uint32_t vector, ErrorKind kind,
                 const std::string& what);
     std::string where(Time t, std::int32_t port) const;

@@ -3,9 +3,6 @@
 #include <string>
 #include <vector>
 
-#include "loom/topo/tsp_topology_config.hpp"
-#include "loom/tsp/executor_config.hpp"
-#include "loom/tsp/program.hpp"
 #include "tsp_harness.hpp"
 
 using namespace loom;
@@ -55,27 +52,6 @@ std::vector<std::int64_t> arrival_times(const tsp::test::RunOutput& r, const std
 Json one_hop(std::int64_t count, std::int64_t receive_cycle) {
     return node_config(
         {{"tsps", {chip(0, {ins(0, "send", 0, {0}, count)}), chip(1, {ins(receive_cycle, "receive", 0, {}, count)})}}});
-}
-
-// run_config for a config with a topology, an executor section and a program only, with the executor's
-// bulk_checks (not a config field) set as given: false checks every vector alone.
-tsp::test::RunOutput run_config_checks(const Json& root, bool bulk_checks) {
-    sim::SimulatorOptions options;
-    sim::Simulator sim(options);
-    config::Errors errors;
-    tsp::MachineConfig machine;
-    tsp::ExecutorConfig executor;
-    tsp::ProgramConfig program_config;
-    topo::tsp_topology_schema().parse(root.at("topology"), "/topology", machine.topology, errors);
-    if (root.contains("executor")) tsp::executor_schema().parse(root.at("executor"), "/executor", executor, errors);
-    tsp::program_schema().parse(root.at("program"), "/program", program_config, errors);
-    errors.throw_if_any();
-    executor.bulk_checks = bulk_checks;
-    auto system = std::make_unique<tsp::TspSystem>(machine, sim.seed());
-    tsp::Program program = tsp::resolve(program_config, *system, "/program", errors);
-    errors.throw_if_any();
-    auto model = tsp::build(std::move(system), executor, std::move(program), sim);
-    return tsp::test::finish_run(sim, *model, Time::max());
 }
 
 }  // namespace
@@ -481,37 +457,5 @@ TEST_CASE("Two trains received into overlapping slots land in the order of their
         REQUIRE(r.ok);
         CHECK(r.stats.at("sys.node0.tsp1").at("memory") ==
               Json::parse("[[0, 1], [320, 2], [640, 3], [960, 20], [1280, 30]]"));
-    }
-}
-
-TEST_CASE("A received vector is written at its receive's issue when it is available earlier, not when it arrives") {
-    // TSP1 receives 3 vectors from TSP0 (port 0, sent at cycle 0) into slots 0-2 at cycle 600 (666666 ps), long
-    // after they are available (524444, 551111, 576666 ps: they wait in the FIFO), and 3 from TSP2 (port 1, sent at
-    // cycle 50) into the same slots at cycle 523 (581111 ps), written at max(available, issue) = 581111, 606666,
-    // 632222 ps. TSP0's writes are keyed at the later issue, so they land last and the slots end with TSP0's values
-    // (keyed by availability alone they would land first, leaving TSP2's). And with TSP0's receive at cycle 510
-    // (566666 ps, still after every TSP0 vector is available), TSP0's land first.
-    const auto config = [](std::int64_t receive_cycle) {
-        Json tsp1 = chip(1, {ins(receive_cycle, "receive", 0, {}, 3, 0, 0, 0), ins(523, "receive", 1, {}, 3, 0, 1, 0)});
-        if (receive_cycle > 523) std::swap(tsp1["instructions"][0], tsp1["instructions"][1]);  // in issue order
-        return node_config(
-            {{"tsps",
-              {chip(0, {ins(0, "send", 0, {0}, 3)}, {{"memory", {{{"address", 0}, {"values", {1, 2, 3}}}}}}), tsp1,
-               chip(2, {ins(50, "send", 1, {1}, 3, 0, 1, 0)},
-                    {{"memory", {{{"address", 0}, {"values", {10, 20, 30}}}}}})}}});
-    };
-    // Both with the parts' arrivals checked in bulk and one vector at a time (the two paths that find the times).
-    for (const bool bulk : {true, false}) {
-        for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
-            INFO("bulk checks " << bulk);
-            const auto late = run_config_checks(with_mode(config(600), mode), bulk);
-            INFO(late.error);
-            REQUIRE(late.ok);
-            CHECK(late.stats.at("sys.node0.tsp1").at("memory") == Json::parse("[[0, 1], [320, 2], [640, 3]]"));
-            const auto early = run_config_checks(with_mode(config(510), mode), bulk);
-            INFO(early.error);
-            REQUIRE(early.ok);
-            CHECK(early.stats.at("sys.node0.tsp1").at("memory") == Json::parse("[[0, 10], [320, 20], [640, 30]]"));
-        }
     }
 }
