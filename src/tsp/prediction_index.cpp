@@ -49,25 +49,26 @@ void PredictionIndex::freeze() {
     stepped_ = std::numeric_limits<std::size_t>::max();
 }
 
-std::optional<Time> PredictionIndex::expect_other(std::uint32_t transfer, std::uint32_t vector) {
+std::size_t PredictionIndex::locate(std::uint32_t transfer, std::uint32_t vector) const {
     auto covers = [&](const Entry& e) {
         return e.transfer == transfer && vector >= e.first_vector && vector - e.first_vector < e.count;
     };
-    if (cursor_ >= entries_.size() || !covers(entries_[cursor_])) {
-        // Runs mostly arrive in the index's order: the entry after the cursor first, then a binary search.
-        if (cursor_ + 1 < entries_.size() && covers(entries_[cursor_ + 1])) {
-            ++cursor_;
-        } else {
-            auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
-                                       [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
-                                           return k < std::make_pair(e.transfer, e.first_vector);
-                                       });
-            if (it == entries_.begin()) return std::nullopt;
-            --it;
-            if (!covers(*it)) return std::nullopt;
-            cursor_ = static_cast<std::size_t>(it - entries_.begin());
-        }
-    }
+    if (cursor_ < entries_.size() && covers(entries_[cursor_])) return cursor_;
+    // Runs mostly arrive in the index's order: the entry after the cursor first, then a binary search.
+    if (cursor_ + 1 < entries_.size() && covers(entries_[cursor_ + 1])) return cursor_ + 1;
+    auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
+                               [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
+                                   return k < std::make_pair(e.transfer, e.first_vector);
+                               });
+    if (it == entries_.begin()) return kNone;
+    --it;
+    return covers(*it) ? static_cast<std::size_t>(it - entries_.begin()) : kNone;
+}
+
+std::optional<Time> PredictionIndex::expect_other(std::uint32_t transfer, std::uint32_t vector) {
+    const std::size_t at = locate(transfer, vector);
+    if (at == kNone) return std::nullopt;
+    cursor_ = at;
     Entry& e = entries_[cursor_];
     ++e.seen;
     // sched::predicted_arrival (see arrival()), its serialization stepped while the lookups go in vector order.
@@ -84,26 +85,9 @@ std::optional<Time> PredictionIndex::expect_other(std::uint32_t transfer, std::u
 
 bool PredictionIndex::take_span(std::uint32_t transfer, std::uint32_t vector, std::uint32_t n, Time& base,
                                 SerialStepper& first) {
-    auto covers = [&](const Entry& e) {
-        return e.transfer == transfer && vector >= e.first_vector && vector - e.first_vector < e.count;
-    };
-    // The entry expect(transfer, vector) would use (the cursor's, the next, or found by a binary search), found
-    // without moving the cursor.
-    std::size_t at = cursor_;
-    if (at >= entries_.size() || !covers(entries_[at])) {
-        if (at + 1 < entries_.size() && covers(entries_[at + 1])) {
-            ++at;
-        } else {
-            auto it = std::upper_bound(entries_.begin(), entries_.end(), std::make_pair(transfer, vector),
-                                       [](const std::pair<std::uint32_t, std::uint32_t>& k, const Entry& e) {
-                                           return k < std::make_pair(e.transfer, e.first_vector);
-                                       });
-            if (it == entries_.begin()) return false;
-            --it;
-            if (!covers(*it)) return false;
-            at = static_cast<std::size_t>(it - entries_.begin());
-        }
-    }
+    // The entry expect(transfer, vector) would use, found without moving the cursor.
+    const std::size_t at = locate(transfer, vector);
+    if (at == kNone) return false;
     Entry& e = entries_[at];
     const std::uint32_t j = vector - e.first_vector;
     if (n == 0 || n > e.count - j) return false;  // the last vectors lie outside this entry

@@ -78,6 +78,9 @@ private:
     Time arrival(const Entry& e, std::uint32_t j) const;
     // expect() off its common case: another entry, or a vector out of order.
     std::optional<Time> expect_other(std::uint32_t transfer, std::uint32_t vector);
+    // The entry that covers (transfer, vector): the cursor's, the next, else by a binary search; kNone if none.
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t locate(std::uint32_t transfer, std::uint32_t vector) const;
     // What expect() reads first (it runs per vector arriving), the timing the index was made for last.
     std::vector<Entry> entries_;
     std::size_t cursor_ = 0;

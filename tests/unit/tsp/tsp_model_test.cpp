@@ -63,22 +63,31 @@ TEST_CASE("Train mode and vector mode agree with link jitter and bit errors") {
     }
 }
 
+namespace {
+
+// Moves one random instruction by up to 40 cycles either way, or changes its count, and keeps its program in cycle
+// order.
+void perturb_one_instruction(Program& p, Rng& rng) {
+    auto& prog = p.schedule.programs[rng.uniform(p.schedule.programs.size())];
+    auto& ins = prog.instructions[rng.uniform(prog.instructions.size())];
+    if (rng.bernoulli(0.7)) {
+        ins.cycle = std::max<std::int64_t>(0, ins.cycle + rng.uniform_int(-40, 40));
+    } else {
+        ins.count = static_cast<std::uint32_t>(std::max<std::int64_t>(1, ins.count + rng.uniform_int(-1, 1)));
+    }
+    std::stable_sort(prog.instructions.begin(), prog.instructions.end(),
+                     [](const sched::Instruction& a, const sched::Instruction& b) { return a.cycle < b.cycle; });
+}
+
+}  // namespace
+
 TEST_CASE("Train mode and vector mode report the same first error on perturbed schedules") {
     int failed = 0;
     for (std::uint64_t seed = 1; seed <= 60; ++seed) {
         const MachineConfig m = random_machine(seed % 2 ? Time::ns(2) : Time::zero(), 0.0);
         Program p = random_program(m, seed);
         Rng rng(seed * 7919);
-        // Move one instruction by up to 40 cycles either way, or change its count.
-        auto& prog = p.schedule.programs[rng.uniform(p.schedule.programs.size())];
-        auto& ins = prog.instructions[rng.uniform(prog.instructions.size())];
-        if (rng.bernoulli(0.7)) {
-            ins.cycle = std::max<std::int64_t>(0, ins.cycle + rng.uniform_int(-40, 40));
-        } else {
-            ins.count = static_cast<std::uint32_t>(std::max<std::int64_t>(1, ins.count + rng.uniform_int(-1, 1)));
-        }
-        std::stable_sort(prog.instructions.begin(), prog.instructions.end(),
-                         [](const sched::Instruction& a, const sched::Instruction& b) { return a.cycle < b.cycle; });
+        perturb_one_instruction(p, rng);
         const auto train = run_program(m, p, ExecutionMode::Train, seed);
         check_modes_agree(m, p, seed, false);
         failed += train.ok ? 0 : 1;
@@ -240,15 +249,7 @@ TEST_CASE("Bulk checks and per-vector checks give identical stats and errors on 
         Program p = random_program(m, seed, {seed % 2 ? 12 : 30, seed % 2 ? 6 : 12, Time::us(2)});
         if (seed % 4 == 2) {  // break one instruction: errors of every kind arise inside bulk parts
             Rng rng(seed * 104729);
-            auto& prog = p.schedule.programs[rng.uniform(p.schedule.programs.size())];
-            auto& ins = prog.instructions[rng.uniform(prog.instructions.size())];
-            if (rng.bernoulli(0.7)) {
-                ins.cycle = std::max<std::int64_t>(0, ins.cycle + rng.uniform_int(-40, 40));
-            } else {
-                ins.count = static_cast<std::uint32_t>(std::max<std::int64_t>(1, ins.count + rng.uniform_int(-1, 1)));
-            }
-            std::stable_sort(prog.instructions.begin(), prog.instructions.end(),
-                             [](const sched::Instruction& a, const sched::Instruction& b) { return a.cycle < b.cycle; });
+            perturb_one_instruction(p, rng);
         }
         for (const std::int64_t limit : {std::int64_t{0}, std::int64_t{10'000}}) {
             for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
