@@ -24,6 +24,13 @@ bool same_order(const std::vector<Event>& a, const std::vector<Event>& b) {
                       [](const Event& x, const Event& y) { return x.time == y.time && x.key == y.key; });
 }
 
+// Inserts e into the sorted reference after every event not after it (the order a run keeps).
+void insert_sorted(std::vector<Event>& reference, const Event& e) {
+    reference.insert(std::upper_bound(reference.begin(), reference.end(), e,
+                                      [](const Event& a, const Event& b) { return before(a, b); }),
+                     e);
+}
+
 }  // namespace
 
 TEST_CASE("SortedRun hands out what was filled, front to back, and peeks ahead without popping", "[sim][sorted_run]") {
@@ -78,9 +85,7 @@ TEST_CASE("SortedRun::insert keeps (time, key) order against a sorted reference,
         if (rng.uniform_int(0, 2) != 0 || reference.empty()) {
             const Event e{static_cast<std::int64_t>(rng.uniform_int(0, 50)), key++, 0, 0};
             run.insert(e);
-            reference.insert(std::upper_bound(reference.begin(), reference.end(), e,
-                                              [](const Event& a, const Event& b) { return before(a, b); }),
-                             e);
+            insert_sorted(reference, e);
         } else {
             REQUIRE(run.front().time == reference.front().time);
             REQUIRE(run.front().key == reference.front().key);
@@ -119,9 +124,7 @@ TEST_CASE("SortedRun::try_insert_from_back keeps (time, key) order and grows the
                 tried.insert_from_back(e);
             }
             plain.insert_from_back(e);
-            reference.insert(std::upper_bound(reference.begin(), reference.end(), e,
-                                              [](const Event& a, const Event& b) { return before(a, b); }),
-                             e);
+            insert_sorted(reference, e);
         }
         const std::uint64_t pops = std::min<std::uint64_t>(rng.uniform(4), reference.size());
         for (std::uint64_t k = 0; k < pops; ++k) {
@@ -166,9 +169,7 @@ TEST_CASE("SortedRun::try_insert_front puts events before the front into the pop
                 if (before_front) ++refused_before_front;
                 if (!run.try_insert_from_back(e.time, e.key, e.target, e.arg)) run.insert_from_back(e);
             }
-            reference.insert(std::upper_bound(reference.begin(), reference.end(), e,
-                                              [](const Event& a, const Event& b) { return before(a, b); }),
-                             e);
+            insert_sorted(reference, e);
         }
         const std::uint64_t pops = std::min<std::uint64_t>(rng.uniform(4), reference.size());
         for (std::uint64_t k = 0; k < pops; ++k) {
