@@ -162,6 +162,40 @@ TEST_CASE("Pushes into wide current buckets interleave with the loaded events in
     CHECK(q.empty());
 }
 
+TEST_CASE("Pushes spread over a bucket far wider than near_'s span keep the heap's order, ties included") {
+    // 2^30 ps (1.07 ms) buckets, fixed: pushes a few ns to ~100 us ahead of the popped event all land before
+    // the current bucket's end, so near_ (a span of CalendarQueue's kNearSpan from its first event) and later_
+    // both fill and later_ refills near_ as it runs out. Times are whole nanoseconds from a small range, so
+    // ties in time (broken by key, in both directions) fall on every side of near_'s end.
+    CalendarQueue q(30, 64, false);
+    HeapQueue reference;
+    loom::Rng rng(23);
+    std::uint64_t counter = 0;
+    auto push = [&](std::int64_t t) {
+        const Event e{t, rng.uniform(2) == 0 ? counter++ : (std::uint64_t{1} << 40) - counter++, 0, 0};
+        q.push(e);
+        reference.push(e);
+    };
+    for (int i = 0; i < 32; ++i) push(1000 * rng.uniform_int(0, 3'000'000));
+    std::int64_t popped = 0;
+    while (!reference.empty()) {
+        const Event a = testing::pop_both(q, reference);
+        if (++popped > 200'000) continue;  // then drain
+        const int pushes = static_cast<int>(rng.uniform(3));
+        for (int k = 0; k < pushes; ++k) {
+            switch (rng.uniform(5)) {
+                case 0: push(a.time); break;                                              // same time
+                case 1: push(a.time + 1000 * rng.uniform_int(0, 2'000)); break;           // a link ahead
+                case 2: push(a.time + 1000 * rng.uniform_int(10'000, 30'000)); break;     // about near_'s end
+                case 3: push(a.time + 1000 * rng.uniform_int(0, 120'000)); break;         // far in the bucket
+                default: push(a.time + 1000 * rng.uniform_int(0, 3'000'000)); break;      // later buckets
+            }
+        }
+        if (reference.empty()) push(a.time + 1);
+    }
+    CHECK(q.empty());
+}
+
 TEST_CASE("The calendar rejects ring sizes that are not a power of two") {
     CHECK_THROWS(CalendarQueue(4, 100, false));
     CHECK_THROWS(CalendarQueue(-1, 64, false));

@@ -494,3 +494,59 @@ TEST_CASE("A run loop merging pushes into the loaded buckets does not read past 
         CHECK(run_burst(kind) == heap);
     }
 }
+
+namespace {
+
+// Ananta's shape in small: a thousand long timers (re-armed 100-140 ms ahead) make the calendar's buckets wide
+// (the ring must cover them with at most `pending` buckets), while a few packets hop a link delay (about 1 us)
+// or a longer way (5-60 us) ahead, or at once, so most pushes land before the loaded buckets' end and near_ and
+// later_ both fill; ties in time are common (delays are whole nanoseconds).
+class Spread : public Component {
+public:
+    static constexpr std::uint32_t kTimers = 1024, kPackets = 8;
+    Spread(Context& ctx, std::vector<Record>* log) : Component(ctx), port(ctx, "ch", this, handler<&Spread::on_token>), log_(log) {}
+    void init() override {
+        for (std::uint32_t k = 0; k < kTimers; ++k) port.send(0, k, Time::ps(timer_delay()));
+        for (std::uint32_t k = 0; k < kPackets; ++k) port.send(0, kTimers + k, Time::ps(packet_delay()));
+    }
+    ChannelPort port;
+
+private:
+    std::int64_t timer_delay() { return 100'000'000'000 + 1000 * static_cast<std::int64_t>(ctx().rng().uniform(40'000'000)); }
+    std::int64_t packet_delay() {
+        const std::uint64_t kind = ctx().rng().uniform(10);
+        if (kind < 2) return 1;                                                                   // at once
+        if (kind < 7) return 1000 * (900 + static_cast<std::int64_t>(ctx().rng().uniform(200)));   // a link
+        return 1000 * (5000 + static_cast<std::int64_t>(ctx().rng().uniform(55'000)));            // farther
+    }
+    void on_token(std::uint32_t arg) {
+        log_->push_back({now().count(), 0, arg});
+        port.send(0, arg, Time::ps(arg < kTimers ? timer_delay() : packet_delay()));
+    }
+    std::vector<Record>* log_;
+};
+
+std::vector<Record> run_spread(QueueKind kind) {
+    SimulatorOptions options;
+    options.queue = kind;
+    options.seed = 5;
+    Simulator sim(options);
+    Channel& ch = sim.add_channel("net", 1, Time::ps(1));
+    std::vector<Record> log;
+    Spread& s = sim.add<Spread>("s", &log);
+    s.port.attach(ch, 0);
+    sim.init();
+    sim.run(RunLimits{Time::ps(150'000'000'000)});
+    return log;
+}
+
+}  // namespace
+
+TEST_CASE("Every queue kind's run loop keeps the heap's order with wide buckets and pushes spread far into them") {
+    const std::vector<Record> heap = run_spread(QueueKind::Heap);
+    REQUIRE(heap.size() > 20'000);
+    for (QueueKind kind : kKinds) {
+        INFO("queue " << to_string(kind));
+        CHECK(run_spread(kind) == heap);
+    }
+}
