@@ -68,8 +68,6 @@ void CalendarQueue::reset_ring(int shift, std::size_t buckets, std::int64_t cur_
 void CalendarQueue::clear() {
     run_.clear();
     near_.clear();
-    later_.clear();
-    near_end_ = 0;
     from_near_ = false;
     overflow_.clear();
     size_ = 0;
@@ -80,8 +78,7 @@ std::size_t CalendarQueue::peak_bytes() const { return std::max(peak_bytes_, byt
 
 std::size_t CalendarQueue::bytes_held() const {
     return heads_.capacity() * sizeof(std::uint32_t) + occupied_.capacity() * sizeof(std::uint64_t) +
-           pool_.capacity() * sizeof(Node) + run_.bytes_held() + near_.bytes_held() + later_.bytes_held() +
-           overflow_.bytes_held() +
+           pool_.capacity() * sizeof(Node) + run_.bytes_held() + near_.bytes_held() + overflow_.bytes_held() +
            runs_bytes();
 }
 
@@ -111,20 +108,6 @@ void CalendarQueue::link_grown(std::int64_t time, std::uint64_t key, std::uint32
 void CalendarQueue::push_near(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
     // Lands in (or before) the buckets being popped; top() picks the front.
     near_.insert_from_back(Event{time, key, target, arg});
-}
-
-void CalendarQueue::push_later(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
-    if (near_.exhausted() && later_.exhausted()) {
-        near_end_ = span_end(time);
-        near_.insert_from_back(Event{time, key, target, arg});
-        return;
-    }
-    later_.insert_from_back(Event{time, key, target, arg});
-}
-
-void CalendarQueue::refill_near() {
-    near_end_ = span_end(later_.front().time);
-    near_.take_before(later_, near_end_);
 }
 
 void CalendarQueue::push_overflow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg) {
@@ -260,8 +243,6 @@ void CalendarQueue::rebuild(int shift, std::size_t buckets) {
     peak_bytes_ = std::max(peak_bytes_, bytes_held());
     run_.release();
     near_.release();
-    later_.release();
-    near_end_ = 0;
     for (auto& run : runs_) {
         run.clear();
         run.shrink_to_fit();

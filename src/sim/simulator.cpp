@@ -374,7 +374,6 @@ Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
             const Event* const limit = queue.run_limit();
             for (;;) {
                 const Event* e;
-                bool from_near = false;
                 if (!queue.near_pending()) [[likely]] {
                     if (run == limit) [[unlikely]] break;  // loads the next buckets
                     e = run;
@@ -399,11 +398,9 @@ Simulator::LoopExit Simulator::loop_calendar(std::int64_t end) {
                         queue.run_popped();
                     } else {
                         queue.near_popped();
-                        from_near = true;
                     }
                 }
                 dispatch_in_place<kHooks>(e, slots, queue, events, peak);
-                if (from_near) queue.near_handled();  // near_'s next span, if it ran out (after: e is read in place)
                 if (events >= stop_at_) [[unlikely]] break;
             }
             if (exit == LoopExit::PastEnd) break;

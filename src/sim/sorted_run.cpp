@@ -24,20 +24,6 @@ void SortedRun::make_room() {
     cur_ = buf_.data();
 }
 
-void SortedRun::take_before(SortedRun& src, std::int64_t limit) {
-    LOOM_DEBUG_ASSERT(cur_ == end_, "SortedRun::take_before into a run that is not exhausted");
-    Event* const first = src.cur_;
-    Event* last = first;
-    while (last != src.end_ && last->time < limit) ++last;
-    const auto n = static_cast<std::size_t>(last - first);
-    if (static_cast<std::size_t>(cap_ - end_) < n) {
-        cur_ = end_ = buf_.data();
-        while (room() < n) grow();
-    }
-    end_ = std::copy(first, last, end_);
-    src.cur_ = last;
-}
-
 void SortedRun::insert(const Event& e) {
     if (cur_ == end_) {
         // Everything loaded was popped: start the run afresh rather than let it grow.

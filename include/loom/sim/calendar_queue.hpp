@@ -73,18 +73,13 @@ public:
             }
             return;
         }
-        // Into near_ when before near_end_: before its front without moving it (over a popped slot), else
-        // from its back, inline while its buffer has room there (push_near makes room). Later: push_later.
-        if (t < near_end_) [[likely]] {
-            if (near_.try_insert_front(t, key, target, arg)) return;
-            if (near_.try_insert_from_back(t, key, target, arg)) [[likely]] return;
-            push_near(t, key, target, arg);
-            return;
-        }
-        push_later(t, key, target, arg);
+        // Into near_: before its front without moving it (over a popped slot), else from its back, inline
+        // while its buffer has room there (push_near makes room).
+        if (near_.try_insert_front(t, key, target, arg)) return;
+        if (near_.try_insert_from_back(t, key, target, arg)) [[likely]] return;
+        push_near(t, key, target, arg);
     }
     const Event& top() {
-        settle();
         pick_front();  // a push into near_ leaves from_near_ to be worked out here
         if (from_near_) [[unlikely]] return near_.front();
         if (run_.exhausted()) [[unlikely]] advance();
@@ -94,7 +89,6 @@ public:
         --size_;
         if (from_near_) [[unlikely]] {
             near_.pop_front();
-            settle();
         } else {
             run_.pop_front();
             if (near_.exhausted()) [[likely]] return;
@@ -114,7 +108,6 @@ public:
     bool near_pending() const { return !near_.exhausted(); }
     // Loads the next buckets if both lists are exhausted; false when the queue is empty.
     bool ready() {
-        settle();
         if (run_.exhausted() && near_.exhausted()) [[unlikely]] {
             if (size_ == 0) return false;
             advance();
@@ -132,10 +125,6 @@ public:
         near_.pop_front();
         --size_;
     }
-    // After handling an event popped from near_ (near_popped): moves later_'s next span into near_ if near_ ran
-    // out, so that near_'s front is again the least of both. Not done at the pop itself: the event is read in
-    // place, and a refill may write over its slot.
-    void near_handled() { settle(); }
 
     void clear();
     std::size_t bytes_held() const;
@@ -155,7 +144,6 @@ public:
     void for_each(F&& f) const {
         run_.for_each(f);
         near_.for_each(f);
-        later_.for_each(f);
         for (std::size_t b = 0; b < heads_.size(); ++b) {
             const std::int64_t start = bucket_start(b);
             for (std::uint32_t n = heads_[b]; n != kNil; n = pool_[n].next) {
@@ -233,17 +221,6 @@ private:
     void link_grown(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);  // pool full
     // t < cur_end: into near_
     void push_near(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
-    // near_end_ <= t < cur_end: into later_, or into an empty near_ (both empty) starting a new span
-    void push_later(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
-    // near_ empty, later_ not: later_'s events in the span from its front go to near_.
-    void settle() {
-        if (near_.exhausted() && !later_.exhausted()) [[unlikely]] refill_near();
-    }
-    void refill_near();
-    // The end of the span near_ takes that starts at t.
-    static std::int64_t span_end(std::int64_t t) {
-        return t > INT64_MAX - kNearSpan ? INT64_MAX : t + kNearSpan;
-    }
     // t >= horizon: into the overflow heap
     void push_overflow(std::int64_t time, std::uint64_t key, std::uint32_t target, std::uint32_t arg);
     // Sets from_near_: whether the least event before cur_end is near_'s front rather than run_'s.
@@ -283,16 +260,6 @@ private:
     // leaves it for the next top() (peek() is a hint: it may be stale after a push).
     SortedRun near_;
     bool from_near_ = false;  // near_ holds the least pending event
-    // near_ spans at most kNearSpan from the event that started it; pushes for near_end_ or later (before
-    // cur_end) go to later_, sorted too, which hands near_ its next span when near_ runs out (settle). Outside
-    // a handler of a near_ event, later_ holds events only while near_ does, and every event of near_ comes
-    // before every event of later_ (times below near_end_, at or after it), so near_'s front is the least of
-    // both. Why: near_ would otherwise span the whole loaded group (up to four buckets of 134 us on Ananta's
-    // large-paper), and each push of a packet's arrival, a link delay ahead, moved the few far events (timers,
-    // tens to hundreds of us ahead) at near_'s back one place (bench/README.md, kern27).
-    static constexpr std::int64_t kNearSpan = std::int64_t{1} << 24;  // 16.8 us: ~16 link delays of 1 us
-    std::int64_t near_end_ = 0;
-    SortedRun later_;
     std::vector<Event> runs_[kGroup - 1];  // scratch: the later buckets of a grouped load
     HeapQueue overflow_;
     std::size_t size_ = 0;

@@ -124,10 +124,6 @@ public:
         return true;
     }
 
-    // Moves the events of `src` before time `limit` (a prefix of it) to the back of this run, which must be
-    // exhausted; they go on from where this run ended while its buffer has room there, as pushes do.
-    void take_before(SortedRun& src, std::int64_t limit);
-
     // Loading: fill() empties the run and returns room for at least `n` events; grow() doubles the room
     // (returning the moved buffer; the events written so far and the run's positions are kept); filled(n)
     // makes the first n events written the run. The buffer only grows (value-initialized once; reused for

@@ -499,8 +499,8 @@ namespace {
 
 // Ananta's shape in small: a thousand long timers (re-armed 100-140 ms ahead) make the calendar's buckets wide
 // (the ring must cover them with at most `pending` buckets), while a few packets hop a link delay (about 1 us)
-// or a longer way (5-60 us) ahead, or at once, so most pushes land before the loaded buckets' end and near_ and
-// later_ both fill; ties in time are common (delays are whole nanoseconds).
+// or a longer way (5-60 us) ahead, or at once, so most pushes land before the loaded buckets' end (the calendar's
+// near_), among far events there; ties in time are common (delays are whole nanoseconds).
 class Spread : public Component {
 public:
     static constexpr std::uint32_t kTimers = 1024, kPackets = 8;

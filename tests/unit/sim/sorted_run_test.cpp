@@ -186,40 +186,6 @@ TEST_CASE("SortedRun::try_insert_front puts events before the front into the pop
     REQUIRE(same_order(drain(run), reference));
 }
 
-TEST_CASE("SortedRun::take_before moves the prefix before a time into an exhausted run, in order",
-          "[sim][sorted_run]") {
-    // The source holds random sorted events (ties in time included); the destination takes the prefix below a
-    // random limit, is drained, and takes again, across its buffer's end (where it restarts or grows).
-    loom::Rng rng(31);
-    SortedRun src, dst;
-    std::vector<Event> reference;
-    std::uint64_t key = 0;
-    for (int round = 0; round < 400; ++round) {
-        const int adds = static_cast<int>(rng.uniform(40));
-        for (int k = 0; k < adds; ++k) {
-            const Event e{static_cast<std::int64_t>(rng.uniform(64)) * 1000, key++, 0, 0};
-            src.insert_from_back(e);
-            insert_sorted(reference, e);
-        }
-        const auto limit = static_cast<std::int64_t>(rng.uniform(70)) * 1000;
-        REQUIRE(dst.exhausted());
-        dst.take_before(src, limit);
-        const auto split = std::lower_bound(reference.begin(), reference.end(), limit,
-                                            [](const Event& e, std::int64_t t) { return e.time < t; });
-        const std::vector<Event> taken(reference.begin(), split);
-        reference.erase(reference.begin(), split);
-        CHECK(same_order(drain(dst), taken));
-        std::vector<Event> rest;
-        for (const Event* e = src.cursor(); e != src.limit(); ++e) rest.push_back(*e);
-        REQUIRE(same_order(rest, reference));
-        // Now and then the source is drained too, so that both runs restart at their buffers' fronts.
-        if (rng.uniform(8) == 0) {
-            CHECK(same_order(drain(src), reference));
-            reference.clear();
-        }
-    }
-}
-
 TEST_CASE("SortedRun::release drops the buffer, clear keeps it", "[sim][sorted_run]") {
     SortedRun run;
     run.fill(1000);
