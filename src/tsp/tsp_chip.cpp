@@ -304,7 +304,7 @@ TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrStat
     update();
 }
 
-void TspChip::ForwardDeadlines::next() {
+void TspChip::ForwardDeadlines::next_all() {
     for (std::size_t o = 0; o < n_; ++o) slot_[o].next();
     update();
 }
@@ -728,8 +728,13 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
         // issue plus the in-link's serialization of the vectors before it (Receive, storing Reduce).
         const std::int64_t pos0 = ip.arrived - cl.start + 1;
         const bool fwd = forwards(I.ins);
-        ForwardDeadlines forward(*this, I, pos0);  // no out ports (storing ops): unused
-        SerialStepper receive_slot(ip.serial, pos0 - 1);
+        // Only the one the instruction uses is made (each is a division or more per part).
+        std::optional<ForwardDeadlines> forward;
+        SerialStepper receive_slot;
+        if (fwd)
+            forward.emplace(*this, I, pos0);
+        else
+            receive_slot = SerialStepper(ip.serial, pos0 - 1);
         const bool final_hop = stores(I.ins);
         SerialStepper origin;
         if (final_hop) {
@@ -760,9 +765,9 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
                 const Time t = next_arrival(k);
                 Time need, last;
                 if (fwd) {
-                    need = forward.need();
-                    last = forward.leave();
-                    forward.next();
+                    need = forward->need();
+                    last = forward->leave();
+                    forward->next();
                 } else {
                     need = I.issue + receive_slot.value();  // rule 6
                     receive_slot.next();
@@ -889,7 +894,7 @@ inline void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t p
 // latencies are recorded as one sample repeated) is updated once for the part.
 template <class NextArrival>
 inline void TspChip::accept_bulk(InPortState& ip, InstrState& I, const VectorRun& run, std::uint32_t j,
-                                 std::uint32_t m, NextArrival& next_arrival, ForwardDeadlines& forward,
+                                 std::uint32_t m, NextArrival& next_arrival, std::optional<ForwardDeadlines>& forward,
                                  SerialStepper& receive_slot, SerialStepper& origin, Time pred_base,
                                  SerialStepper& pred, bool fwd, bool final_hop) {
     auto& fifo = ip.fifo;
@@ -902,9 +907,9 @@ inline void TspChip::accept_bulk(InPortState& ip, InstrState& I, const VectorRun
         Time need, leave;
         const Time avail = available(t);
         if (fwd) {
-            need = forward.need();
-            leave = forward.leave();  // it leaves the FIFO at its last slot
-            forward.next();
+            need = forward->need();
+            leave = forward->leave();  // it leaves the FIFO at its last slot
+            forward->next();
         } else {
             need = I.issue + receive_slot.value();  // rule 6
             receive_slot.next();
@@ -984,6 +989,9 @@ void TspChip::consume(InstrState& I, Pending& part) {
             add_deferred_range(slot0, m);
             d.key.order = I.order;
             d.k = 0;
+            d.position = part.run.position <= std::numeric_limits<std::uint32_t>::max()
+                             ? static_cast<std::uint32_t>(part.run.position)
+                             : 0;
             d.in = &ip;
             d.issue = I.issue;
             d.slot0 = slot0;
@@ -1057,6 +1065,17 @@ inline void TspChip::step(Deferred& d) {
     d.key.time = std::max(available(t), d.issue);
 }
 
+bool TspChip::rest_before(const Deferred& d, AccessKey before) const {
+    const UnitArrivals& arrivals = d.in->arrivals;
+    if (!arrivals.plain() || d.position == 0) return false;
+    // Vector n - 1's unit is position + n - 1 of its train; on a plain link its arrival is max(its last bit's
+    // leaving + latency, d.floor) (the arrivals of vectors k + 1 .. n - 2 are at most that), as step() would find.
+    const std::int64_t last = static_cast<std::int64_t>(d.values.size()) - 1;
+    const Time t = arrivals.arrival_after(d.train_start + d.in->serial(d.position + last),
+                                          d.index0 + static_cast<std::uint64_t>(last), d.floor);
+    return AccessKey{std::max(available(t), d.issue), d.key.order} < before;
+}
+
 void TspChip::apply_deferred(AccessKey before) {
     while (!deferred_.empty() && deferred_.front().key() < before) {
         // The earliest part is worked on in place at the heap's top; the earliest of the others is the smaller
@@ -1085,12 +1104,17 @@ void TspChip::apply_deferred(AccessKey before) {
                                 static_cast<std::int64_t>(d.values.size() - k));
             d.k = static_cast<std::uint32_t>(d.values.size());
         } else {
-            // The vectors before `before`, counted by their keys, then written in one pass.
+            // The vectors before `before`, counted by their keys (all of them when the last one's is), then
+            // written in one pass.
             const std::size_t k0 = d.k;
-            for (;;) {
-                if (++d.k == d.values.size()) break;
-                step(d);
-                if (!(d.key < before)) break;
+            if (config_.bulk_checks && rest_before(d, before)) {
+                d.k = static_cast<std::uint32_t>(d.values.size());
+            } else {
+                for (;;) {
+                    if (++d.k == d.values.size()) break;
+                    step(d);
+                    if (!(d.key < before)) break;
+                }
             }
             memory_.apply_range(d.slot0 + static_cast<std::int64_t>(k0), d.values.data() + k0,
                                 static_cast<std::int64_t>(d.k - k0));
