@@ -1065,15 +1065,46 @@ inline void TspChip::step(Deferred& d) {
     d.key.time = std::max(available(t), d.issue);
 }
 
-bool TspChip::rest_before(const Deferred& d, AccessKey before) const {
-    const UnitArrivals& arrivals = d.in->arrivals;
-    if (!arrivals.plain() || d.position == 0) return false;
-    // Vector n - 1's unit is position + n - 1 of its train; on a plain link its arrival is max(its last bit's
-    // leaving + latency, d.floor) (the arrivals of vectors k + 1 .. n - 2 are at most that), as step() would find.
-    const std::int64_t last = static_cast<std::int64_t>(d.values.size()) - 1;
-    const Time t = arrivals.arrival_after(d.train_start + d.in->serial(d.position + last),
-                                          d.index0 + static_cast<std::uint64_t>(last), d.floor);
-    return AccessKey{std::max(available(t), d.issue), d.key.order} < before;
+bool TspChip::skip_to_key(Deferred& d, AccessKey before) const {
+    const InPortState& ip = *d.in;
+    if (!ip.arrivals.plain() || d.position == 0) return false;
+    const auto n = static_cast<std::int64_t>(d.values.size());
+    const std::int64_t k = d.k;
+    // Vector j > k arrives at max(its last bit's leaving + latency, d.floor) (the arrival of vector k; those in
+    // between are at most that), as step() would find.
+    auto key_of = [&](std::int64_t j, Time& t) {
+        t = ip.arrivals.arrival_after(d.train_start + ip.serial(d.position + j), d.index0 + static_cast<std::uint64_t>(j),
+                                      d.floor);
+        return AccessKey{std::max(available(t), d.issue), d.key.order};
+    };
+    // The guess: a key time is before `before` when at most `last`; available(t) <= last when t is at most the
+    // edge crossing_cycles before the last edge at or before `last`; the last unit whose last bit leaves by then,
+    // less the link's latency, is found from S(u) <= D <=> u * wire_bits * 10^12 <= D * rate.
+    const Time last = d.key.order < before.order ? before.time : before.time - Time::ps(1);
+    std::int64_t k1 = k + 1;
+    const std::int64_t e = edges_.edge_at_or_after(last + Time::ps(1)) - 1 - crossing_cycles_;
+    if (e >= 0) {
+        const i128 slack = (edges_.edge(e) - d.train_start - ip.serial.latency()).count();
+        if (slack >= 0) {
+            const i128 units = slack * ip.serial.rate() / (static_cast<i128>(ip.serial.wire_bits()) * 1'000'000'000'000LL);
+            k1 = static_cast<std::int64_t>(std::clamp<i128>(units - d.position + 1, k + 1, n));
+        }
+    }
+    // Checked exactly: keys never decrease within a part, so vector k1 is the first whose key is not before
+    // `before` when vector k1 - 1's is (vector k's is known to be) and k1's is not.
+    Time t;
+    if (k1 > k + 1 && !(key_of(k1 - 1, t) < before)) return false;
+    if (k1 == n) {
+        d.k = static_cast<std::uint32_t>(n);
+        return true;
+    }
+    const AccessKey key = key_of(k1, t);
+    if (key < before) return false;
+    d.k = static_cast<std::uint32_t>(k1);
+    d.key = key;
+    d.floor = t;
+    d.sent = SerialStepper(ip.serial, d.position + k1 + 1);
+    return true;
 }
 
 void TspChip::apply_deferred(AccessKey before) {
@@ -1104,12 +1135,10 @@ void TspChip::apply_deferred(AccessKey before) {
                                 static_cast<std::int64_t>(d.values.size() - k));
             d.k = static_cast<std::uint32_t>(d.values.size());
         } else {
-            // The vectors before `before`, counted by their keys (all of them when the last one's is), then
-            // written in one pass.
+            // The vectors before `before`, counted by their keys (found directly on a plain link), then written in
+            // one pass.
             const std::size_t k0 = d.k;
-            if (config_.bulk_checks && rest_before(d, before)) {
-                d.k = static_cast<std::uint32_t>(d.values.size());
-            } else {
+            if (!(config_.bulk_checks && skip_to_key(d, before))) {
                 for (;;) {
                     if (++d.k == d.values.size()) break;
                     step(d);

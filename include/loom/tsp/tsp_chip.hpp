@@ -256,7 +256,7 @@ private:
         AccessKey key;  // of vector k
         std::uint32_t k = 0;
         // The train position of the part's first unit (in the padding after k; 0 when it does not fit 32 bits):
-        // on a plain link the last vector's key is then found directly (rest_before).
+        // on a plain link its vectors' keys are then found directly (skip_to_key).
         std::uint32_t position = 0;
         const InPortState* in = nullptr;  // the in port's (for the timing of its units)
         Time issue;                                 // the instruction's
@@ -354,10 +354,10 @@ private:
     void consume(InstrState& I, Pending& part);
     // Times vector d.k of a deferred part: its key.
     [[gnu::always_inline]] void step(Deferred& d);
-    // Whether every vector of d after k has a key before `before`, found from the last vector's key alone: on a
-    // plain link (no jitter, no FEC errors) that arrives at max(sent + latency, the arrival of vector k), and the
-    // keys of a part never decrease. False when that is not known (the vectors are then stepped).
-    bool rest_before(const Deferred& d, AccessKey before) const;
+    // On a plain link (no jitter, no FEC errors), d's vectors after k timed directly instead of stepped: d is left
+    // as step() leaves it at the first vector whose key is not before `before` (d.k = its count when none), from
+    // a guess checked against the exact keys of two vectors. False, d unchanged, when not done (then step).
+    bool skip_to_key(Deferred& d, AccessKey before) const;
     // Writes every deferred vector with key < `before` into the memory, in key order.
     void apply_deferred(AccessKey before);
     void finish() override;

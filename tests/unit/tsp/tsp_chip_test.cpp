@@ -481,18 +481,22 @@ tsp::test::RunOutput run_node_program(const Json& program, const tsp::ExecutorCo
 
 TEST_CASE("A read while a received train lands sees the vectors written before it, with and without bulk checks") {
     // TSP1 receives 8 vectors from TSP0 into slots 0-7 at cycle 473 (each lands when available, about 24 cycles
-    // apart) and sends slots 0-7 on to TSP2 at cycle `s`: its read sees TSP0's values in the slots written before
-    // it and TSP1's own (101..108) in the rest. With bulk checks, a read after the part's last write lands the
-    // whole part at once (TspChip::rest_before, from the last vector's key alone); without, every vector is timed.
-    // Every read time from before the first write to after the last gives the same stats both ways.
-    std::set<std::string> outcomes;
-    for (std::int64_t s = 468; s <= 700; ++s) {
+    // apart) and sends slots 0-7 on to TSP2 at cycle `s` and to TSP3 at s + 30: each read sees TSP0's values in
+    // the slots written before it and TSP1's own (101..108) in the rest. With bulk checks, the writes before a
+    // read are found from their keys computed directly (TspChip::skip_to_key), the part's state left for the
+    // next read; without, every vector is timed in turn. Every read time from before the first write to after
+    // the last gives the same stats both ways.
+    std::set<std::string> outcomes, later;
+    for (std::int64_t s = 440; s <= 700; ++s) {
         const Json program{
             {"tsps",
              {chip(0, {ins(0, "send", 0, {0}, 8)}, {{"memory", {{{"address", 0}, {"values", {1, 2, 3, 4, 5, 6, 7, 8}}}}}}),
-              chip(1, {ins(473, "receive", 0, {}, 8, 0, 0, 0), ins(s, "send", 0, {1}, 8, 0, 1, 0)},
+              chip(1,
+                   {ins(473, "receive", 0, {}, 8, 0, 0, 0), ins(s, "send", 0, {1}, 8, 0, 1, 0),
+                    ins(s + 30, "send", 0, {2}, 8, 0, 2, 0)},
                    {{"memory", {{{"address", 0}, {"values", {101, 102, 103, 104, 105, 106, 107, 108}}}}}}),
-              chip(2, {ins(s + 473, "receive", 1, {}, 8, 0, 1, 0)})}}};
+              chip(2, {ins(s + 473, "receive", 1, {}, 8, 0, 1, 0)}),
+              chip(3, {ins(s + 30 + 473, "receive", 1, {}, 8, 0, 2, 0)})}}};
         for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
             tsp::ExecutorConfig bulk;
             bulk.mode = mode;
@@ -505,10 +509,12 @@ TEST_CASE("A read while a received train lands sees the vectors written before i
             REQUIRE(b.ok);
             CHECK(a.text == b.text);
             outcomes.insert(a.stats.at("sys.node0.tsp2").at("memory").dump());
+            later.insert(a.stats.at("sys.node0.tsp3").at("memory").dump());
         }
     }
     // All nine splits occur: none of TSP0's values, the first 1, 2, ..., all 8.
     CHECK(outcomes.size() == 9);
+    CHECK(later == outcomes);
     CHECK(outcomes.count("[[0,101],[320,102],[640,103],[960,104],[1280,105],[1600,106],[1920,107],[2240,108]]") == 1);
     CHECK(outcomes.count("[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,108]]") == 1);
     CHECK(outcomes.count("[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,8]]") == 1);
