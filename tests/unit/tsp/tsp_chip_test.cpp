@@ -519,3 +519,38 @@ TEST_CASE("A read while a received train lands sees the vectors written before i
     CHECK(outcomes.count("[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,108]]") == 1);
     CHECK(outcomes.count("[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,8]]") == 1);
 }
+
+TEST_CASE("A part split by a read then lands in key order with an overlapping part, with and without bulk checks") {
+    // TSP1 receives 8 vectors from TSP0 into slots 0-7 at cycle 473 (slot j lands at about 473 + 23.6 j) and 8
+    // from TSP2 into slots 4-11 at cycle 556 (slot j at about 461.5 + 23.6 j): in slots 4-7 TSP0's write comes
+    // about 12 cycles after TSP2's, so they end with TSP0's values. A send at cycle s, before TSP2's first
+    // vector arrives, reads while TSP0's part lands (with bulk checks, skip_to_key leaves the part where its
+    // stepping would); after TSP2's part arrives the two overlap and are stepped vector by vector from there,
+    // so a part left one vector off would write slots 4-7 before TSP2 does.
+    for (std::int64_t s = 474; s <= 550; ++s) {
+        const Json program{
+            {"tsps",
+             {chip(0, {ins(0, "send", 0, {0}, 8)}, {{"memory", {{{"address", 0}, {"values", {1, 2, 3, 4, 5, 6, 7, 8}}}}}}),
+              chip(1,
+                   {ins(473, "receive", 0, {}, 8, 0, 0, 0), ins(s, "send", 0, {2}, 8, 0, 1, 0),
+                    ins(83 + 473, "receive", 1, {}, 8, 1280, 3, 0)}),
+              chip(2, {ins(83, "send", 1, {1}, 8, 0, 3, 0)},
+                   {{"memory", {{{"address", 0}, {"values", {201, 202, 203, 204, 205, 206, 207, 208}}}}}}),
+              chip(3, {ins(s + 473, "receive", 1, {}, 8, 0, 1, 0)})}}};
+        for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
+            tsp::ExecutorConfig bulk;
+            bulk.mode = mode;
+            tsp::ExecutorConfig single = bulk;
+            single.bulk_checks = false;
+            const auto a = run_node_program(program, bulk);
+            const auto b = run_node_program(program, single);
+            INFO("send at cycle " << s << ": " << a.error << " | " << b.error);
+            REQUIRE(a.ok);
+            REQUIRE(b.ok);
+            CHECK(a.text == b.text);
+            CHECK(a.stats.at("sys.node0.tsp1").at("memory").dump() ==
+                  "[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,8],[2560,205],[2880,206],"
+                  "[3200,207],[3520,208]]");
+        }
+    }
+}
