@@ -304,7 +304,7 @@ TspChip::ForwardDeadlines::ForwardDeadlines(const TspChip& chip, const InstrStat
     update();
 }
 
-void TspChip::ForwardDeadlines::next() {
+void TspChip::ForwardDeadlines::next_all() {
     for (std::size_t o = 0; o < n_; ++o) slot_[o].next();
     update();
 }
@@ -728,8 +728,13 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
         // issue plus the in-link's serialization of the vectors before it (Receive, storing Reduce).
         const std::int64_t pos0 = ip.arrived - cl.start + 1;
         const bool fwd = forwards(I.ins);
-        ForwardDeadlines forward(*this, I, pos0);  // no out ports (storing ops): unused
-        SerialStepper receive_slot(ip.serial, pos0 - 1);
+        // Only the one the instruction uses is made (each is a division or more per part).
+        std::optional<ForwardDeadlines> forward;
+        SerialStepper receive_slot;
+        if (fwd)
+            forward.emplace(*this, I, pos0);
+        else
+            receive_slot = SerialStepper(ip.serial, pos0 - 1);
         const bool final_hop = stores(I.ins);
         SerialStepper origin;
         if (final_hop) {
@@ -760,9 +765,9 @@ void TspChip::accept(InPortState& ip, const VectorRun& run, SparseValues& values
                 const Time t = next_arrival(k);
                 Time need, last;
                 if (fwd) {
-                    need = forward.need();
-                    last = forward.leave();
-                    forward.next();
+                    need = forward->need();
+                    last = forward->leave();
+                    forward->next();
                 } else {
                     need = I.issue + receive_slot.value();  // rule 6
                     receive_slot.next();
@@ -889,7 +894,7 @@ inline void TspChip::check_vector(InPortState& ip, InstrState& I, std::int64_t p
 // latencies are recorded as one sample repeated) is updated once for the part.
 template <class NextArrival>
 inline void TspChip::accept_bulk(InPortState& ip, InstrState& I, const VectorRun& run, std::uint32_t j,
-                                 std::uint32_t m, NextArrival& next_arrival, ForwardDeadlines& forward,
+                                 std::uint32_t m, NextArrival& next_arrival, std::optional<ForwardDeadlines>& forward,
                                  SerialStepper& receive_slot, SerialStepper& origin, Time pred_base,
                                  SerialStepper& pred, bool fwd, bool final_hop) {
     auto& fifo = ip.fifo;
@@ -902,9 +907,9 @@ inline void TspChip::accept_bulk(InPortState& ip, InstrState& I, const VectorRun
         Time need, leave;
         const Time avail = available(t);
         if (fwd) {
-            need = forward.need();
-            leave = forward.leave();  // it leaves the FIFO at its last slot
-            forward.next();
+            need = forward->need();
+            leave = forward->leave();  // it leaves the FIFO at its last slot
+            forward->next();
         } else {
             need = I.issue + receive_slot.value();  // rule 6
             receive_slot.next();
@@ -984,6 +989,9 @@ void TspChip::consume(InstrState& I, Pending& part) {
             add_deferred_range(slot0, m);
             d.key.order = I.order;
             d.k = 0;
+            d.position = part.run.position <= std::numeric_limits<std::uint32_t>::max()
+                             ? static_cast<std::uint32_t>(part.run.position)
+                             : 0;
             d.in = &ip;
             d.issue = I.issue;
             d.slot0 = slot0;
@@ -1057,6 +1065,48 @@ inline void TspChip::step(Deferred& d) {
     d.key.time = std::max(available(t), d.issue);
 }
 
+bool TspChip::skip_to_key(Deferred& d, AccessKey before) const {
+    const InPortState& ip = *d.in;
+    if (!ip.arrivals.plain() || d.position == 0) return false;
+    const auto n = static_cast<std::int64_t>(d.values.size());
+    const std::int64_t k = d.k;
+    // Vector j > k arrives at max(its last bit's leaving + latency, d.floor) (the arrival of vector k; those in
+    // between are at most that), as step() would find.
+    auto key_of = [&](std::int64_t j, Time& t) {
+        t = ip.arrivals.arrival_after(d.train_start + ip.serial(d.position + j), d.index0 + static_cast<std::uint64_t>(j),
+                                      d.floor);
+        return AccessKey{std::max(available(t), d.issue), d.key.order};
+    };
+    // The guess: a key time is before `before` when at most `last`; available(t) <= last when t is at most the
+    // edge crossing_cycles before the last edge at or before `last`; the last unit whose last bit leaves by then,
+    // less the link's latency, is found from S(u) <= D <=> u * wire_bits * 10^12 <= D * rate.
+    const Time last = d.key.order < before.order ? before.time : before.time - Time::ps(1);
+    std::int64_t k1 = k + 1;
+    const std::int64_t e = edges_.edge_at_or_after(last + Time::ps(1)) - 1 - crossing_cycles_;
+    if (e >= 0) {
+        const i128 slack = (edges_.edge(e) - d.train_start - ip.serial.latency()).count();
+        if (slack >= 0) {
+            const i128 units = slack * ip.serial.rate() / (static_cast<i128>(ip.serial.wire_bits()) * 1'000'000'000'000LL);
+            k1 = static_cast<std::int64_t>(std::clamp<i128>(units - d.position + 1, k + 1, n));
+        }
+    }
+    // Checked exactly: keys never decrease within a part, so vector k1 is the first whose key is not before
+    // `before` when vector k1 - 1's is (vector k's is known to be) and k1's is not.
+    Time t;
+    if (k1 > k + 1 && !(key_of(k1 - 1, t) < before)) return false;
+    if (k1 == n) {
+        d.k = static_cast<std::uint32_t>(n);
+        return true;
+    }
+    const AccessKey key = key_of(k1, t);
+    if (key < before) return false;
+    d.k = static_cast<std::uint32_t>(k1);
+    d.key = key;
+    d.floor = t;
+    d.sent = SerialStepper(ip.serial, d.position + k1 + 1);
+    return true;
+}
+
 void TspChip::apply_deferred(AccessKey before) {
     while (!deferred_.empty() && deferred_.front().key() < before) {
         // The earliest part is worked on in place at the heap's top; the earliest of the others is the smaller
@@ -1085,12 +1135,15 @@ void TspChip::apply_deferred(AccessKey before) {
                                 static_cast<std::int64_t>(d.values.size() - k));
             d.k = static_cast<std::uint32_t>(d.values.size());
         } else {
-            // The vectors before `before`, counted by their keys, then written in one pass.
+            // The vectors before `before`, counted by their keys (found directly on a plain link), then written in
+            // one pass.
             const std::size_t k0 = d.k;
-            for (;;) {
-                if (++d.k == d.values.size()) break;
-                step(d);
-                if (!(d.key < before)) break;
+            if (!(config_.bulk_checks && skip_to_key(d, before))) {
+                for (;;) {
+                    if (++d.k == d.values.size()) break;
+                    step(d);
+                    if (!(d.key < before)) break;
+                }
             }
             memory_.apply_range(d.slot0 + static_cast<std::int64_t>(k0), d.values.data() + k0,
                                 static_cast<std::int64_t>(d.k - k0));

@@ -25,7 +25,8 @@ struct ExecutorConfig {
     // touched and the executor's time moving values).
     bool data_check = true;
     // Not a config field: the executor checks a run's part of equally numbered vectors with its counters, latency
-    // histogram and predictions taken in bulk (false: one vector at a time, the reference the tests compare with).
+    // histogram and predictions taken in bulk, and finds which of a deferred part's writes come before a read
+    // without timing each (false: one vector at a time, the reference the tests compare with).
     bool bulk_checks = true;
 };
 

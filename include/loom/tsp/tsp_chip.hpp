@@ -255,6 +255,9 @@ private:
     struct Deferred {
         AccessKey key;  // of vector k
         std::uint32_t k = 0;
+        // The train position of the part's first unit (in the padding after k; 0 when it does not fit 32 bits):
+        // on a plain link its vectors' keys are then found directly (skip_to_key).
+        std::uint32_t position = 0;
         const InPortState* in = nullptr;  // the in port's (for the timing of its units)
         Time issue;                                 // the instruction's
         std::int64_t slot0 = 0;  // slot of the part's first vector
@@ -351,6 +354,10 @@ private:
     void consume(InstrState& I, Pending& part);
     // Times vector d.k of a deferred part: its key.
     [[gnu::always_inline]] void step(Deferred& d);
+    // On a plain link (no jitter, no FEC errors), d's vectors after k timed directly instead of stepped: d is left
+    // as step() leaves it at the first vector whose key is not before `before` (d.k = its count when none), from
+    // a guess checked against the exact keys of two vectors. False, d unchanged, when not done (then step).
+    bool skip_to_key(Deferred& d, AccessKey before) const;
     // Writes every deferred vector with key < `before` into the memory, in key order.
     void apply_deferred(AccessKey before);
     void finish() override;
@@ -382,9 +389,19 @@ private:
         ForwardDeadlines(const TspChip& chip, const InstrState& I, std::int64_t pos);
         Time need() const { return need_; }
         Time leave() const { return leave_; }
-        void next();
+        void next() {
+            if (n_ == 1) {  // one out port (most forwarding instructions): update() for it, inline
+                slot_[0].next();
+                const Time at = issue_ + slot_[0].value();
+                need_ = at;
+                leave_ = std::max(Time::zero(), at);
+            } else {
+                next_all();
+            }
+        }
 
     private:
+        void next_all();
         void update();
         Time issue_;
         std::size_t n_ = 0;
@@ -395,7 +412,8 @@ private:
     // pred_base + pred stepped: the counters, deliveries and latency histogram updated once for the part.
     template <class NextArrival>
     [[gnu::always_inline]] void accept_bulk(InPortState& ip, InstrState& I, const VectorRun& run, std::uint32_t j,
-                                            std::uint32_t m, NextArrival& next_arrival, ForwardDeadlines& forward,
+                                            std::uint32_t m, NextArrival& next_arrival,
+                                            std::optional<ForwardDeadlines>& forward,
                                             SerialStepper& receive_slot, SerialStepper& origin, Time pred_base,
                                             SerialStepper& pred, bool fwd, bool final_hop);
     void report(Time t, std::int32_t port, std::uint32_t transfer, std::uint32_t vector, ErrorKind kind,

@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
+#include "loom/tsp/program.hpp"
 #include "tsp_harness.hpp"
 
 using namespace loom;
@@ -457,5 +459,98 @@ TEST_CASE("Two trains received into overlapping slots land in the order of their
         REQUIRE(r.ok);
         CHECK(r.stats.at("sys.node0.tsp1").at("memory") ==
               Json::parse("[[0, 1], [320, 2], [640, 3], [960, 20], [1280, 30]]"));
+    }
+}
+
+namespace {
+
+// Runs `program` (a "program" section) on a node with `exec`, through the API (bulk_checks is not a config field).
+tsp::test::RunOutput run_node_program(const Json& program, const tsp::ExecutorConfig& exec) {
+    const tsp::MachineConfig m = tsp::test::node_machine();
+    tsp::ProgramConfig pc;
+    config::Errors errors;
+    tsp::program_schema().parse(program, "/program", pc, errors);
+    errors.throw_if_any();
+    const tsp::TspSystem sys(m, 1);
+    tsp::Program p = tsp::resolve(pc, sys, "/program", errors);
+    errors.throw_if_any();
+    return tsp::test::run_program(m, std::move(p), exec);
+}
+
+}  // namespace
+
+TEST_CASE("A read while a received train lands sees the vectors written before it, with and without bulk checks") {
+    // TSP1 receives 8 vectors from TSP0 into slots 0-7 at cycle 473 (each lands when available, about 24 cycles
+    // apart) and sends slots 0-7 on to TSP2 at cycle `s` and to TSP3 at s + 30: each read sees TSP0's values in
+    // the slots written before it and TSP1's own (101..108) in the rest. With bulk checks, the writes before a
+    // read are found from their keys computed directly (TspChip::skip_to_key), the part's state left for the
+    // next read; without, every vector is timed in turn. Every read time from before the first write to after
+    // the last gives the same stats both ways.
+    std::set<std::string> outcomes, later;
+    for (std::int64_t s = 440; s <= 700; ++s) {
+        const Json program{
+            {"tsps",
+             {chip(0, {ins(0, "send", 0, {0}, 8)}, {{"memory", {{{"address", 0}, {"values", {1, 2, 3, 4, 5, 6, 7, 8}}}}}}),
+              chip(1,
+                   {ins(473, "receive", 0, {}, 8, 0, 0, 0), ins(s, "send", 0, {1}, 8, 0, 1, 0),
+                    ins(s + 30, "send", 0, {2}, 8, 0, 2, 0)},
+                   {{"memory", {{{"address", 0}, {"values", {101, 102, 103, 104, 105, 106, 107, 108}}}}}}),
+              chip(2, {ins(s + 473, "receive", 1, {}, 8, 0, 1, 0)}),
+              chip(3, {ins(s + 30 + 473, "receive", 1, {}, 8, 0, 2, 0)})}}};
+        for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
+            tsp::ExecutorConfig bulk;
+            bulk.mode = mode;
+            tsp::ExecutorConfig single = bulk;
+            single.bulk_checks = false;
+            const auto a = run_node_program(program, bulk);
+            const auto b = run_node_program(program, single);
+            INFO("send at cycle " << s << ": " << a.error << " | " << b.error);
+            REQUIRE(a.ok);
+            REQUIRE(b.ok);
+            CHECK(a.text == b.text);
+            outcomes.insert(a.stats.at("sys.node0.tsp2").at("memory").dump());
+            later.insert(a.stats.at("sys.node0.tsp3").at("memory").dump());
+        }
+    }
+    // All nine splits occur: none of TSP0's values, the first 1, 2, ..., all 8.
+    CHECK(outcomes.size() == 9);
+    CHECK(later == outcomes);
+    CHECK(outcomes.count("[[0,101],[320,102],[640,103],[960,104],[1280,105],[1600,106],[1920,107],[2240,108]]") == 1);
+    CHECK(outcomes.count("[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,108]]") == 1);
+    CHECK(outcomes.count("[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,8]]") == 1);
+}
+
+TEST_CASE("A part split by a read then lands in key order with an overlapping part, with and without bulk checks") {
+    // TSP1 receives 8 vectors from TSP0 into slots 0-7 at cycle 473 (slot j lands at about 473 + 23.6 j) and 8
+    // from TSP2 into slots 4-11 at cycle 556 (slot j at about 461.5 + 23.6 j): in slots 4-7 TSP0's write comes
+    // about 12 cycles after TSP2's, so they end with TSP0's values. A send at cycle s, before TSP2's first
+    // vector arrives, reads while TSP0's part lands (with bulk checks, skip_to_key leaves the part where its
+    // stepping would); after TSP2's part arrives the two overlap and are stepped vector by vector from there,
+    // so a part left one vector off would write slots 4-7 before TSP2 does.
+    for (std::int64_t s = 474; s <= 550; ++s) {
+        const Json program{
+            {"tsps",
+             {chip(0, {ins(0, "send", 0, {0}, 8)}, {{"memory", {{{"address", 0}, {"values", {1, 2, 3, 4, 5, 6, 7, 8}}}}}}),
+              chip(1,
+                   {ins(473, "receive", 0, {}, 8, 0, 0, 0), ins(s, "send", 0, {2}, 8, 0, 1, 0),
+                    ins(83 + 473, "receive", 1, {}, 8, 1280, 3, 0)}),
+              chip(2, {ins(83, "send", 1, {1}, 8, 0, 3, 0)},
+                   {{"memory", {{{"address", 0}, {"values", {201, 202, 203, 204, 205, 206, 207, 208}}}}}}),
+              chip(3, {ins(s + 473, "receive", 1, {}, 8, 0, 1, 0)})}}};
+        for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
+            tsp::ExecutorConfig bulk;
+            bulk.mode = mode;
+            tsp::ExecutorConfig single = bulk;
+            single.bulk_checks = false;
+            const auto a = run_node_program(program, bulk);
+            const auto b = run_node_program(program, single);
+            INFO("send at cycle " << s << ": " << a.error << " | " << b.error);
+            REQUIRE(a.ok);
+            REQUIRE(b.ok);
+            CHECK(a.text == b.text);
+            CHECK(a.stats.at("sys.node0.tsp1").at("memory").dump() ==
+                  "[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,8],[2560,205],[2880,206],"
+                  "[3200,207],[3520,208]]");
+        }
     }
 }
