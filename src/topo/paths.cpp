@@ -70,15 +70,20 @@ std::vector<Path> minimal_paths_on(const FrozenTopology& t, const Dist& to_dst, 
     std::vector<Path> out;
     if (at(to_dst, src) < 0) return out;
     Path current{src, dst, {}};
+    // The far ends from the adjacency's neighbour lists (parallel to out_channels), not the channel records.
+    const Adjacency& graph = t.adjacency();
     auto extend = [&](auto&& self, VertexId v) -> void {
         if (v == dst) {
             out.push_back(current);
             return;
         }
-        for (ChannelId c : t.out_channels(v)) {
-            const VertexId u = t.channel(c).dst;
-            if (at(to_dst, u) != at(to_dst, v) - 1) continue;
-            current.channels.push_back(c);
+        const std::span<const ChannelId> outs = t.out_channels(v);
+        const std::span<const VertexId> near = graph.neighbors(v);
+        const std::int32_t want = at(to_dst, v) - 1;
+        for (std::size_t k = 0; k < outs.size(); ++k) {
+            const VertexId u = near[k];
+            if (at(to_dst, u) != want) continue;
+            current.channels.push_back(outs[k]);
             self(self, u);
             current.channels.pop_back();
             if (out.size() >= max_paths) return;
