@@ -133,21 +133,51 @@ Route path_route(const Network& net, const std::vector<topo::ChannelId>& channel
 
 void path_route(const Network& net, const std::vector<topo::ChannelId>& channels, topo::VertexId src, bool minimal,
                 Route& r) {
-    // Every field as a new Route's, then the path's (finish_route() sets src_ports, max_train, leaf_latency).
+    // Every field as a new Route's, then what finish_route() would set, in one pass: on a path every hop but the
+    // last has one child, the next hop, so no child lists are needed, and each channel record is read once (a
+    // large compile finishes hundreds of thousands of candidate paths). The same values and the same order of
+    // HopTiming::kind() registrations and port checks as finish_route() (tests compare the two).
+    const topo::FrozenTopology& t = net.topo;
+    const std::size_t n = channels.size();
+    LOOM_ASSERT(n > 0, "a route has at least one hop");
     r.src = src;
     r.minimal = minimal;
     r.feeder = -1;
-    r.hops.clear();
-    r.hops.reserve(channels.size());
-    for (std::size_t i = 0; i < channels.size(); ++i) {
-        RouteHop h;
+    r.hops.resize(n);
+    r.src_ports = 0;
+    r.max_train = std::numeric_limits<std::int64_t>::max();
+    r.leaf_latency.clear();
+    thread_local std::vector<const Serializer*> outs;
+    Time offset;  // S(1) + latency of the hops before
+    topo::VertexId from = src;
+    const topo::Channel* ch = &t.channel(channels[0]);
+    LOOM_ASSERT(ch->src == src, "a root hop leaves the route's source");
+    r.src_ports = port_bit(t, ch->src, ch->src_port);
+    for (std::size_t i = 0; i < n; ++i) {
+        RouteHop& h = r.hops[i];
         h.channel = channels[i];
         h.parent = static_cast<std::int32_t>(i) - 1;
-        h.to = net.topo.channel(channels[i]).dst;
-        h.leaf = i + 1 == channels.size();
-        r.hops.push_back(h);
+        h.to = ch->dst;
+        h.leaf = i + 1 == n;
+        h.pace = static_cast<std::uint8_t>(topo::index_of(ch->link_class));
+        h.bound_offset = offset;
+        const Pace& p = net.fast_pace[h.pace];
+        offset += p.one() + p.latency();
+        outs.clear();
+        h.out_ports = 0;
+        if (!h.leaf) {
+            const topo::Channel* next = &t.channel(channels[i + 1]);
+            LOOM_ASSERT(next->src == h.to, "a hop leaves its parent's TSP");
+            h.out_ports = port_bit(t, next->src, next->src_port);
+            outs.push_back(&net.pace[topo::index_of(next->link_class)]);
+            ch = next;
+        }
+        h.kind = net.timing.kind(&net.pace[h.pace], outs);
+        if (!net.timing.hop_kind(h.kind).periodic) r.max_train = std::min(r.max_train, kSlowPathTrainCap);
+        from = h.to;
     }
-    finish_route(net, r);
+    r.leaf_latency.emplace_back(from, offset);
+    if (net.max_train_vectors > 0) r.max_train = std::min(r.max_train, net.max_train_vectors);
 }
 
 namespace {

@@ -70,15 +70,20 @@ std::vector<Path> minimal_paths_on(const FrozenTopology& t, const Dist& to_dst, 
     std::vector<Path> out;
     if (at(to_dst, src) < 0) return out;
     Path current{src, dst, {}};
+    // The far ends from the adjacency's neighbour lists (parallel to out_channels), not the channel records.
+    const Adjacency& graph = t.adjacency();
     auto extend = [&](auto&& self, VertexId v) -> void {
         if (v == dst) {
             out.push_back(current);
             return;
         }
-        for (ChannelId c : t.out_channels(v)) {
-            const VertexId u = t.channel(c).dst;
-            if (at(to_dst, u) != at(to_dst, v) - 1) continue;
-            current.channels.push_back(c);
+        const std::span<const ChannelId> outs = t.out_channels(v);
+        const std::span<const VertexId> near = graph.neighbors(v);
+        const std::int32_t want = at(to_dst, v) - 1;
+        for (std::size_t k = 0; k < outs.size(); ++k) {
+            const VertexId u = near[k];
+            if (at(to_dst, u) != want) continue;
+            current.channels.push_back(outs[k]);
             self(self, u);
             current.channels.pop_back();
             if (out.size() >= max_paths) return;
@@ -98,13 +103,13 @@ bool simple(const FrozenTopology& t, VertexId src, const std::vector<ChannelId>&
 // What the table-based non-minimal search keeps between calls (a large compile asks it for every point-to-point
 // pair): marks by stamp instead of a cleared array per call, and the buffers with their capacity.
 struct NonminimalScratch {
-    std::vector<std::uint32_t> on_path;  // by vertex: == path_stamp when on the path being checked
+    std::vector<std::uint32_t> on_path;  // by vertex: == path_stamp when on the back half being checked
     std::uint32_t path_stamp = 0;
     std::vector<std::uint8_t> total;     // by vertex: hops src -> v -> dst (kUnreachable: none or over 254)
     std::vector<std::int32_t> resolved;
     std::vector<std::pair<std::int32_t, VertexId>> level_candidates;
-    std::vector<ChannelId> channels;
-    std::vector<VertexId> visited;  // the path's vertices after src, parallel to channels
+    std::vector<ChannelId> channels;  // the path through a candidate
+    std::vector<ChannelId> forward;   // its part after the candidate, while it is checked
     // By vertex, for this call (valid where stamp == call): the channel of walk_back's and walk_forward's step
     // from it (towards src: the reverse of the lowest-port out-channel to a vertex one hop closer to src; towards
     // dst: the lowest-port out-channel one hop closer to dst) and that step's far end (kNoVertex: not known yet).
@@ -126,17 +131,6 @@ struct NonminimalScratch {
             stamp = 1;
         }
         return stamp;
-    }
-    // simple() without sorting: no vertex twice on src then `visited` (the channels' far ends).
-    bool simple_path(const FrozenTopology& t, VertexId src) {
-        const std::uint32_t mark = next(on_path, path_stamp, static_cast<std::size_t>(t.num_vertices()));
-        on_path[static_cast<std::size_t>(src)] = mark;
-        for (const VertexId v : visited) {
-            auto& m = on_path[static_cast<std::size_t>(v)];
-            if (m == mark) return false;
-            m = mark;
-        }
-        return true;
     }
     // Starts a call: every vertex's steps unknown.
     void new_call(std::size_t n) {
@@ -163,14 +157,18 @@ struct NonminimalScratch {
         while (dist[static_cast<std::size_t>(near[k])] != want) ++k;
         return k;
     }
-    // walk_back() then walk_forward() through x into `channels` (and their far ends into `visited`), each step
-    // found once per call.
-    void walk_through(const FrozenTopology& t, std::span<const std::uint8_t> from_src,
+    // walk_back() then walk_forward() through x into `channels`, each step found once per call; false (and
+    // `channels` not the path) when the path visits a vertex twice, as simple() finds. The back half's vertices
+    // are distinct (hops from src fall along it), and so are the forward half's after x (hops to dst fall), so the
+    // path is simple exactly when no vertex of the forward half is on the back half: the back half is marked, and
+    // the forward walk stops at the first marked vertex (most candidates that fail, fail within a hop or two).
+    bool walk_through(const FrozenTopology& t, std::span<const std::uint8_t> from_src,
                       std::span<const std::uint8_t> to_dst, VertexId x) {
         const Adjacency& graph = t.adjacency();
+        const std::uint32_t mark = next(on_path, path_stamp, static_cast<std::size_t>(t.num_vertices()));
         channels.clear();
-        visited.clear();
         VertexId v = x;
+        on_path[static_cast<std::size_t>(v)] = mark;
         while (from_src[static_cast<std::size_t>(v)] > 0) {
             Steps& st = steps_of(v);
             if (st.back_to < 0) {
@@ -179,11 +177,10 @@ struct NonminimalScratch {
                 st.back_to = graph.neighbors(v)[k];
             }
             channels.push_back(st.back);
-            visited.push_back(v);  // the far end of the channel into v
             v = st.back_to;
+            on_path[static_cast<std::size_t>(v)] = mark;
         }
-        std::reverse(channels.begin(), channels.end());
-        std::reverse(visited.begin(), visited.end());
+        forward.clear();
         v = x;
         while (to_dst[static_cast<std::size_t>(v)] > 0) {
             Steps& st = steps_of(v);
@@ -192,10 +189,13 @@ struct NonminimalScratch {
                 st.forward = t.out_channels(v)[k];
                 st.forward_to = graph.neighbors(v)[k];
             }
-            channels.push_back(st.forward);
             v = st.forward_to;
-            visited.push_back(v);
+            if (on_path[static_cast<std::size_t>(v)] == mark) return false;
+            forward.push_back(st.forward);
         }
+        std::reverse(channels.begin(), channels.end());
+        channels.insert(channels.end(), forward.begin(), forward.end());
+        return true;
     }
 };
 
@@ -347,8 +347,7 @@ std::vector<Path> nonminimal_paths(const FrozenTopology& t, HopTable& hops, Vert
     // Tries candidate x of `unit`: true once max_paths units have their path.
     auto consider = [&](std::int32_t unit, VertexId x) {
         if (std::find(resolved.begin(), resolved.end(), unit) != resolved.end()) return false;
-        s.walk_through(t, from_src, to_dst, x);
-        if (!s.simple_path(t, src)) return false;
+        if (!s.walk_through(t, from_src, to_dst, x)) return false;
         resolved.push_back(unit);
         out.push_back(Path{src, dst, s.channels});
         return out.size() >= max_paths;

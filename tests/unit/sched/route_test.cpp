@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <array>
+#include <random>
 #include <set>
 
 #include "loom/base/clock_domain.hpp"
+#include "loom/topo/paths.hpp"
+#include "loom/topo/tsp_topology.hpp"
 #include "route.hpp"
 #include "sched_fixtures.hpp"
 
@@ -19,10 +22,10 @@ namespace fx = loom::sched::test;
 namespace {
 
 struct Machine {
-    explicit Machine(FrozenTopology topo)
+    explicit Machine(FrozenTopology topo, std::int64_t max_train = 0)
         : t(std::move(topo)),
           timing(loom::ClockDomain(loom::Frequency::mhz(900)), 178, 0, 4, loom::Time::zero()),
-          net{t, paces(), timing, 0} {}
+          net{t, paces(), timing, max_train} {}
     static std::array<Serializer, loom::topo::kLinkClassCount> paces() {
         std::array<Serializer, loom::topo::kLinkClassCount> p;
         for (auto c : loom::topo::kAllLinkClasses)
@@ -241,4 +244,55 @@ TEST_CASE("A hop's route-bound offset is S(1) + latency of every hop before it, 
     check(second);
     CHECK(second.hops.front().bound_offset == loom::Time::zero());
     CHECK(path.hops.back().bound_offset > loom::Time::zero());
+}
+
+TEST_CASE("A path's route equals the one finish_route() makes of its hops, hop kinds numbered alike") {
+    const auto two_racks = [] {
+        loom::topo::TspTopologyConfig c;
+        c.kind = loom::topo::TspKind::Multirack;
+        c.racks = 2;
+        return loom::topo::build_tsp_topology(c);
+    };
+    for (const std::int64_t max_train : {std::int64_t{0}, std::int64_t{5}}) {
+        for (const bool racks : {false, true}) {
+            const auto make = [&] { return racks ? two_racks() : fx::system264(); };
+            // Two machines, each meeting the same paths in the same order: kinds are numbered as first met.
+            Machine by_path(make(), max_train);
+            Machine by_hops(make(), max_train);
+            loom::topo::HopTable hops(by_path.t);
+            std::mt19937 rng(7 + static_cast<unsigned>(max_train));
+            std::uniform_int_distribution<loom::topo::VertexId> pick(0, by_path.t.num_vertices() - 1);
+            std::size_t paths = 0;
+            for (int pair = 0; pair < 300; ++pair) {
+                const auto s = pick(rng);
+                const auto d = pick(rng);
+                if (s == d) continue;
+                auto candidates = loom::topo::minimal_paths(by_path.t, hops, s, d, 4);
+                for (auto& p : loom::topo::nonminimal_paths(by_path.t, hops, s, d, loom::topo::Via::Node, 4))
+                    candidates.push_back(std::move(p));
+                for (const auto& p : candidates) {
+                    Route spare;  // a used route: path_route() sets every field
+                    spare.hops.resize(20);
+                    spare.leaf_latency.assign(3, {1, loom::Time::ps(2)});
+                    spare.feeder = 3;
+                    loom::sched::detail::path_route(by_path.net, p.channels, s, pair % 2 == 0, spare);
+                    Route want;
+                    want.src = s;
+                    want.minimal = pair % 2 == 0;
+                    for (std::size_t i = 0; i < p.channels.size(); ++i) {
+                        loom::sched::detail::RouteHop h;
+                        h.channel = p.channels[i];
+                        h.parent = static_cast<std::int32_t>(i) - 1;
+                        h.to = by_hops.t.channel(p.channels[i]).dst;
+                        h.leaf = i + 1 == p.channels.size();
+                        want.hops.push_back(h);
+                    }
+                    loom::sched::detail::finish_route(by_hops.net, want);
+                    REQUIRE(same_routes({spare}, {want}));
+                    ++paths;
+                }
+            }
+            CHECK(paths > 500);  // the route comparisons check the kind ids too
+        }
+    }
 }

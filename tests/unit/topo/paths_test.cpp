@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -226,4 +227,71 @@ TEST_CASE("Non-minimal paths from a hop table equal the per-call search where to
         }
     }
     CHECK(far_pairs > 0);
+}
+
+namespace {
+
+// A connected random graph: `vertices` vertices in nodes of 1-4 (numbered in vertex order, as FrozenTopology
+// requires), groups drawn at random (not in vertex order, so the group search sorts its candidates), a random
+// spanning tree plus `extra` links (parallel ones allowed), each link on ports drawn at random from its ends' free
+// ones (so the lowest port is not the first link made).
+FrozenTopology random_graph(std::mt19937& rng, int vertices, int extra) {
+    constexpr int kPorts = 24;
+    auto draw = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+    loom::topo::detail::GraphBuilder b;
+    std::vector<std::vector<int>> free_ports(static_cast<std::size_t>(vertices));
+    const int groups = draw(1, 5);
+    int node = 0;
+    for (int v = 0; v < vertices;) {
+        const int size = std::min(draw(1, 4), vertices - v);
+        for (int k = 0; k < size; ++k, ++v) {
+            loom::topo::VertexInfo info;
+            info.node = node;
+            info.index = k;
+            info.group = draw(0, groups - 1);
+            b.add_vertex(info, kPorts);
+            auto& ports = free_ports[static_cast<std::size_t>(v)];
+            for (int p = 0; p < kPorts; ++p) ports.push_back(p);
+            std::shuffle(ports.begin(), ports.end(), rng);
+        }
+        ++node;
+    }
+    auto link = [&](int a, int c) {
+        auto& pa = free_ports[static_cast<std::size_t>(a)];
+        auto& pc = free_ports[static_cast<std::size_t>(c)];
+        if (a == c || pa.empty() || pc.empty()) return;
+        b.add_link(a, pa.back(), c, pc.back(), draw(0, 1) == 0 ? LinkClass::InNode : LinkClass::InRack);
+        pa.pop_back();
+        pc.pop_back();
+    };
+    for (int v = 1; v < vertices; ++v) link(v, draw(0, v - 1));
+    for (int k = 0; k < extra; ++k) link(draw(0, vertices - 1), draw(0, vertices - 1));
+    return b.freeze("random");
+}
+
+}  // namespace
+
+TEST_CASE("Non-minimal paths from a hop table equal the per-call search on random graphs and pairs") {
+    std::mt19937 rng(20261208);
+    std::size_t found = 0;
+    for (int graph = 0; graph < 60; ++graph) {
+        const int vertices = std::uniform_int_distribution<int>(4, 90)(rng);
+        const int extra = std::uniform_int_distribution<int>(0, 2 * vertices)(rng);
+        const FrozenTopology t = random_graph(rng, vertices, extra);
+        loom::topo::HopTable hops(t);
+        for (int pair = 0; pair < 60; ++pair) {
+            const auto s = std::uniform_int_distribution<VertexId>(0, t.num_vertices() - 1)(rng);
+            const auto d = std::uniform_int_distribution<VertexId>(0, t.num_vertices() - 1)(rng);
+            const auto limit = static_cast<std::size_t>(std::uniform_int_distribution<int>(1, 12)(rng));
+            for (Via via : {Via::Node, Via::Group}) {
+                const auto x = loom::topo::nonminimal_paths(t, s, d, via, limit);
+                const auto y = loom::topo::nonminimal_paths(t, hops, s, d, via, limit);
+                INFO("graph " << graph << " pair " << s << " -> " << d << " limit " << limit);
+                REQUIRE(x.size() == y.size());
+                for (std::size_t i = 0; i < x.size(); ++i) REQUIRE(x[i].channels == y[i].channels);
+                found += x.size();
+            }
+        }
+    }
+    CHECK(found > 1000);  // the graphs have detours to compare, not only empty answers
 }
