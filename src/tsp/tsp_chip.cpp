@@ -1086,7 +1086,14 @@ bool TspChip::skip_to_key(Deferred& d, AccessKey before) const {
     if (e >= 0) {
         const i128 slack = (edges_.edge(e) - d.train_start - ip.serial.latency()).count();
         if (slack >= 0) {
-            const i128 units = slack * ip.serial.rate() / (static_cast<i128>(ip.serial.wire_bits()) * 1'000'000'000'000LL);
+            // In 64 bits when the product fits (slack below about 10^8 ps at 10^11 bit/s), else in 128.
+            const auto rate = static_cast<std::uint64_t>(ip.serial.rate());
+            const i128 per_unit = static_cast<i128>(ip.serial.wire_bits()) * 1'000'000'000'000LL;
+            const i128 units =
+                rate > 0 && slack <= static_cast<i128>(std::numeric_limits<std::uint64_t>::max() / rate) &&
+                        per_unit <= static_cast<i128>(std::numeric_limits<std::uint64_t>::max())
+                    ? static_cast<i128>(static_cast<std::uint64_t>(slack) * rate / static_cast<std::uint64_t>(per_unit))
+                    : slack * ip.serial.rate() / per_unit;
             k1 = static_cast<std::int64_t>(std::clamp<i128>(units - d.position + 1, k + 1, n));
         }
     }
