@@ -1,8 +1,6 @@
 #include "route.hpp"
 
 #include <algorithm>
-#include <map>
-#include <tuple>
 
 #include <fmt/format.h>
 
@@ -239,12 +237,27 @@ const std::vector<Route>& point_to_point_routes(const Network& net, topo::Vertex
 std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const std::vector<topo::VertexId>& dsts,
                                  const SchedulerConfig& cfg) {
     const topo::FrozenTopology& t = net.topo;
-    // The union tree: for every TSP in it, the channel that reaches it (kNoChannel for src).
-    std::map<topo::VertexId, topo::ChannelId> via{{src, topo::kNoChannel}};
-    std::vector<topo::ChannelId> order;  // channels in the order they joined (parents first)
+    // Per-TSP state in flat arrays reused across calls (the calls are many and the trees small next to the
+    // system); the previous call's entries are reset first, so an early return leaves nothing to clean.
+    FanoutScratch& sc = net.routes().fanout;
+    if (sc.vertex.size() != static_cast<std::size_t>(t.num_vertices()))
+        sc.vertex.assign(static_cast<std::size_t>(t.num_vertices()), FanoutVertex{});
+    for (topo::VertexId v : sc.touched) sc.vertex[static_cast<std::size_t>(v)] = FanoutVertex{};
+    sc.touched.clear();
+    sc.order.clear();
+    auto at = [&](topo::VertexId v) -> FanoutVertex& { return sc.vertex[static_cast<std::size_t>(v)]; };
+    auto touch = [&](topo::VertexId v) -> FanoutVertex& {
+        FanoutVertex& e = at(v);
+        if (!e.in_tree && !e.dst) sc.touched.push_back(v);
+        return e;
+    };
+    for (topo::VertexId d : dsts) touch(d).dst = true;
+    // The union tree: every TSP in it, reached by the channels of `order` (parents first).
+    touch(src).in_tree = true;
+    std::vector<topo::ChannelId>& order = sc.order;
     const auto k = static_cast<std::size_t>(std::max(cfg.max_paths, 16));
     for (topo::VertexId d : dsts) {
-        if (via.count(d)) continue;  // already reached on the way to another destination
+        if (at(d).in_tree) continue;  // already reached on the way to another destination
         const auto candidates = topo::minimal_paths(t, net.routes().hops, src, d, k);
         if (candidates.empty()) return {};
         // The part of each candidate after its last TSP in the tree; the shortest such part joins.
@@ -255,7 +268,7 @@ std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const s
             const auto& path = candidates[i].channels;
             std::size_t from = 0;  // first channel of the new part
             for (std::size_t j = 0; j < path.size(); ++j) {
-                if (via.count(t.channel(path[j]).dst)) from = j + 1;
+                if (at(t.channel(path[j]).dst).in_tree) from = j + 1;
             }
             if (path.size() - from < best_len) {
                 best = i;
@@ -265,52 +278,54 @@ std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const s
         }
         const auto& path = candidates[best].channels;
         for (std::size_t j = best_from; j < path.size(); ++j) {
-            via[t.channel(path[j]).dst] = path[j];
+            touch(t.channel(path[j]).dst).in_tree = true;
             order.push_back(path[j]);
         }
     }
-    auto is_dst = [&](topo::VertexId v) { return std::find(dsts.begin(), dsts.end(), v) != dsts.end(); };
     // Single-vector latency through the union tree, for the lower bound.
-    std::map<topo::VertexId, Time> latency{{src, Time::zero()}};
+    at(src).latency = Time::zero();
     for (topo::ChannelId c : order) {
         const Serializer& s = net.channel(c);
-        latency[t.channel(c).dst] = latency.at(t.channel(c).src) + s(1) + s.latency();
+        at(t.channel(c).dst).latency = at(t.channel(c).src).latency + s(1) + s.latency();
     }
     // Cut at destinations: the route of a channel is the one rooted at the nearest destination (or src) above it.
     std::vector<Route> out;
-    std::map<topo::VertexId, std::int32_t> route_of_root;  // root TSP -> index in out
-    std::map<topo::VertexId, std::pair<std::int32_t, std::int32_t>> hop_of;  // TSP -> (route, hop reaching it)
     auto root_route = [&](topo::VertexId root, std::int32_t feeder) {
-        auto it = route_of_root.find(root);
-        if (it != route_of_root.end()) return it->second;
+        FanoutVertex& e = at(root);
+        if (e.route_of_root >= 0) return e.route_of_root;
         Route r;
         r.src = root;
         r.minimal = true;
         r.feeder = feeder;
         out.push_back(std::move(r));
-        const auto index = static_cast<std::int32_t>(out.size()) - 1;
-        route_of_root[root] = index;
-        return index;
+        e.route_of_root = static_cast<std::int32_t>(out.size()) - 1;
+        return e.route_of_root;
     };
     root_route(src, -1);
     for (topo::ChannelId c : order) {
         const topo::VertexId from = t.channel(c).src;
         const topo::VertexId to = t.channel(c).dst;
+        const FanoutVertex& f = at(from);
+        LOOM_ASSERT(f.in_tree, "a union-tree channel leaves a TSP already in the tree");
         std::int32_t r = 0;
         std::int32_t parent = -1;
         if (from == src) {
-            r = route_of_root.at(src);
-        } else if (is_dst(from)) {
-            r = root_route(from, hop_of.at(from).first);  // a relay from that destination
+            r = f.route_of_root;
+        } else if (f.dst) {
+            r = root_route(from, f.hop_route);  // a relay from that destination
         } else {
-            std::tie(r, parent) = hop_of.at(from);
+            r = f.hop_route;
+            parent = f.hop_index;
         }
         RouteHop h;
         h.channel = c;
         h.parent = parent;
         h.to = to;
-        out[static_cast<std::size_t>(r)].hops.push_back(h);
-        hop_of[to] = {r, static_cast<std::int32_t>(out[static_cast<std::size_t>(r)].hops.size()) - 1};
+        auto& hops = out[static_cast<std::size_t>(r)].hops;
+        hops.push_back(h);
+        FanoutVertex& e = at(to);
+        e.hop_route = r;
+        e.hop_index = static_cast<std::int32_t>(hops.size()) - 1;
     }
     // Leaves are the hops nothing continues from within their route (destinations, by construction).
     for (Route& r : out) {
@@ -320,10 +335,10 @@ std::vector<Route> fanout_routes(const Network& net, topo::VertexId src, const s
         }
         for (std::size_t i = 0; i < r.hops.size(); ++i) {
             r.hops[i].leaf = !has_child[i];
-            LOOM_ASSERT(r.hops[i].leaf == is_dst(r.hops[i].to), "fan-out routes end exactly at destinations");
+            LOOM_ASSERT(r.hops[i].leaf == at(r.hops[i].to).dst, "fan-out routes end exactly at destinations");
         }
         finish_route(net, r);
-        for (auto& [leaf, lat] : r.leaf_latency) lat = latency.at(leaf);
+        for (auto& [leaf, lat] : r.leaf_latency) lat = at(leaf).latency;
     }
     return out;
 }

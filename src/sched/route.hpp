@@ -51,12 +51,29 @@ struct Route {
     std::int32_t feeder = -1;
 };
 
+// What fanout_routes() knows about one TSP during a call. Indexed by vertex and kept across calls (a call
+// allocates nothing per TSP of the system); only the TSPs a call touches are reset, by the next call.
+struct FanoutVertex {
+    bool in_tree = false;  // in the union tree (src, or reached by a channel of `order`)
+    bool dst = false;      // one of the call's destinations
+    std::int32_t route_of_root = -1;  // index of the route rooted here, if any
+    std::int32_t hop_route = -1;      // (route, hop) reaching this TSP
+    std::int32_t hop_index = -1;
+    Time latency;  // single-vector latency from src through the union tree
+};
+struct FanoutScratch {
+    std::vector<FanoutVertex> vertex;
+    std::vector<topo::VertexId> touched;  // vertices whose entry differs from the default
+    std::vector<topo::ChannelId> order;   // union-tree channels in the order they joined
+};
+
 // What route finding keeps across the transfers of one compile: hop counts between every two TSPs, so that no
 // candidate path costs a search of the whole system, and the candidate routes of every point-to-point pair asked
 // about (collectives send between the same pairs many times). Only derived data: answers never depend on it.
 struct RouteCache {
     explicit RouteCache(const topo::FrozenTopology& t) : hops(t) {}
     topo::HopTable hops;
+    FanoutScratch fanout;
     // Point-to-point candidates by (src << 32 | dst), for the SchedulerConfig fields they depend on (`key`).
     std::unordered_map<std::uint64_t, std::vector<Route>> pairs;
     // Routes of pairs the scheduler is done with (Scheduler::release_pair()), their vectors kept: a pair's new

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "loom/base/clock_domain.hpp"
 #include "loom/topo/paths.hpp"
@@ -295,4 +298,126 @@ TEST_CASE("A path's route equals the one finish_route() makes of its hops, hop k
             CHECK(paths > 500);  // the route comparisons check the kind ids too
         }
     }
+}
+
+namespace {
+
+// fanout_routes() as it was written with std::maps (kept as the reference for the flat per-TSP arrays).
+std::vector<Route> reference_fanout_routes(const Network& net, loom::topo::VertexId src,
+                                           const std::vector<loom::topo::VertexId>& dsts, const SchedulerConfig& cfg) {
+    using loom::topo::ChannelId;
+    using loom::topo::VertexId;
+    const FrozenTopology& t = net.topo;
+    std::map<VertexId, ChannelId> via{{src, loom::topo::kNoChannel}};
+    std::vector<ChannelId> order;
+    const auto k = static_cast<std::size_t>(std::max(cfg.max_paths, 16));
+    for (VertexId d : dsts) {
+        if (via.count(d)) continue;
+        const auto candidates = loom::topo::minimal_paths(t, net.routes().hops, src, d, k);
+        if (candidates.empty()) return {};
+        std::size_t best = 0;
+        std::size_t best_from = 0;
+        std::size_t best_len = std::numeric_limits<std::size_t>::max();
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            const auto& path = candidates[i].channels;
+            std::size_t from = 0;
+            for (std::size_t j = 0; j < path.size(); ++j) {
+                if (via.count(t.channel(path[j]).dst)) from = j + 1;
+            }
+            if (path.size() - from < best_len) {
+                best = i;
+                best_from = from;
+                best_len = path.size() - from;
+            }
+        }
+        const auto& path = candidates[best].channels;
+        for (std::size_t j = best_from; j < path.size(); ++j) {
+            via[t.channel(path[j]).dst] = path[j];
+            order.push_back(path[j]);
+        }
+    }
+    auto is_dst = [&](VertexId v) { return std::find(dsts.begin(), dsts.end(), v) != dsts.end(); };
+    std::map<VertexId, loom::Time> latency{{src, loom::Time::zero()}};
+    for (ChannelId c : order) {
+        const Serializer& s = net.channel(c);
+        latency[t.channel(c).dst] = latency.at(t.channel(c).src) + s(1) + s.latency();
+    }
+    std::vector<Route> out;
+    std::map<VertexId, std::int32_t> route_of_root;
+    std::map<VertexId, std::pair<std::int32_t, std::int32_t>> hop_of;
+    auto root_route = [&](VertexId root, std::int32_t feeder) {
+        auto it = route_of_root.find(root);
+        if (it != route_of_root.end()) return it->second;
+        Route r;
+        r.src = root;
+        r.minimal = true;
+        r.feeder = feeder;
+        out.push_back(std::move(r));
+        const auto index = static_cast<std::int32_t>(out.size()) - 1;
+        route_of_root[root] = index;
+        return index;
+    };
+    root_route(src, -1);
+    for (ChannelId c : order) {
+        const VertexId from = t.channel(c).src;
+        std::int32_t r = 0;
+        std::int32_t parent = -1;
+        if (from == src) {
+            r = route_of_root.at(src);
+        } else if (is_dst(from)) {
+            r = root_route(from, hop_of.at(from).first);
+        } else {
+            std::tie(r, parent) = hop_of.at(from);
+        }
+        loom::sched::detail::RouteHop h;
+        h.channel = c;
+        h.parent = parent;
+        h.to = t.channel(c).dst;
+        out[static_cast<std::size_t>(r)].hops.push_back(h);
+        hop_of[h.to] = {r, static_cast<std::int32_t>(out[static_cast<std::size_t>(r)].hops.size()) - 1};
+    }
+    for (Route& r : out) {
+        std::vector<bool> has_child(r.hops.size(), false);
+        for (const auto& h : r.hops) {
+            if (h.parent >= 0) has_child[static_cast<std::size_t>(h.parent)] = true;
+        }
+        for (std::size_t i = 0; i < r.hops.size(); ++i) r.hops[i].leaf = !has_child[i];
+        loom::sched::detail::finish_route(net, r);
+        for (auto& [leaf, lat] : r.leaf_latency) lat = latency.at(leaf);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("Fan-out routes from the flat per-TSP arrays equal the map-based reference on random multicast sets") {
+    // Two networks meet the same trees in the same order, so their hop kind ids must agree too; the new one is
+    // asked many times, so a call that left stale per-TSP state would differ.
+    Machine m(fx::system264());
+    Machine ref(fx::system264());
+    std::mt19937 rng(20261208);
+    const auto n = m.t.num_vertices();
+    std::uniform_int_distribution<loom::topo::VertexId> vertex(0, n - 1);
+    std::uniform_int_distribution<int> count(1, 40);
+    std::uniform_int_distribution<int> near(0, 15);
+    std::size_t relays = 0;
+    for (int round = 0; round < 400; ++round) {
+        const auto src = vertex(rng);
+        std::vector<loom::topo::VertexId> dsts;
+        const int want = count(rng);
+        // Half the sets stay near the source (its node and rack), where trees pass through destinations.
+        const bool local = round % 2 == 0;
+        while (static_cast<int>(dsts.size()) < want) {
+            const auto d = local ? (src - src % 16 + near(rng)) % n : vertex(rng);
+            if (d != src) dsts.push_back(d);  // repeats allowed: a repeated destination is skipped
+        }
+        SchedulerConfig cfg;
+        cfg.max_paths = round % 3 == 0 ? 24 : 8;
+        const auto got = loom::sched::detail::fanout_routes(m.net, src, dsts, cfg);
+        const auto expect = reference_fanout_routes(ref.net, src, dsts, cfg);
+        REQUIRE_FALSE(expect.empty());
+        REQUIRE(same_routes(got, expect));
+        relays += got.size() - 1;
+    }
+    CHECK(relays > 0);  // relay routes were compared, not only single trees
 }
