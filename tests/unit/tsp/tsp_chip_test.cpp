@@ -477,6 +477,22 @@ tsp::test::RunOutput run_node_program(const Json& program, const tsp::ExecutorCo
     return tsp::test::run_program(m, std::move(p), exec);
 }
 
+// Runs `program` in `mode` with bulk checks and without: both must succeed with the same output; returns the
+// run with bulk checks.
+tsp::test::RunOutput run_bulk_against_single(const Json& program, ExecutionMode mode) {
+    tsp::ExecutorConfig bulk;
+    bulk.mode = mode;
+    tsp::ExecutorConfig single = bulk;
+    single.bulk_checks = false;
+    auto a = run_node_program(program, bulk);
+    const auto b = run_node_program(program, single);
+    INFO(a.error << " | " << b.error);
+    REQUIRE(a.ok);
+    REQUIRE(b.ok);
+    CHECK(a.text == b.text);
+    return a;
+}
+
 }  // namespace
 
 TEST_CASE("A read while a received train lands sees the vectors written before it, with and without bulk checks") {
@@ -498,16 +514,8 @@ TEST_CASE("A read while a received train lands sees the vectors written before i
               chip(2, {ins(s + 473, "receive", 1, {}, 8, 0, 1, 0)}),
               chip(3, {ins(s + 30 + 473, "receive", 1, {}, 8, 0, 2, 0)})}}};
         for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
-            tsp::ExecutorConfig bulk;
-            bulk.mode = mode;
-            tsp::ExecutorConfig single = bulk;
-            single.bulk_checks = false;
-            const auto a = run_node_program(program, bulk);
-            const auto b = run_node_program(program, single);
-            INFO("send at cycle " << s << ": " << a.error << " | " << b.error);
-            REQUIRE(a.ok);
-            REQUIRE(b.ok);
-            CHECK(a.text == b.text);
+            INFO("send at cycle " << s);
+            const auto a = run_bulk_against_single(program, mode);
             outcomes.insert(a.stats.at("sys.node0.tsp2").at("memory").dump());
             later.insert(a.stats.at("sys.node0.tsp3").at("memory").dump());
         }
@@ -538,16 +546,8 @@ TEST_CASE("A part split by a read then lands in key order with an overlapping pa
                    {{"memory", {{{"address", 0}, {"values", {201, 202, 203, 204, 205, 206, 207, 208}}}}}}),
               chip(3, {ins(s + 473, "receive", 1, {}, 8, 0, 1, 0)})}}};
         for (auto mode : {ExecutionMode::Train, ExecutionMode::Vector}) {
-            tsp::ExecutorConfig bulk;
-            bulk.mode = mode;
-            tsp::ExecutorConfig single = bulk;
-            single.bulk_checks = false;
-            const auto a = run_node_program(program, bulk);
-            const auto b = run_node_program(program, single);
-            INFO("send at cycle " << s << ": " << a.error << " | " << b.error);
-            REQUIRE(a.ok);
-            REQUIRE(b.ok);
-            CHECK(a.text == b.text);
+            INFO("send at cycle " << s);
+            const auto a = run_bulk_against_single(program, mode);
             CHECK(a.stats.at("sys.node0.tsp1").at("memory").dump() ==
                   "[[0,1],[320,2],[640,3],[960,4],[1280,5],[1600,6],[1920,7],[2240,8],[2560,205],[2880,206],"
                   "[3200,207],[3520,208]]");
